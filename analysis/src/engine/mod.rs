@@ -1,0 +1,3 @@
+//! Whole-map analyses built on single LOS queries.
+
+pub mod matrix;

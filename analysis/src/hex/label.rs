@@ -1,0 +1,67 @@
+//! Hex labels: column letters then row number (`C5`, `AB12`).
+
+/// Column letters for a 0-based column: A..Z, AA, AB, ... (bijective base 26).
+pub fn column_letters(col: u32) -> String {
+    let mut n = col + 1;
+    let mut out = Vec::new();
+    while n > 0 {
+        let rem = (n - 1) % 26;
+        out.push(b'A' + rem as u8);
+        n = (n - 1) / 26;
+    }
+    out.reverse();
+    String::from_utf8(out).expect("ASCII letters")
+}
+
+/// The label for 0-based `col` and `row`, rows numbered from `first_row`.
+pub fn format_label(col: u32, row: u32, first_row: u32) -> String {
+    format!("{}{}", column_letters(col), row + first_row)
+}
+
+/// Parses a label into 0-based (`col`, `row`); letters are case-insensitive.
+/// Returns `None` for anything that is not letters followed by digits, or a row
+/// number below `first_row`.
+pub fn parse_label(label: &str, first_row: u32) -> Option<(u32, u32)> {
+    let split = label.find(|c: char| !c.is_ascii_alphabetic())?;
+    let (letters, digits) = label.split_at(split);
+    if letters.is_empty() || letters.len() > 6 || digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut col: u64 = 0;
+    for b in letters.bytes() {
+        col = col * 26 + u64::from(b.to_ascii_uppercase() - b'A' + 1);
+    }
+    let row: u32 = digits.parse().ok()?;
+    let row = row.checked_sub(first_row)?;
+    Some((u32::try_from(col - 1).ok()?, row))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_run_a_to_z_then_double_letters() {
+        assert_eq!(column_letters(0), "A");
+        assert_eq!(column_letters(25), "Z");
+        assert_eq!(column_letters(26), "AA");
+        assert_eq!(column_letters(27), "AB");
+        assert_eq!(column_letters(701), "ZZ");
+        assert_eq!(column_letters(702), "AAA");
+    }
+
+    #[test]
+    fn labels_round_trip_and_reject_garbage() {
+        for col in 0..800 {
+            for row in [0, 1, 9, 10, 99] {
+                assert_eq!(parse_label(&format_label(col, row, 1), 1), Some((col, row)));
+                assert_eq!(parse_label(&format_label(col, row, 0), 0), Some((col, row)));
+            }
+        }
+        assert_eq!(parse_label("c5", 1), Some((2, 4)));
+        for bad in ["", "5", "C", "C-1", "C5x", "5C", "C 5", "C0"] {
+            assert_eq!(parse_label(bad, 1), None, "{bad}");
+        }
+        assert_eq!(parse_label("C0", 0), Some((2, 0)));
+    }
+}

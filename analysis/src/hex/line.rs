@@ -1,0 +1,312 @@
+//! The exact centre-to-centre walk of a sight line across the hex grid.
+//!
+//! Every hex boundary lies on one of three families of lines, `q - r = k`,
+//! `r - s = k` and `s - q = k` for integers `k` (cube coordinates). A sight line
+//! between two centres crosses those lines at fractions `k / |Δ|` of its length,
+//! so the whole walk is computed with integer arithmetic: the line is cut at
+//! those fractions and each piece is classified exactly as the interior of one
+//! hex, a stretch along a hexside, or (at a cut) a vertex.
+
+use super::coord::Hex;
+use super::ratio::Ratio;
+
+/// What the line meets on one stretch of its length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Crossing {
+    /// The line runs through the interior of this hex.
+    Hex(Hex),
+    /// The line runs exactly along the hexside between these two hexes.
+    Side(Hex, Hex),
+    /// The line passes exactly through the vertex shared by these three hexes.
+    Vertex([Hex; 3]),
+}
+
+/// One stretch of the line, from fraction `t0` to `t1` of its length
+/// (`t0 == t1` for a vertex).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// What the line meets.
+    pub crossing: Crossing,
+    /// Where it starts meeting it (0 = observer's centre).
+    pub t0: Ratio,
+    /// Where it stops meeting it (1 = target's centre).
+    pub t1: Ratio,
+}
+
+/// The exact walk from the centre of `from` to the centre of `to`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HexLine {
+    /// The observer's hex.
+    pub from: Hex,
+    /// The target's hex.
+    pub to: Hex,
+    /// Stretches in order from `from` to `to`; the first is `from`'s interior and
+    /// the last `to`'s interior.
+    pub steps: Vec<Step>,
+}
+
+impl HexLine {
+    /// Walks the line from the centre of `from` to the centre of `to`.
+    pub fn new(from: Hex, to: Hex) -> Self {
+        let mut steps = walk_offset(to - from);
+        for s in &mut steps {
+            s.crossing = match s.crossing {
+                Crossing::Hex(h) => Crossing::Hex(h + from),
+                Crossing::Side(a, b) => Crossing::Side(a + from, b + from),
+                Crossing::Vertex(v) => Crossing::Vertex(v.map(|h| h + from)),
+            };
+        }
+        HexLine { from, to, steps }
+    }
+
+    /// The stretches strictly between the two end hexes.
+    pub fn between(&self) -> &[Step] {
+        let n = self.steps.len();
+        if n <= 2 { &[] } else { &self.steps[1..n - 1] }
+    }
+
+    /// Every hex whose interior the line crosses, in order, ends included.
+    pub fn hexes(&self) -> impl Iterator<Item = Hex> + '_ {
+        self.steps.iter().filter_map(|s| match s.crossing {
+            Crossing::Hex(h) => Some(h),
+            _ => None,
+        })
+    }
+
+    /// The hexside crossings between consecutive stretches: each item lists the
+    /// hexsides the line passes from one side of to the other at that point.
+    ///
+    /// Crossing from hex A straight into hex B gives the one side A|B (also when
+    /// it happens at a vertex). Entering or leaving a hexside stretch B|C from or
+    /// into hex A gives the two sides A|B and A|C: the line slips between them,
+    /// so a ruleset treats it like a stretch along a hexside (both must block).
+    pub fn side_crossings(&self) -> Vec<SideCrossing> {
+        let mut out = Vec::new();
+        let mut prev: Option<Crossing> = None;
+        for (i, s) in self.steps.iter().enumerate() {
+            match s.crossing {
+                Crossing::Vertex(_) => continue,
+                cur => {
+                    if let Some(p) = prev {
+                        let at = s.t0;
+                        let c = match (p, cur) {
+                            (Crossing::Hex(a), Crossing::Hex(b)) => SideCrossing::One(a, b, at),
+                            (Crossing::Hex(a), Crossing::Side(b, c))
+                            | (Crossing::Side(b, c), Crossing::Hex(a)) => {
+                                SideCrossing::Pair(a, b, c, at)
+                            }
+                            _ => unreachable!("two hexside stretches never meet (step {i})"),
+                        };
+                        out.push(c);
+                    }
+                    prev = Some(cur);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A place where the line passes from one side of a hexside to the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SideCrossing {
+    /// From hex `.0` into hex `.1` across their common side, at fraction `.2`.
+    One(Hex, Hex, Ratio),
+    /// Between hex `.0` and the hexside stretch `.1|.2` (the line passes between
+    /// sides `.0|.1` and `.0|.2`), at fraction `.3`.
+    Pair(Hex, Hex, Hex, Ratio),
+}
+
+/// Where a point lies relative to the hex grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    Interior(Hex),
+    Edge(Hex, Hex),
+    Vertex([Hex; 3]),
+}
+
+/// Walks from the origin to `d`.
+fn walk_offset(d: Hex) -> Vec<Step> {
+    let origin = Hex::new(0, 0);
+    if d == origin {
+        return vec![Step { crossing: Crossing::Hex(origin), t0: Ratio::ZERO, t1: Ratio::ONE }];
+    }
+    let (dq, dr, ds) = (d.q as i64, d.r as i64, d.s() as i64);
+    let cuts = cut_points([(dq - dr).abs(), (dr - ds).abs(), (ds - dq).abs()]);
+    let mut steps: Vec<Step> = Vec::with_capacity(cuts.len() * 2);
+    let push = |crossing: Crossing, t0: Ratio, t1: Ratio, steps: &mut Vec<Step>| {
+        if let Some(last) = steps.last_mut()
+            && last.crossing == crossing
+        {
+            last.t1 = t1;
+            return;
+        }
+        steps.push(Step { crossing, t0, t1 });
+    };
+    for w in cuts.windows(2) {
+        let (t0, t1) = (w[0], w[1]);
+        if t0 != Ratio::ZERO
+            && let Place::Vertex(v) = locate(d, t0)
+        {
+            push(Crossing::Vertex(v), t0, t0, &mut steps);
+        }
+        let c = match locate(d, t0.midpoint(t1)) {
+            Place::Interior(h) => Crossing::Hex(h),
+            Place::Edge(a, b) => Crossing::Side(a, b),
+            Place::Vertex(_) => unreachable!("a vertex is always a cut point"),
+        };
+        push(c, t0, t1, &mut steps);
+    }
+    steps
+}
+
+/// All fractions `k / n` in `[0, 1]` for each family size `n`, sorted, unique.
+fn cut_points(ns: [i64; 3]) -> Vec<Ratio> {
+    let mut cuts: Vec<Ratio> = vec![Ratio::ZERO, Ratio::ONE];
+    for n in ns {
+        for k in 1..n {
+            cuts.push(Ratio::new(k, n));
+        }
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts
+}
+
+/// Exactly where the point at fraction `t` of the line from the origin to `d` lies.
+fn locate(d: Hex, t: Ratio) -> Place {
+    let den = t.den;
+    // The point in cube coordinates, scaled by `den`.
+    let p = [d.q as i64 * t.num, d.r as i64 * t.num, d.s() as i64 * t.num];
+    let h = nearest_hex(p, den);
+    let (hq, hr) = (h.q as i64 * den, h.r as i64 * den);
+    let hs = -hq - hr;
+    let (eq, er, es) = (p[0] - hq, p[1] - hr, p[2] - hs);
+    // Signed distances to the three pairs of opposite sides, scaled by `den`;
+    // each is at most `den` in magnitude and equals it on a side.
+    let du = eq - er;
+    let dv = er - es;
+    let dw = es - eq;
+    debug_assert!(du.abs() <= den && dv.abs() <= den && dw.abs() <= den);
+    let mut others = [h; 2];
+    let mut n = 0;
+    for (val, plus, minus) in [
+        (du, Hex::new(1, -1), Hex::new(-1, 1)),
+        (dv, Hex::new(0, 1), Hex::new(0, -1)),
+        (dw, Hex::new(-1, 0), Hex::new(1, 0)),
+    ] {
+        if val == den {
+            others[n] = h + plus;
+            n += 1;
+        } else if val == -den {
+            others[n] = h + minus;
+            n += 1;
+        }
+    }
+    match n {
+        0 => Place::Interior(h),
+        1 => Place::Edge(h, others[0]),
+        _ => Place::Vertex([h, others[0], others[1]]),
+    }
+}
+
+/// The hex containing the scaled cube point `p / den` (one of them on a boundary).
+fn nearest_hex(p: [i64; 3], den: i64) -> Hex {
+    let round = |x: i64| (2 * x + den).div_euclid(2 * den);
+    let (mut q, mut r, s) = (round(p[0]), round(p[1]), round(p[2]));
+    let dq = (q * den - p[0]).abs();
+    let dr = (r * den - p[1]).abs();
+    let ds = (s * den - p[2]).abs();
+    if dq > dr && dq > ds {
+        q = -r - s;
+    } else if dr > ds {
+        r = -q - s;
+    }
+    Hex::new(q as i32, r as i32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(line: &HexLine) -> Vec<Crossing> {
+        line.steps.iter().map(|s| s.crossing).collect()
+    }
+
+    #[test]
+    fn a_hex_sees_itself_through_its_own_interior() {
+        let h = Hex::new(2, 3);
+        assert_eq!(kinds(&HexLine::new(h, h)), vec![Crossing::Hex(h)]);
+    }
+
+    #[test]
+    fn adjacent_hexes_cross_only_their_common_side() {
+        let a = Hex::new(0, 0);
+        for b in a.neighbors() {
+            assert_eq!(kinds(&HexLine::new(a, b)), vec![Crossing::Hex(a), Crossing::Hex(b)]);
+        }
+    }
+
+    #[test]
+    fn a_straight_row_passes_through_every_centre_between() {
+        let line = HexLine::new(Hex::new(0, 0), Hex::new(3, 0));
+        let hexes: Vec<Hex> = line.hexes().collect();
+        assert_eq!(hexes, (0..=3).map(|q| Hex::new(q, 0)).collect::<Vec<_>>());
+        assert!(line.steps.iter().all(|s| matches!(s.crossing, Crossing::Hex(_))));
+    }
+
+    #[test]
+    fn the_vertex_direction_runs_along_a_hexside_between_two_vertices() {
+        // Cube offset (1, 1, -2) is axial (1, 1): the line leaves through a
+        // vertex, runs along the side between (1, 0) and (0, 1), then enters
+        // the target through the opposite vertex.
+        let a = Hex::new(0, 0);
+        let b = Hex::new(1, 1);
+        let line = HexLine::new(a, b);
+        let k = kinds(&line);
+        assert_eq!(k.len(), 5, "{k:?}");
+        assert_eq!(k[0], Crossing::Hex(a));
+        assert!(matches!(k[1], Crossing::Vertex(_)));
+        match k[2] {
+            Crossing::Side(x, y) => {
+                let mut pair = [x, y];
+                pair.sort();
+                assert_eq!(pair, [Hex::new(0, 1), Hex::new(1, 0)]);
+            }
+            other => panic!("expected a hexside stretch, got {other:?}"),
+        }
+        assert!(matches!(k[3], Crossing::Vertex(_)));
+        assert_eq!(k[4], Crossing::Hex(b));
+        assert_eq!(line.steps[2].t0, Ratio::new(1, 3));
+        assert_eq!(line.steps[2].t1, Ratio::new(2, 3));
+    }
+
+    #[test]
+    fn a_line_can_pass_a_vertex_without_running_along_a_side() {
+        // Axial offset (4, 1) is cube (4, 1, -5): at a third of its length the
+        // line is at cube (4/3, 1/3, -5/3), a vertex of the grid.
+        let line = HexLine::new(Hex::new(0, 0), Hex::new(3, 0) + Hex::new(1, 1));
+        let vertices = line.steps.iter().filter(|s| matches!(s.crossing, Crossing::Vertex(_))).count();
+        let sides = line.steps.iter().filter(|s| matches!(s.crossing, Crossing::Side(..))).count();
+        assert_eq!(sides, 0);
+        assert!(vertices >= 1, "{:?}", kinds(&line));
+    }
+
+    #[test]
+    fn reversing_a_line_reverses_its_walk() {
+        for (a, b) in [(Hex::new(0, 0), Hex::new(5, -2)), (Hex::new(1, 1), Hex::new(-3, 5)), (Hex::new(0, 0), Hex::new(4, 2))] {
+            let fwd = kinds(&HexLine::new(a, b));
+            let mut back = kinds(&HexLine::new(b, a));
+            back.reverse();
+            let norm = |c: Crossing| match c {
+                Crossing::Side(x, y) => Crossing::Side(x.min(y), x.max(y)),
+                Crossing::Vertex(mut v) => {
+                    v.sort();
+                    Crossing::Vertex(v)
+                }
+                h => h,
+            };
+            assert_eq!(fwd.into_iter().map(norm).collect::<Vec<_>>(), back.into_iter().map(norm).collect::<Vec<_>>());
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! hexsight-analysis: exact line of sight and visibility analysis on hex maps.
+//!
+//! Data flows one way: a map file is loaded into a [`map::Map`] with its
+//! [`rules::Ruleset`]; [`los::line_of_sight`] walks one sight line exactly
+//! ([`hex::HexLine`]) and asks the ruleset's family for a verdict; the
+//! [`engine`] answers whole-map questions built on that.
+
+pub mod engine;
+pub mod error;
+pub mod hex;
+pub mod los;
+pub mod map;
+pub mod rules;
+
+pub use error::{Error, ErrorKind, Result};
+pub use los::{LosResult, line_of_sight, line_of_sight_labels};
+pub use map::Map;
+pub use rules::{Ruleset, Verdict};

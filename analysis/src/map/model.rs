@@ -1,0 +1,238 @@
+//! The in-memory map: dense per-hex arrays plus hexsides, markers and units.
+
+use crate::hex::{Hex, Layout, Side, label};
+use crate::rules::Ruleset;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Keys a file carries that hexsight does not interpret, kept for the round trip.
+pub type Extra = serde_json::Map<String, serde_json::Value>;
+
+/// What a hex holds: terrain (index into the ruleset), level and slope flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Cell {
+    /// Index into the ruleset's terrain table.
+    pub terrain: u16,
+    /// Ground level at the hex centre.
+    pub level: i32,
+    /// The hex shows more than one level: a crest line runs through it.
+    pub slope: bool,
+}
+
+/// A hexside feature (hedge, wall) and the hex the file named it from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HexsideFeature {
+    /// Index into the ruleset's hexside table.
+    pub kind: u16,
+    /// The hex the side was given from, so saving writes it back the same way.
+    pub from: Hex,
+    /// Uninterpreted keys.
+    pub extra: Extra,
+}
+
+/// A marker (smoke, blaze) in a hex.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Marker {
+    /// Where it is.
+    pub hex: Hex,
+    /// Index into the ruleset's marker table.
+    pub kind: u16,
+    /// Uninterpreted keys.
+    pub extra: Extra,
+}
+
+/// A unit on the map. Kinds and states are checked by the ruleset family.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unit {
+    /// Unique id (`2/95th`).
+    pub id: String,
+    /// Where it stands.
+    pub hex: Hex,
+    /// Its side (`allied`, `french`).
+    pub side: String,
+    /// Its kind (`infantry`, `artillery`).
+    pub kind: String,
+    /// Its state (`standing`, `prone`, `crest`); empty when the file gives none.
+    pub state: String,
+    /// Facing hexside (direction index), for states that need one.
+    pub facing: Option<usize>,
+    /// Uninterpreted keys.
+    pub extra: Extra,
+}
+
+/// The map scale: the length of one hex.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scale {
+    /// Length of one hex, centre to centre.
+    pub hex: f64,
+    /// Unit of that length (`m`, `cm`, `yd`).
+    pub unit: String,
+    /// Uninterpreted keys.
+    pub extra: Extra,
+}
+
+/// A hex map with its ruleset.
+#[derive(Clone, Debug)]
+pub struct Map {
+    /// Display name.
+    pub name: String,
+    /// The ruleset as the file names it (built-in name or relative path).
+    pub ruleset_ref: String,
+    /// The ruleset itself.
+    pub ruleset: Arc<Ruleset>,
+    /// Number of columns.
+    pub cols: u32,
+    /// Number of rows.
+    pub rows: u32,
+    /// Orientation and stagger.
+    pub layout: Layout,
+    /// The number of the first row in labels (1, or 0 on some boards).
+    pub first_row: u32,
+    /// Length of one hex, if the file gives one.
+    pub scale: Option<Scale>,
+    /// What a hex not listed in the file holds.
+    pub default: Cell,
+    cells: Vec<Cell>,
+    /// Hexside features by hexside.
+    pub hexsides: BTreeMap<Side, HexsideFeature>,
+    /// Markers in file order.
+    pub markers: Vec<Marker>,
+    /// Units in file order.
+    pub units: Vec<Unit>,
+    /// Uninterpreted keys: top level, `grid`, `default`, and per hex.
+    pub extra: Extra,
+    /// Uninterpreted keys of the `grid` object.
+    pub grid_extra: Extra,
+    /// Uninterpreted keys of the `default` object.
+    pub default_extra: Extra,
+    /// Uninterpreted keys of individual hex entries.
+    pub hex_extra: BTreeMap<Hex, Extra>,
+}
+
+impl Map {
+    /// A blank map: every hex holds the ruleset's first terrain at level 0.
+    pub fn new(name: &str, ruleset_ref: &str, ruleset: Arc<Ruleset>, cols: u32, rows: u32, layout: Layout) -> Map {
+        let default = Cell { terrain: 0, level: ruleset.levels.min.max(0).min(ruleset.levels.max), slope: false };
+        Map {
+            name: name.to_string(),
+            ruleset_ref: ruleset_ref.to_string(),
+            ruleset,
+            cols,
+            rows,
+            layout,
+            first_row: 1,
+            scale: None,
+            default,
+            cells: vec![default; (cols as usize) * (rows as usize)],
+            hexsides: BTreeMap::new(),
+            markers: Vec::new(),
+            units: Vec::new(),
+            extra: Extra::new(),
+            grid_extra: Extra::new(),
+            default_extra: Extra::new(),
+            hex_extra: BTreeMap::new(),
+        }
+    }
+
+    /// Number of hexes.
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// True for a map without hexes (never built by the loader).
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// The dense index of a hex (column-major: A1, A2, ..., B1, ...), if on the map.
+    pub fn index(&self, h: Hex) -> Option<usize> {
+        let (col, row) = self.layout.offset_of(h);
+        if col < 0 || row < 0 || col as u32 >= self.cols || row as u32 >= self.rows {
+            return None;
+        }
+        Some(col as usize * self.rows as usize + row as usize)
+    }
+
+    /// The hex at a dense index.
+    pub fn hex_of(&self, index: usize) -> Hex {
+        let rows = self.rows as usize;
+        self.layout.hex_at((index / rows) as i32, (index % rows) as i32)
+    }
+
+    /// True when the hex is on the map.
+    pub fn contains(&self, h: Hex) -> bool {
+        self.index(h).is_some()
+    }
+
+    /// Every hex in index order.
+    pub fn hexes(&self) -> impl Iterator<Item = Hex> + '_ {
+        (0..self.len()).map(|i| self.hex_of(i))
+    }
+
+    /// What a hex holds, if it is on the map.
+    pub fn cell(&self, h: Hex) -> Option<&Cell> {
+        self.index(h).map(|i| &self.cells[i])
+    }
+
+    /// Mutable access to a hex, if it is on the map.
+    pub fn cell_mut(&mut self, h: Hex) -> Option<&mut Cell> {
+        self.index(h).map(|i| &mut self.cells[i])
+    }
+
+    /// All cells in index order.
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    /// The level of a hex (the default level off the map).
+    pub fn level(&self, h: Hex) -> i32 {
+        self.cell(h).map_or(self.default.level, |c| c.level)
+    }
+
+    /// The hex's label (`C5`); hexes off the map get a bracketed axial form.
+    pub fn label(&self, h: Hex) -> String {
+        let (col, row) = self.layout.offset_of(h);
+        if col >= 0 && row >= 0 {
+            label::format_label(col as u32, row as u32, self.first_row)
+        } else {
+            format!("[{},{}]", h.q, h.r)
+        }
+    }
+
+    /// Parses a label into a hex on this map.
+    pub fn parse_hex(&self, text: &str) -> Option<Hex> {
+        let (col, row) = label::parse_label(text.trim(), self.first_row)?;
+        let h = self.layout.hex_at(i32::try_from(col).ok()?, i32::try_from(row).ok()?);
+        self.contains(h).then_some(h)
+    }
+
+    /// The hexside feature between two adjacent hexes.
+    pub fn hexside(&self, a: Hex, b: Hex) -> Option<&HexsideFeature> {
+        self.hexsides.get(&Side::new(a, b))
+    }
+
+    /// Markers in a hex.
+    pub fn markers_at(&self, h: Hex) -> impl Iterator<Item = &Marker> + '_ {
+        self.markers.iter().filter(move |m| m.hex == h)
+    }
+
+    /// Units in a hex.
+    pub fn units_at(&self, h: Hex) -> impl Iterator<Item = &Unit> + '_ {
+        self.units.iter().filter(move |u| u.hex == h)
+    }
+
+    /// A unit by id.
+    pub fn unit(&self, id: &str) -> Option<&Unit> {
+        self.units.iter().find(|u| u.id == id)
+    }
+
+    /// The terrain table entry of a hex.
+    pub fn terrain(&self, h: Hex) -> Option<&crate::rules::TerrainType> {
+        self.cell(h).map(|c| &self.ruleset.terrain[c.terrain as usize])
+    }
+
+    /// The label of a hexside, as `C5/C6`.
+    pub fn side_label(&self, a: Hex, b: Hex) -> String {
+        format!("{}/{}", self.label(a), self.label(b))
+    }
+}

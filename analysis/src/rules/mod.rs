@@ -1,0 +1,149 @@
+//! Rulesets: the tables (data) and the family code that turns a sight line into a verdict.
+
+pub mod combat_commander;
+pub mod geometric;
+pub mod table;
+
+pub use table::{Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType};
+
+use crate::hex::{Hex, HexLine, Ratio};
+use crate::map::Map;
+use serde::Serialize;
+
+/// The answer to "does A see B".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Nothing between degrades the line.
+    Clear,
+    /// Seen, through hindrances.
+    Hindered,
+    /// Not seen.
+    Blocked,
+}
+
+impl Verdict {
+    /// The verdict's word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Clear => "clear",
+            Verdict::Hindered => "hindered",
+            Verdict::Blocked => "blocked",
+        }
+    }
+
+    /// True unless blocked.
+    pub fn sees(self) -> bool {
+        self != Verdict::Blocked
+    }
+}
+
+/// What one thing along the line does to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Adds this much hindrance.
+    Hinder(u32),
+    /// Blocks the line.
+    Block,
+}
+
+/// Where along the line something acts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// The interior of a hex.
+    Hex(Hex),
+    /// A stretch exactly along the hexside between two hexes.
+    AlongSide(Hex, Hex),
+    /// A hexside feature the line crosses.
+    Hexside(Hex, Hex),
+    /// The line slips between the sides `.0|.1` and `.0|.2` at a vertex.
+    HexsidePair(Hex, Hex, Hex),
+    /// A marker in a hex.
+    Marker(Hex),
+}
+
+impl Place {
+    /// The hex to name as the blocker: the hex itself, or for a hexside the
+    /// hex on the observer's side.
+    pub fn hex(self) -> Hex {
+        match self {
+            Place::Hex(h) | Place::Marker(h) | Place::AlongSide(h, _) | Place::Hexside(h, _) | Place::HexsidePair(h, _, _) => h,
+        }
+    }
+
+    /// The hexes involved, for display.
+    pub fn hexes(self) -> Vec<Hex> {
+        match self {
+            Place::Hex(h) | Place::Marker(h) => vec![h],
+            Place::AlongSide(a, b) | Place::Hexside(a, b) => vec![a, b],
+            Place::HexsidePair(a, b, c) => vec![a, b, c],
+        }
+    }
+
+    /// A short kind name for JSON.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Place::Hex(_) => "hex",
+            Place::AlongSide(..) => "along-hexside",
+            Place::Hexside(..) => "hexside",
+            Place::HexsidePair(..) => "hexside-pair",
+            Place::Marker(_) => "marker",
+        }
+    }
+}
+
+/// Something along the line that hinders or blocks, with the rule that says so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// Where along the line (fraction of its length).
+    pub at: Ratio,
+    /// What acts.
+    pub place: Place,
+    /// How.
+    pub effect: Effect,
+    /// Why, citing the rule.
+    pub reason: String,
+}
+
+/// A modifier the answer carries (firepower, cover, movement).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Modifier {
+    /// Short name (`height advantage`).
+    pub name: String,
+    /// Signed value (`+1`, `-1`); 0 for a restriction.
+    pub value: i32,
+    /// Explanation with the rule cited.
+    pub text: String,
+}
+
+/// Everything a family says about one line.
+#[derive(Clone, Debug, Default)]
+pub struct Assessment {
+    /// What hinders or blocks, in any order (sorted by the caller).
+    pub events: Vec<Event>,
+    /// Modifiers that apply to fire along the line.
+    pub modifiers: Vec<Modifier>,
+    /// A hindrance total at or above which the line is blocked, if the family has one.
+    pub hindrance_limit: Option<u32>,
+}
+
+/// Asks the map's rule family about a walked line.
+pub fn assess(map: &Map, line: &HexLine) -> Assessment {
+    match map.ruleset.family {
+        Family::Geometric => geometric::assess(map, line),
+        Family::CombatCommander => combat_commander::assess(map, line),
+    }
+}
+
+/// Combines the two hexes beside a hexside stretch: blocked only if both block;
+/// otherwise the smaller hindrance (the line may pass on the better side).
+pub fn both_sides(a: Option<Effect>, b: Option<Effect>) -> Option<Effect> {
+    match (a, b) {
+        (Some(Effect::Block), Some(Effect::Block)) => Some(Effect::Block),
+        (Some(Effect::Hinder(x)), Some(Effect::Hinder(y))) => Some(Effect::Hinder(x.min(y))),
+        (Some(Effect::Block), Some(Effect::Hinder(x))) | (Some(Effect::Hinder(x)), Some(Effect::Block)) => {
+            Some(Effect::Hinder(x))
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,300 @@
+//! Ruleset files: terrain, hexside and marker tables plus named parameters.
+
+use crate::error::{Error, ErrorKind, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+/// The rule family whose code interprets a ruleset's tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Family {
+    /// Pure 3-D sight lines over a height field.
+    Geometric,
+    /// Combat Commander hills, crests, blind hexes (rules.md section 1).
+    CombatCommander,
+}
+
+/// What a terrain, hexside or marker does to a line of sight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LosEffect {
+    /// No effect.
+    Clear,
+    /// Degrades the line by this many points.
+    Hindrance(u32),
+    /// Blocks the line.
+    Obstacle,
+}
+
+/// How much a hex hides whoever is in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Cover {
+    /// In the open.
+    #[default]
+    Clear,
+    /// Light cover (brush, orchards).
+    Light,
+    /// Dense cover (woods, buildings).
+    Dense,
+}
+
+fn default_move() -> f64 {
+    1.0
+}
+
+/// One terrain type of a ruleset.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerrainType {
+    /// Identifier used in map files.
+    pub id: String,
+    /// Display name.
+    #[serde(default)]
+    pub name: String,
+    /// Effect on LOS traced through the hex.
+    pub los: LosEffect,
+    /// Height above the hex's ground, in levels (geometric sight lines).
+    #[serde(default)]
+    pub height: f64,
+    /// Cover class.
+    #[serde(default)]
+    pub cover: Cover,
+    /// Terrain effects modifier for units in the hex.
+    #[serde(default)]
+    pub tem: i32,
+    /// Movement cost to enter; `null` means impassable.
+    #[serde(default = "default_move_opt")]
+    pub movement: Option<f64>,
+    /// Marker kinds that may not be placed in such a hex.
+    #[serde(default)]
+    pub forbids_markers: Vec<String>,
+    /// Units in such a hex may not fire.
+    #[serde(default)]
+    pub no_fire: bool,
+    /// Colour for pictures and the editor (`#rrggbb`).
+    #[serde(default)]
+    pub color: Option<String>,
+}
+
+fn default_move_opt() -> Option<f64> {
+    Some(default_move())
+}
+
+/// One hexside feature type (hedge, wall).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HexsideType {
+    /// Identifier used in map files.
+    pub id: String,
+    /// Display name.
+    #[serde(default)]
+    pub name: String,
+    /// Effect on LOS that crosses the hexside.
+    pub los: LosEffect,
+    /// Height in levels above the higher of the two hexes (geometric).
+    #[serde(default)]
+    pub height: f64,
+    /// Cover given to a target when fire crosses it into the target's hex.
+    #[serde(default)]
+    pub cover: i32,
+    /// Extra movement cost to cross.
+    #[serde(default)]
+    pub movement: f64,
+    /// Colour for pictures and the editor.
+    #[serde(default)]
+    pub color: Option<String>,
+}
+
+/// One marker type (smoke, blaze).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarkerType {
+    /// Identifier used in map files.
+    pub id: String,
+    /// Display name.
+    #[serde(default)]
+    pub name: String,
+    /// Effect on LOS traced through the marker's hex, whatever the heights.
+    pub los: LosEffect,
+    /// Colour for pictures and the editor.
+    #[serde(default)]
+    pub color: Option<String>,
+}
+
+/// The range of ground levels a map may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LevelRange {
+    /// Lowest level.
+    pub min: i32,
+    /// Highest level.
+    pub max: i32,
+}
+
+impl Default for LevelRange {
+    fn default() -> Self {
+        LevelRange { min: -10, max: 100 }
+    }
+}
+
+/// A ruleset: tables of terrain plus the family code that reads them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ruleset {
+    /// Format version, always 1.
+    pub hexsight_ruleset: u32,
+    /// Short name (`combat-commander`).
+    pub name: String,
+    /// Which rule code interprets the tables.
+    pub family: Family,
+    /// One paragraph for people.
+    #[serde(default)]
+    pub description: String,
+    /// Allowed ground levels.
+    #[serde(default)]
+    pub levels: LevelRange,
+    /// Hex terrain types, in palette order.
+    pub terrain: Vec<TerrainType>,
+    /// Hexside feature types.
+    #[serde(default)]
+    pub hexsides: Vec<HexsideType>,
+    /// Marker types.
+    #[serde(default)]
+    pub markers: Vec<MarkerType>,
+    /// Named numeric parameters of the family (eye heights, limits).
+    #[serde(default)]
+    pub params: BTreeMap<String, f64>,
+}
+
+const BUILTIN: [(&str, &str); 2] = [
+    ("geometric", include_str!("../../../maps/rulesets/geometric.json")),
+    ("combat-commander", include_str!("../../../maps/rulesets/combat-commander.json")),
+];
+
+impl Ruleset {
+    /// Names of the built-in rulesets.
+    pub fn builtin_names() -> Vec<&'static str> {
+        BUILTIN.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// A built-in ruleset by name.
+    pub fn builtin(name: &str) -> Option<Ruleset> {
+        let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name)?;
+        let origin = Path::new(name);
+        Some(Ruleset::from_json(text, origin).expect("built-in rulesets are valid"))
+    }
+
+    /// Reads a ruleset file.
+    pub fn load(path: &Path) -> Result<Ruleset> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(&e, path))?;
+        Ruleset::from_json(&text, path)
+    }
+
+    /// Parses and checks ruleset JSON; `origin` names it in errors.
+    pub fn from_json(text: &str, origin: &Path) -> Result<Ruleset> {
+        let rs: Ruleset = serde_json::from_str(text).map_err(|e| Error::from_json(&e, origin))?;
+        rs.check().map_err(|e| e.in_file(origin))?;
+        Ok(rs)
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.hexsight_ruleset != 1 {
+            return Err(Error::invalid(
+                "hexsight_ruleset",
+                format!("unsupported ruleset format version {} (this build reads version 1)", self.hexsight_ruleset),
+            ));
+        }
+        if self.terrain.is_empty() {
+            return Err(Error::invalid("terrain", "a ruleset needs at least one terrain type"));
+        }
+        if self.levels.min > self.levels.max {
+            return Err(Error::invalid("levels", "min is above max"));
+        }
+        unique_ids("terrain", self.terrain.iter().map(|t| t.id.as_str()))?;
+        unique_ids("hexsides", self.hexsides.iter().map(|t| t.id.as_str()))?;
+        unique_ids("markers", self.markers.iter().map(|t| t.id.as_str()))?;
+        for t in &self.terrain {
+            for m in &t.forbids_markers {
+                if self.marker_index(m).is_none() {
+                    return Err(Error::invalid(format!("terrain {}", t.id), format!("forbids unknown marker `{m}`")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Index of a terrain id.
+    pub fn terrain_index(&self, id: &str) -> Option<usize> {
+        self.terrain.iter().position(|t| t.id == id)
+    }
+
+    /// Index of a hexside feature id.
+    pub fn hexside_index(&self, id: &str) -> Option<usize> {
+        self.hexsides.iter().position(|t| t.id == id)
+    }
+
+    /// Index of a marker id.
+    pub fn marker_index(&self, id: &str) -> Option<usize> {
+        self.markers.iter().position(|t| t.id == id)
+    }
+
+    /// A named parameter, or `default` when the file does not set it.
+    pub fn param(&self, name: &str, default: f64) -> f64 {
+        self.params.get(name).copied().unwrap_or(default)
+    }
+
+    /// The valid terrain ids, for error messages.
+    pub fn terrain_ids(&self) -> String {
+        self.terrain.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The valid hexside ids, for error messages.
+    pub fn hexside_ids(&self) -> String {
+        self.hexsides.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The valid marker ids, for error messages.
+    pub fn marker_ids(&self) -> String {
+        self.markers.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+fn unique_ids<'a>(table: &str, ids: impl Iterator<Item = &'a str>) -> Result<()> {
+    let mut seen = HashSet::new();
+    for id in ids {
+        if !seen.insert(id) {
+            return Err(Error::new(ErrorKind::Invalid, format!("duplicate id `{id}`")).at(table.to_string()));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_ruleset_parses() {
+        for name in Ruleset::builtin_names() {
+            let rs = Ruleset::builtin(name).unwrap();
+            assert_eq!(rs.name, name);
+        }
+    }
+
+    #[test]
+    fn a_ruleset_with_a_duplicate_terrain_is_refused() {
+        let text = r#"{"hexsight_ruleset":1,"name":"x","family":"geometric",
+            "terrain":[{"id":"open","los":"clear"},{"id":"open","los":"obstacle"}]}"#;
+        let err = Ruleset::from_json(text, Path::new("x.json")).unwrap_err();
+        assert!(err.to_string().contains("duplicate id `open`"), "{err}");
+    }
+
+    #[test]
+    fn a_ruleset_with_a_typo_names_line_and_column() {
+        let text = "{\"hexsight_ruleset\":1,\n \"nmae\":\"x\"}";
+        let err = Ruleset::from_json(text, Path::new("r.json")).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Syntax);
+        assert!(err.to_string().starts_with("r.json: line 2, column"), "{err}");
+    }
+}

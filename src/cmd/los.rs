@@ -1,0 +1,32 @@
+//! `hexsight los MAP FROM TO [--json]`.
+
+use clap::Args as ClapArgs;
+use hexsight_analysis::line_of_sight_labels;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `los`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// The map file.
+    map: PathBuf,
+    /// Observer hex label (`C5`).
+    from: String,
+    /// Target hex label.
+    to: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Prints the verdict with its explanation.
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let map = super::load_map(&a.map)?;
+    let r = line_of_sight_labels(&map, &a.from, &a.to)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&r.to_json(&map))?);
+    } else {
+        print!("{}", r.explain(&map));
+    }
+    Ok(ExitCode::SUCCESS)
+}

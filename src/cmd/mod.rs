@@ -1,0 +1,14 @@
+//! One module per subcommand: parse arguments, call the library, print.
+
+pub mod los;
+pub mod matrix;
+pub mod movement;
+pub mod validate;
+
+use hexsight_analysis::Map;
+use std::path::Path;
+
+/// Loads a map; the library's error already names the file and the place.
+pub fn load_map(path: &Path) -> anyhow::Result<Map> {
+    Ok(Map::load(path)?)
+}

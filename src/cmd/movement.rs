@@ -1,0 +1,27 @@
+//! `hexsight move MAP FROM TO`: movement cost into an adjacent hex.
+
+use anyhow::anyhow;
+use clap::Args as ClapArgs;
+use hexsight_analysis::rules::combat_commander::movement_cost;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `move`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// The map file.
+    map: PathBuf,
+    /// Hex moved from.
+    from: String,
+    /// Adjacent hex moved into.
+    to: String,
+}
+
+/// Prints the cost and its parts.
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let map = super::load_map(&a.map)?;
+    let hex = |l: &str| map.parse_hex(l).ok_or_else(|| anyhow!("`{l}` is not a hex of {}", a.map.display()));
+    let (cost, why) = movement_cost(&map, hex(&a.from)?, hex(&a.to)?)?;
+    println!("{} -> {}: {cost} MP ({})", a.from, a.to, why.join(", "));
+    Ok(ExitCode::SUCCESS)
+}

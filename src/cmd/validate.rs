@@ -1,0 +1,46 @@
+//! `hexsight validate MAP`.
+
+use clap::Args as ClapArgs;
+use hexsight_analysis::rules::{Family, combat_commander};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `validate`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// The map file.
+    map: PathBuf,
+}
+
+/// Loads, checks and summarises.
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let map = super::load_map(&a.map)?;
+    let rs = &map.ruleset;
+    println!("{}: valid", a.map.display());
+    println!("name: {}", map.name);
+    println!("ruleset: {} ({:?} family)", map.ruleset_ref, rs.family);
+    println!("grid: {} x {} {:?}-top, {} hexes", map.cols, map.rows, map.layout.orientation, map.len());
+    if let Some(s) = &map.scale {
+        println!("scale: {} {} per hex", s.hex, s.unit);
+    }
+    let mut terrain: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut levels: BTreeMap<i32, usize> = BTreeMap::new();
+    for c in map.cells() {
+        *terrain.entry(rs.terrain[c.terrain as usize].id.as_str()).or_default() += 1;
+        *levels.entry(c.level).or_default() += 1;
+    }
+    let fmt = |m: Vec<String>| m.join(", ");
+    println!("terrain: {}", fmt(terrain.iter().map(|(k, v)| format!("{k} {v}")).collect()));
+    println!("levels: {}", fmt(levels.iter().map(|(k, v)| format!("{k}: {v}")).collect()));
+    println!("slope hexes: {}", map.cells().iter().filter(|c| c.slope).count());
+    println!("hexsides: {}, markers: {}, units: {}", map.hexsides.len(), map.markers.len(), map.units.len());
+    let warnings = match rs.family {
+        Family::CombatCommander => combat_commander::warnings(&map),
+        Family::Geometric => Vec::new(),
+    };
+    for w in &warnings {
+        println!("warning: {w}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
