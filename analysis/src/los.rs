@@ -137,7 +137,11 @@ impl LosResult {
             map.label(self.line.from),
             map.label(self.line.to),
             self.verdict.as_str(),
-            if self.hindrance > 0 { format!(" (hindrance {})", self.hindrance) } else { String::new() }
+            if self.hindrance > 0 && self.verdict != Verdict::Blocked {
+                format!(" (hindrance {})", self.hindrance)
+            } else {
+                String::new()
+            }
         );
         if let Some(b) = &self.blocked_by {
             let what = match b.place {
