@@ -1,0 +1,553 @@
+//! The fast, exact, verdict-only evaluation of one pair, for whole-map analyses.
+//!
+//! It reads the same ruleset tables as the family code in `rules/` and applies
+//! the same rules (see the doc comments of `rules::geometric` and
+//! `rules::combat_commander`), but without strings or events: the map is laid
+//! into a padded axial grid so that a walk's stretch is one add and one load
+//! away, heights are compared in exact integer arithmetic, and the walk stops
+//! at the first blocker. Families without a fast form take the plain path
+//! ([`line_of_sight`]). The test `fast_path_matches_plain_path` cross-checks
+//! both on random maps, every ordered pair.
+
+use super::lines::{CrossRec, Edge, HexRec, Lines, NO_DIR, Symmetry, Walk};
+use crate::hex::Hex;
+use crate::los::line_of_sight;
+use crate::map::Map;
+use crate::rules::geometric::{Heights, MILLI};
+use crate::rules::{Family, LosEffect, Verdict};
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+
+/// A blocked line's "hindrance", so a sum can never be mistaken for it.
+const BLOCK: u32 = u32::MAX;
+
+/// The answer for one pair: the verdict and the total hindrance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sight {
+    /// Clear, hindered or blocked.
+    pub verdict: Verdict,
+    /// Total hindrance (0 when clear or blocked).
+    pub hindrance: u32,
+}
+
+impl Sight {
+    fn from_total(total: u32) -> Sight {
+        match total {
+            BLOCK => Sight { verdict: Verdict::Blocked, hindrance: 0 },
+            0 => Sight { verdict: Verdict::Clear, hindrance: 0 },
+            h => Sight { verdict: Verdict::Hindered, hindrance: h },
+        }
+    }
+}
+
+/// Combines the two hexes beside a stretch along a hexside, as
+/// `rules::both_sides` does: blocked if both block, else the lesser hindrance
+/// (0 stands for "no effect", which is the same for the verdict).
+#[inline]
+fn both(x: u32, y: u32) -> u32 {
+    match (x == BLOCK, y == BLOCK) {
+        (true, true) => BLOCK,
+        (true, false) => y,
+        (false, true) => x,
+        (false, false) => x.min(y),
+    }
+}
+
+#[inline]
+fn add(total: u32, x: u32) -> u32 {
+    if x == BLOCK { BLOCK } else { total.saturating_add(x).min(BLOCK - 1) }
+}
+
+/// What one hex is, for the Combat Commander rules.
+#[derive(Clone, Copy, Debug, Default)]
+struct CcCell {
+    on_map: bool,
+    level: i32,
+    /// 0 clear, 1 obstacle, 2 hindrance `hinder`.
+    terrain: u8,
+    hinder: u32,
+    marker_block: bool,
+    marker_hinder: u32,
+}
+
+/// A hexside feature for Combat Commander: its effect and the level it stands at.
+#[derive(Clone, Copy, Debug, Default)]
+struct CcSide {
+    /// 0 none, [`BLOCK`], or a hindrance.
+    effect: u32,
+    level: i32,
+}
+
+enum Rules {
+    Geometric { surface: Vec<i64>, observer_eye: i64, target_eye: i64 },
+    CombatCommander { cells: Vec<CcCell>, sides: Vec<CcSide> },
+    Plain,
+}
+
+/// Answers "does observer `i` see target `j`" for hexes of one map, by index.
+pub struct Engine<'m> {
+    map: &'m Map,
+    lines: Option<Lines>,
+    rules: Rules,
+    /// Padded-grid index of each map hex.
+    cell: Vec<u32>,
+    /// Axial coordinates of each map hex.
+    axial: Vec<Hex>,
+    stride: i64,
+    /// Per symmetry, the index factors for the padded grid.
+    factors: [(i64, i64); 12],
+    groups: Vec<Group>,
+}
+
+/// The hexes of the map with one axial `q`, by `r` from `r_lo`.
+#[derive(Clone, Debug)]
+pub struct Group {
+    /// Axial q.
+    pub q: i32,
+    /// Smallest r.
+    pub r_lo: i32,
+    /// Map index of each hex, by `r - r_lo`.
+    pub idx: Vec<u32>,
+}
+
+/// Heights or levels beyond this many thousandths of a level take the plain path,
+/// so the exact products below cannot overflow.
+const HEIGHT_LIMIT: i64 = 100_000_000;
+
+impl<'m> Engine<'m> {
+    /// Prepares the map: the padded grid and, for families with a fast form, the walks.
+    pub fn new(map: &'m Map) -> Engine<'m> {
+        let axial: Vec<Hex> = map.hexes().collect();
+        let pad = 2;
+        let q0 = axial.iter().map(|h| h.q).min().unwrap_or(0) - pad;
+        let q1 = axial.iter().map(|h| h.q).max().unwrap_or(0) + pad;
+        let r0 = axial.iter().map(|h| h.r).min().unwrap_or(0) - pad;
+        let r1 = axial.iter().map(|h| h.r).max().unwrap_or(0) + pad;
+        let stride = (r1 - r0 + 1) as i64;
+        let size = (q1 - q0 + 1) as usize * stride as usize;
+        let at = |h: Hex| (h.q - q0) as usize * stride as usize + (h.r - r0) as usize;
+        let cell: Vec<u32> = axial.iter().map(|&h| at(h) as u32).collect();
+        let rs = &map.ruleset;
+        let rules = match rs.family {
+            Family::Geometric => {
+                let hs = Heights::of(map);
+                let surf: Vec<i64> =
+                    map.cells().iter().map(|c| c.level as i64 * MILLI + hs.terrain[c.terrain as usize]).collect();
+                let eye_min = map.cells().iter().map(|c| c.level as i64 * MILLI).min().unwrap_or(0)
+                    + hs.observer_eye.min(hs.target_eye);
+                let too_big = surf.iter().chain([&hs.observer_eye, &hs.target_eye]).any(|s| s.abs() > HEIGHT_LIMIT)
+                    || eye_min.abs() > HEIGHT_LIMIT;
+                if too_big {
+                    Rules::Plain
+                } else {
+                    // Off the map nothing blocks: a surface no higher than any sight line.
+                    let mut surface = vec![eye_min; size];
+                    for (i, &s) in surf.iter().enumerate() {
+                        surface[cell[i] as usize] = s;
+                    }
+                    Rules::Geometric { surface, observer_eye: hs.observer_eye, target_eye: hs.target_eye }
+                }
+            }
+            Family::CombatCommander => {
+                let mut cells = vec![CcCell::default(); size];
+                for (i, c) in map.cells().iter().enumerate() {
+                    let t = &rs.terrain[c.terrain as usize];
+                    let (terrain, hinder) = match t.los {
+                        LosEffect::Clear => (0, 0),
+                        LosEffect::Obstacle => (1, 0),
+                        LosEffect::Hindrance(v) => (2, v.min(BLOCK - 1)),
+                    };
+                    cells[cell[i] as usize] =
+                        CcCell { on_map: true, level: c.level, terrain, hinder, marker_block: false, marker_hinder: 0 };
+                }
+                for m in &map.markers {
+                    let Some(i) = map.index(m.hex) else { continue };
+                    let c = &mut cells[cell[i] as usize];
+                    match rs.markers[m.kind as usize].los {
+                        LosEffect::Obstacle => c.marker_block = true,
+                        LosEffect::Hindrance(v) => c.marker_hinder = add(c.marker_hinder, v),
+                        LosEffect::Clear => {}
+                    }
+                }
+                let mut sides = vec![CcSide::default(); size * 6];
+                let inside = |h: Hex| h.q >= q0 && h.q <= q1 && h.r >= r0 && h.r <= r1;
+                for (side, f) in &map.hexsides {
+                    let effect = match rs.hexsides[f.kind as usize].los {
+                        LosEffect::Clear => 0,
+                        LosEffect::Obstacle => BLOCK,
+                        LosEffect::Hindrance(v) => v.min(BLOCK - 1),
+                    };
+                    let level = [side.a, side.b].iter().filter_map(|h| map.cell(*h)).map(|c| c.level).max().unwrap_or(0);
+                    for (x, y) in [(side.a, side.b), (side.b, side.a)] {
+                        if inside(x)
+                            && let Some(d) = x.direction_to(y)
+                        {
+                            sides[at(x) * 6 + d] = CcSide { effect, level };
+                        }
+                    }
+                }
+                Rules::CombatCommander { cells, sides }
+            }
+        };
+        let syms = super::lines::symmetries();
+        let factors = syms.map(|s| s.strides(stride));
+        let lines = (!matches!(rules, Rules::Plain)).then(|| Lines::for_map(map));
+        let mut groups: Vec<Group> = Vec::new();
+        let mut order: Vec<usize> = (0..axial.len()).collect();
+        order.sort_by_key(|&i| (axial[i].q, axial[i].r));
+        for i in order {
+            let h = axial[i];
+            match groups.last_mut() {
+                Some(g) if g.q == h.q => {
+                    debug_assert_eq!(g.r_lo + g.idx.len() as i32, h.r, "a q line of the map has a gap");
+                    g.idx.push(i as u32);
+                }
+                _ => groups.push(Group { q: h.q, r_lo: h.r, idx: vec![i as u32] }),
+            }
+        }
+        Engine { map, lines, rules, cell, axial, stride, factors, groups }
+    }
+
+    /// The map.
+    pub fn map(&self) -> &Map {
+        self.map
+    }
+
+    /// True when the ruleset has a fast form here (otherwise every pair takes the plain path).
+    pub fn is_fast(&self) -> bool {
+        self.lines.is_some()
+    }
+
+    /// True when "`i` sees `j`" always equals "`j` sees `i`", so a matrix may
+    /// compute one triangle and mirror it.
+    pub fn is_reciprocal(&self) -> bool {
+        match &self.rules {
+            Rules::Geometric { observer_eye, target_eye, .. } => observer_eye == target_eye,
+            Rules::CombatCommander { .. } => true,
+            Rules::Plain => false,
+        }
+    }
+
+    /// Bytes of precomputed walks and grids.
+    pub fn bytes(&self) -> usize {
+        let grid = match &self.rules {
+            Rules::Geometric { surface, .. } => surface.len() * 8,
+            Rules::CombatCommander { cells, sides } => {
+                cells.len() * size_of::<CcCell>() + sides.len() * size_of::<CcSide>()
+            }
+            Rules::Plain => 0,
+        };
+        grid + self.lines.as_ref().map_or(0, |l| l.bytes()) + self.cell.len() * 12
+    }
+
+    /// Whether observer `i` sees target `j` (map indices).
+    #[inline]
+    pub fn sees(&self, i: usize, j: usize) -> bool {
+        self.total(i, j) != BLOCK
+    }
+
+    /// The verdict and hindrance for observer `i` and target `j` (map indices).
+    pub fn sight(&self, i: usize, j: usize) -> Sight {
+        Sight::from_total(self.total(i, j))
+    }
+
+    /// The total hindrance, or [`BLOCK`].
+    #[inline]
+    fn total(&self, i: usize, j: usize) -> u32 {
+        if i == j {
+            return self.plain(i, j);
+        }
+        let Some(lines) = &self.lines else { return self.plain(i, j) };
+        let d = self.axial[j] - self.axial[i];
+        let Some((walk, g)) = lines.lookup(d) else { return self.plain(i, j) };
+        if !walk.exact {
+            return self.plain(i, j);
+        }
+        self.eval(lines, walk, g, i, j)
+    }
+
+    /// Evaluates pair (`i`, `j`) whose offset has `walk` under symmetry `g`.
+    #[inline]
+    fn eval(&self, lines: &Lines, walk: &Walk, g: usize, i: usize, j: usize) -> u32 {
+        if i == j || !walk.exact {
+            return self.plain(i, j);
+        }
+        let sym = &lines.syms[g];
+        let (fa, fb) = self.factors[g];
+        let base = self.cell[i] as i64;
+        let at = |q: i16, r: i16| (base + fa * q as i64 + fb * r as i64) as usize;
+        match &self.rules {
+            Rules::Geometric { surface, observer_eye, target_eye } => {
+                let cells = self.map.cells();
+                let e0 = cells[i].level as i64 * MILLI + observer_eye;
+                let e1 = cells[j].level as i64 * MILLI + target_eye;
+                geometric(lines, walk, surface, e0, e1, at)
+            }
+            Rules::CombatCommander { cells, sides } => {
+                let lo = self.map.cells()[i].level;
+                let lt = self.map.cells()[j].level;
+                combat_commander(lines, walk, sym, cells, sides, lo, lt, at)
+            }
+            Rules::Plain => self.plain(i, j),
+        }
+    }
+
+    /// The map's hexes grouped by axial `q`; within a group `r` runs without gaps.
+    pub fn groups(&self) -> &[Group] {
+        &self.groups
+    }
+
+    /// For every observer in group `g` and every target at or after it in axial
+    /// order (`q`, then `r`), calls `seen(i, j)` when `i` sees `j`. Together the
+    /// groups cover one of each pair `(i, j)`, `(j, i)` (and each hex with itself).
+    ///
+    /// Pairs are taken offset by offset, so each walk is read once from memory
+    /// and then reused from cache for the whole group. Returns false if `stop` was set.
+    pub fn half_from_group(&self, g: usize, stop: &AtomicBool, mut seen: impl FnMut(usize, usize)) -> bool {
+        let a = &self.groups[g];
+        for b in &self.groups[g..] {
+            if stop.load(AtomicOrdering::Relaxed) {
+                return false;
+            }
+            let dq = b.q - a.q;
+            let (alo, ahi) = (a.r_lo, a.r_lo + a.idx.len() as i32 - 1);
+            let (blo, bhi) = (b.r_lo, b.r_lo + b.idx.len() as i32 - 1);
+            let dr_min = if dq == 0 { 0 } else { blo - ahi };
+            for dr in dr_min..=bhi - alo {
+                let r_from = alo.max(blo - dr);
+                let r_to = ahi.min(bhi - dr);
+                if r_from > r_to {
+                    continue;
+                }
+                let found = self.lines.as_ref().and_then(|l| l.lookup(Hex::new(dq, dr)).map(|(w, g)| (l, w, g)));
+                if let (Some((l, w, g)), Rules::Geometric { surface, observer_eye, target_eye }) = (found, &self.rules)
+                    && w.exact
+                    && (dq, dr) != (0, 0)
+                {
+                    // The walk laid out once for this offset, then swept over the group.
+                    let (fa, fb) = self.factors[g];
+                    let steps: Vec<(i64, i64, i64)> =
+                        l.hexes_of(w).iter().map(|h| (fa * h.q as i64 + fb * h.r as i64, h.k0 as i64, h.k1 as i64)).collect();
+                    let sides = l.sides_of(w);
+                    let cells = self.map.cells();
+                    let den = w.den as i64;
+                    for r in r_from..=r_to {
+                        let i = a.idx[(r - a.r_lo) as usize] as usize;
+                        let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
+                        let e0 = cells[i].level as i64 * MILLI + observer_eye;
+                        let e1 = cells[j].level as i64 * MILLI + target_eye;
+                        let base = self.cell[i] as i64;
+                        if geometric_steps(&steps, sides, surface, base, (fa, fb), e0, e1, den) {
+                            seen(i, j);
+                        }
+                    }
+                    continue;
+                }
+                for r in r_from..=r_to {
+                    let i = a.idx[(r - a.r_lo) as usize] as usize;
+                    let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
+                    let t = match found {
+                        Some((l, w, g)) => self.eval(l, w, g, i, j),
+                        None => self.plain(i, j),
+                    };
+                    if t != BLOCK {
+                        seen(i, j);
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    fn plain(&self, i: usize, j: usize) -> u32 {
+        let r = line_of_sight(self.map, self.map.hex_of(i), self.map.hex_of(j));
+        match r.verdict {
+            Verdict::Blocked => BLOCK,
+            _ => r.hindrance.min(BLOCK - 1),
+        }
+    }
+
+    /// The padded grid's row stride (for tests and diagnostics).
+    pub fn stride(&self) -> i64 {
+        self.stride
+    }
+}
+
+/// Geometric: a hex blocks when its surface is strictly above the sight line at
+/// the lower end of its stretch; along a hexside both hexes must.
+#[inline]
+fn geometric(lines: &Lines, walk: &Walk, surface: &[i64], e0: i64, e1: i64, at: impl Fn(i16, i16) -> usize) -> u32 {
+    let a = e1 - e0;
+    let den = walk.den as i64;
+    // Above at fraction k/den: (s - e0) * den > a * k. The line rises or falls,
+    // so the lower of the stretch's two ends is its entry when rising.
+    let rising = a >= 0;
+    let above = |rec: &HexRec| {
+        let s = surface[at(rec.q, rec.r)];
+        let k = if rising { rec.k0 } else { rec.k1 } as i64;
+        (s - e0) * den > a * k
+    };
+    for rec in lines.hexes_of(walk) {
+        if above(rec) {
+            return BLOCK;
+        }
+    }
+    for s in lines.sides_of(walk) {
+        if above(&s.a) && above(&s.b) {
+            return BLOCK;
+        }
+    }
+    0
+}
+
+/// [`geometric`] over a walk already laid out for one offset: `(index delta, k0, k1)`.
+/// True when the target is seen.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn geometric_steps(
+    steps: &[(i64, i64, i64)],
+    sides: &[super::lines::SideRec],
+    surface: &[i64],
+    base: i64,
+    (fa, fb): (i64, i64),
+    e0: i64,
+    e1: i64,
+    den: i64,
+) -> bool {
+    let a = e1 - e0;
+    // Nothing at or below both eyes can rise above the line between them.
+    let floor = e0.min(e1);
+    if a >= 0 {
+        for &(d, k0, _) in steps {
+            let s = surface[(base + d) as usize];
+            if s > floor && (s - e0) * den > a * k0 {
+                return false;
+            }
+        }
+    } else {
+        for &(d, _, k1) in steps {
+            let s = surface[(base + d) as usize];
+            if s > floor && (s - e0) * den > a * k1 {
+                return false;
+            }
+        }
+    }
+    let above = |h: &HexRec| {
+        let s = surface[(base + fa * h.q as i64 + fb * h.r as i64) as usize];
+        let k = if a >= 0 { h.k0 } else { h.k1 } as i64;
+        (s - e0) * den > a * k
+    };
+    !sides.iter().any(|s| above(&s.a) && above(&s.b))
+}
+
+/// Combat Commander, as `rules::combat_commander` reads it (see its doc comment).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn combat_commander(
+    lines: &Lines,
+    walk: &Walk,
+    sym: &Symmetry,
+    cells: &[CcCell],
+    sides: &[CcSide],
+    lo: i32,
+    lt: i32,
+    at: impl Fn(i16, i16) -> usize,
+) -> u32 {
+    let high = lo.max(lt);
+    let low_level = lo.min(lt);
+    // The hex stretch next to the lower end, where a lower obstacle makes a blind hex.
+    let next_to_low = match lo.cmp(&lt) {
+        std::cmp::Ordering::Less => walk.first,
+        std::cmp::Ordering::Greater => walk.last,
+        std::cmp::Ordering::Equal => Edge::None,
+    };
+    let judge = |c: &CcCell, next: bool| -> u32 {
+        if !c.on_map {
+            return 0;
+        }
+        if c.marker_block || c.level > high || (lo != lt && c.level == high) {
+            return BLOCK;
+        }
+        match c.terrain {
+            1 if c.level >= high => BLOCK,
+            1 if lo != lt && low_level <= c.level && next => BLOCK,
+            2 if c.level >= high => add(c.marker_hinder, c.hinder),
+            _ => c.marker_hinder,
+        }
+    };
+    let mut total = 0u32;
+    for (n, rec) in lines.hexes_of(walk).iter().enumerate() {
+        total = add(total, judge(&cells[at(rec.q, rec.r)], next_to_low == Edge::Hex(n as u32)));
+        if total == BLOCK {
+            return BLOCK;
+        }
+    }
+    for (n, s) in lines.sides_of(walk).iter().enumerate() {
+        let next = next_to_low == Edge::Side(n as u32);
+        let x = judge(&cells[at(s.a.q, s.a.r)], next);
+        let y = judge(&cells[at(s.b.q, s.b.r)], next);
+        total = add(total, both(x, y));
+        if total == BLOCK {
+            return BLOCK;
+        }
+    }
+    let side = |c: &CrossRec, d: u8| -> u32 {
+        let f = sides[at(c.q, c.r) * 6 + sym.dirs[d as usize] as usize];
+        if f.effect == 0 || f.level < high { 0 } else { f.effect }
+    };
+    for c in lines.crosses_of(walk) {
+        let e = if c.d2 == NO_DIR { side(c, c.d1) } else { both(side(c, c.d1), side(c, c.d2)) };
+        total = add(total, e);
+        if total == BLOCK {
+            return BLOCK;
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::generate::{Generator, generate};
+    use crate::hex::{Layout, Orientation, Stagger};
+
+    /// Every ordered pair of several random maps: fast verdict == plain verdict.
+    #[test]
+    fn fast_path_matches_plain_path() {
+        let mut checked = 0;
+        for seed in 0..12u64 {
+            for ruleset in ["geometric", "combat-commander"] {
+                let orientation = if seed % 2 == 0 { Orientation::Flat } else { Orientation::Pointy };
+                let stagger = if seed % 4 < 2 { Stagger::Odd } else { Stagger::Even };
+                let g = Generator {
+                    cols: 9 + (seed % 5) as u32,
+                    rows: 8 + (seed % 3) as u32,
+                    seed,
+                    ruleset: ruleset.to_string(),
+                    layout: Layout { orientation, stagger },
+                    dense: true,
+                };
+                let map = generate(&g).unwrap();
+                let e = Engine::new(&map);
+                assert!(e.is_fast());
+                for i in 0..map.len() {
+                    for j in 0..map.len() {
+                        let plain = line_of_sight(&map, map.hex_of(i), map.hex_of(j));
+                        let want = Sight::from_total(if plain.verdict == Verdict::Blocked { BLOCK } else { plain.hindrance });
+                        assert_eq!(
+                            e.sight(i, j),
+                            want,
+                            "{} seed {seed} {:?}: {} -> {}: {}",
+                            ruleset,
+                            map.layout,
+                            map.label(map.hex_of(i)),
+                            map.label(map.hex_of(j)),
+                            plain.reason
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000);
+    }
+}
