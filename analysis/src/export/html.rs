@@ -1,1 +1,1 @@
-//! TODO
+//! The report page.

@@ -7,6 +7,7 @@
 pub mod bin;
 pub mod html;
 pub mod npy;
+pub mod pictures;
 pub mod png;
 pub mod style;
 pub mod svg;
@@ -69,4 +70,19 @@ pub fn write_with(path: &Path, f: impl FnOnce(&mut dyn Write) -> std::io::Result
     let mut file = AtomicFile::create(path)?;
     f(file.writer()).map_err(|e| Error::io(&e, path))?;
     file.commit()
+}
+
+/// Saves a picture as PNG and/or SVG (same scene).
+pub fn save_picture(picture: &style::Picture, png: Option<&Path>, svg: Option<&Path>) -> Result<()> {
+    if png.is_none() && svg.is_none() {
+        return Ok(());
+    }
+    let scene = picture.scene();
+    if let Some(p) = png {
+        crate::map::write_atomic(p, &png::png_bytes(&scene))?;
+    }
+    if let Some(p) = svg {
+        crate::map::write_atomic(p, svg::svg_string(&scene).as_bytes())?;
+    }
+    Ok(())
 }
