@@ -89,6 +89,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let cancel = super::interrupt_flag();
     let progress = super::Progress::new("pairs");
     let mut prepared = 0.0;
+    let mut engine_mb = 0.0;
     let m = if a.plain {
         if !sel.is_all(&map) {
             bail!("--plain computes the whole map only");
@@ -97,6 +98,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     } else {
         let engine = Engine::new(&map);
         prepared = progress.seconds();
+        engine_mb = engine.bytes() as f64 / (1 << 20) as f64;
         let ctl = Control { cancel, progress: &|d, t| progress.update(d, t) };
         matrix(&engine, &sel, &ctl)?
     };
@@ -108,7 +110,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     write_matrix(&map, &m, &a.out)?;
     let pairs = m.bits.len() as u64 * m.bits.cols() as u64;
     eprintln!(
-        "{} x {} hexes, {} of {} ordered pairs in LOS, computed in {secs:.3} s (walks and grid {prepared:.3} s) on {} threads; wrote {}",
+        "{} x {} hexes, {} of {} ordered pairs in LOS, computed in {secs:.3} s (walks and grid {prepared:.3} s, {engine_mb:.0} MiB) on {} threads; wrote {}",
         m.bits.len(),
         m.bits.cols(),
         m.bits.count(),

@@ -326,7 +326,7 @@ impl<'m> Engine<'m> {
                     // The walk laid out once for this offset, then swept over the group.
                     let (fa, fb) = self.factors[g];
                     let steps: Vec<(i64, i64, i64)> =
-                        l.hexes_of(w).iter().map(|h| (fa * h.q as i64 + fb * h.r as i64, h.k0 as i64, h.k1 as i64)).collect();
+                        l.hex_spans(w).map(|(h, k1)| (fa * h.q as i64 + fb * h.r as i64, h.k0 as i64, k1 as i64)).collect();
                     let sides = l.sides_of(w);
                     let cells = self.map.cells();
                     let den = w.den as i64;
@@ -337,6 +337,21 @@ impl<'m> Engine<'m> {
                         let e1 = cells[j].level as i64 * MILLI + target_eye;
                         let base = self.cell[i] as i64;
                         if geometric_steps(&steps, sides, surface, base, (fa, fb), e0, e1, den) {
+                            seen(i, j);
+                        }
+                    }
+                    continue;
+                }
+                if let (Some((l, w, g)), Rules::CombatCommander { cells, sides }) = (found, &self.rules)
+                    && w.exact
+                    && (dq, dr) != (0, 0)
+                {
+                    let laid = CcLaid::new(l, w, g, self.factors[g]);
+                    let levels = self.map.cells();
+                    for r in r_from..=r_to {
+                        let i = a.idx[(r - a.r_lo) as usize] as usize;
+                        let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
+                        if laid.eval(cells, sides, self.cell[i] as i64, levels[i].level, levels[j].level) != BLOCK {
                             seen(i, j);
                         }
                     }
@@ -381,18 +396,18 @@ fn geometric(lines: &Lines, walk: &Walk, surface: &[i64], e0: i64, e1: i64, at: 
     // Above at fraction k/den: (s - e0) * den > a * k. The line rises or falls,
     // so the lower of the stretch's two ends is its entry when rising.
     let rising = a >= 0;
-    let above = |rec: &HexRec| {
-        let s = surface[at(rec.q, rec.r)];
-        let k = if rising { rec.k0 } else { rec.k1 } as i64;
+    let above = |q: i16, r: i16, k0: u32, k1: u32| {
+        let s = surface[at(q, r)];
+        let k = if rising { k0 } else { k1 } as i64;
         (s - e0) * den > a * k
     };
-    for rec in lines.hexes_of(walk) {
-        if above(rec) {
+    for (rec, k1) in lines.hex_spans(walk) {
+        if above(rec.q, rec.r, rec.k0, k1) {
             return BLOCK;
         }
     }
     for s in lines.sides_of(walk) {
-        if above(&s.a) && above(&s.b) {
+        if above(s.a.q, s.a.r, s.a.k0, s.k1) && above(s.b.q, s.b.r, s.b.k0, s.k1) {
             return BLOCK;
         }
     }
@@ -431,12 +446,105 @@ fn geometric_steps(
             }
         }
     }
-    let above = |h: &HexRec| {
+    let above = |h: &HexRec, k1: u32| {
         let s = surface[(base + fa * h.q as i64 + fb * h.r as i64) as usize];
-        let k = if a >= 0 { h.k0 } else { h.k1 } as i64;
+        let k = if a >= 0 { h.k0 } else { k1 } as i64;
         (s - e0) * den > a * k
     };
-    !sides.iter().any(|s| above(&s.a) && above(&s.b))
+    !sides.iter().any(|s| above(&s.a, s.k1) && above(&s.b, s.k1))
+}
+
+/// What one hex between the ends does (T88.3, T88.4, T88.4.1, T88.5, markers):
+/// 0 nothing, a hindrance, or [`BLOCK`]. `next` marks the hex entered first from the lower end.
+#[inline]
+fn cc_judge(c: &CcCell, lo: i32, lt: i32, next: bool) -> u32 {
+    let high = lo.max(lt);
+    if !c.on_map {
+        return 0;
+    }
+    if c.marker_block || c.level > high || (lo != lt && c.level == high) {
+        return BLOCK;
+    }
+    match c.terrain {
+        1 if c.level >= high => BLOCK,
+        1 if lo != lt && lo.min(lt) <= c.level && next => BLOCK,
+        2 if c.level >= high => add(c.marker_hinder, c.hinder),
+        _ => c.marker_hinder,
+    }
+}
+
+/// A hexside feature crossed by a line whose higher end is at `high`.
+#[inline]
+fn cc_side(f: CcSide, high: i32) -> u32 {
+    if f.effect == 0 || f.level < high { 0 } else { f.effect }
+}
+
+/// A Combat Commander walk laid out for one offset: index deltas, with the
+/// stretch next to each end, and crossings with their real directions.
+struct CcLaid {
+    hexes: Vec<i64>,
+    sides: Vec<(i64, i64)>,
+    crosses: Vec<(i64, u8, u8)>,
+    first: Edge,
+    last: Edge,
+}
+
+impl CcLaid {
+    fn new(lines: &Lines, walk: &Walk, g: usize, (fa, fb): (i64, i64)) -> CcLaid {
+        let sym = &lines.syms[g];
+        let d = |q: i16, r: i16| fa * q as i64 + fb * r as i64;
+        CcLaid {
+            hexes: lines.hexes_of(walk).iter().map(|h| d(h.q, h.r)).collect(),
+            sides: lines.sides_of(walk).iter().map(|s| (d(s.a.q, s.a.r), d(s.b.q, s.b.r))).collect(),
+            crosses: lines
+                .crosses_of(walk)
+                .iter()
+                .map(|c| {
+                    let d2 = if c.d2 == NO_DIR { NO_DIR } else { sym.dirs[c.d2 as usize] };
+                    (d(c.q, c.r), sym.dirs[c.d1 as usize], d2)
+                })
+                .collect(),
+            first: walk.first,
+            last: walk.last,
+        }
+    }
+
+    /// [`combat_commander`] for the pair whose observer sits at padded index `base`.
+    #[inline]
+    fn eval(&self, cells: &[CcCell], sides: &[CcSide], base: i64, lo: i32, lt: i32) -> u32 {
+        let high = lo.max(lt);
+        let next_to_low = match lo.cmp(&lt) {
+            std::cmp::Ordering::Less => self.first,
+            std::cmp::Ordering::Greater => self.last,
+            std::cmp::Ordering::Equal => Edge::None,
+        };
+        let mut total = 0u32;
+        for (n, &d) in self.hexes.iter().enumerate() {
+            total = add(total, cc_judge(&cells[(base + d) as usize], lo, lt, next_to_low == Edge::Hex(n as u32)));
+            if total == BLOCK {
+                return BLOCK;
+            }
+        }
+        for (n, &(a, b)) in self.sides.iter().enumerate() {
+            let next = next_to_low == Edge::Side(n as u32);
+            let x = cc_judge(&cells[(base + a) as usize], lo, lt, next);
+            let y = cc_judge(&cells[(base + b) as usize], lo, lt, next);
+            total = add(total, both(x, y));
+            if total == BLOCK {
+                return BLOCK;
+            }
+        }
+        for &(d, d1, d2) in &self.crosses {
+            let at = (base + d) as usize * 6;
+            let e = cc_side(sides[at + d1 as usize], high);
+            let e = if d2 == NO_DIR { e } else { both(e, cc_side(sides[at + d2 as usize], high)) };
+            total = add(total, e);
+            if total == BLOCK {
+                return BLOCK;
+            }
+        }
+        total
+    }
 }
 
 /// Combat Commander, as `rules::combat_commander` reads it (see its doc comment).
@@ -453,27 +561,13 @@ fn combat_commander(
     at: impl Fn(i16, i16) -> usize,
 ) -> u32 {
     let high = lo.max(lt);
-    let low_level = lo.min(lt);
     // The hex stretch next to the lower end, where a lower obstacle makes a blind hex.
     let next_to_low = match lo.cmp(&lt) {
         std::cmp::Ordering::Less => walk.first,
         std::cmp::Ordering::Greater => walk.last,
         std::cmp::Ordering::Equal => Edge::None,
     };
-    let judge = |c: &CcCell, next: bool| -> u32 {
-        if !c.on_map {
-            return 0;
-        }
-        if c.marker_block || c.level > high || (lo != lt && c.level == high) {
-            return BLOCK;
-        }
-        match c.terrain {
-            1 if c.level >= high => BLOCK,
-            1 if lo != lt && low_level <= c.level && next => BLOCK,
-            2 if c.level >= high => add(c.marker_hinder, c.hinder),
-            _ => c.marker_hinder,
-        }
-    };
+    let judge = |c: &CcCell, next: bool| cc_judge(c, lo, lt, next);
     let mut total = 0u32;
     for (n, rec) in lines.hexes_of(walk).iter().enumerate() {
         total = add(total, judge(&cells[at(rec.q, rec.r)], next_to_low == Edge::Hex(n as u32)));
@@ -490,10 +584,7 @@ fn combat_commander(
             return BLOCK;
         }
     }
-    let side = |c: &CrossRec, d: u8| -> u32 {
-        let f = sides[at(c.q, c.r) * 6 + sym.dirs[d as usize] as usize];
-        if f.effect == 0 || f.level < high { 0 } else { f.effect }
-    };
+    let side = |c: &CrossRec, d: u8| cc_side(sides[at(c.q, c.r) * 6 + sym.dirs[d as usize] as usize], high);
     for c in lines.crosses_of(walk) {
         let e = if c.d2 == NO_DIR { side(c, c.d1) } else { both(side(c, c.d1), side(c, c.d2)) };
         total = add(total, e);
@@ -529,10 +620,13 @@ mod tests {
                 let map = generate(&g).unwrap();
                 let e = Engine::new(&map);
                 assert!(e.is_fast());
+                // The offset-by-offset sweep of the matrix, too.
+                let m = crate::engine::matrix::matrix(&e, &crate::engine::matrix::Selection::all(&map), &Default::default()).unwrap();
                 for i in 0..map.len() {
                     for j in 0..map.len() {
                         let plain = line_of_sight(&map, map.hex_of(i), map.hex_of(j));
                         let want = Sight::from_total(if plain.verdict == Verdict::Blocked { BLOCK } else { plain.hindrance });
+                        assert_eq!(m.bits.get(i, j), plain.verdict.sees(), "matrix {ruleset} seed {seed}: {} -> {}", map.label(map.hex_of(i)), map.label(map.hex_of(j)));
                         assert_eq!(
                             e.sight(i, j),
                             want,

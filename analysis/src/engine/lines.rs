@@ -63,7 +63,9 @@ pub fn symmetries() -> [Symmetry; 12] {
 }
 
 /// A hex stretch between the ends: its offset from the observer and where the
-/// line enters (`k0`) and leaves (`k1`) it, as numerators over the walk's `den`.
+/// line enters it (`k0`), as a numerator over the walk's `den`. Where it leaves
+/// is where the next stretch starts (see [`Lines::hex_spans`]), which keeps a
+/// record at 8 bytes: walks are most of the engine's memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HexRec {
     /// Axial offset from the observer.
@@ -72,17 +74,17 @@ pub struct HexRec {
     pub r: i16,
     /// Entry fraction numerator.
     pub k0: u32,
-    /// Exit fraction numerator.
-    pub k1: u32,
 }
 
 /// A stretch exactly along the hexside between hexes `a` and `b`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SideRec {
-    /// First hex beside the stretch.
+    /// First hex beside the stretch (with the entry fraction).
     pub a: HexRec,
-    /// Second hex beside the stretch (its `k0`/`k1` repeat `a`'s).
+    /// Second hex beside the stretch.
     pub b: HexRec,
+    /// Exit fraction numerator.
+    pub k1: u32,
 }
 
 /// A hexside crossing that touches neither end: from hex (`q`, `r`) across its side
@@ -129,6 +131,8 @@ pub struct Walk {
     pub last: Edge,
     /// Common denominator of the `k` numerators.
     pub den: u32,
+    /// Where the last between-stretch ends (the target hex begins).
+    pub k_end: u32,
     /// False when the fractions did not fit the compact form; such pairs take the plain path.
     pub exact: bool,
 }
@@ -209,10 +213,9 @@ impl Lines {
                 }
             }
         }
-        let compiled: Vec<Compiled> = canon.par_iter().map(|&d| compile(d)).collect();
         let mut lines = Lines {
-            walks: Vec::with_capacity(compiled.len()),
-            hexes: Vec::with_capacity(compiled.iter().map(|c| c.hexes.len()).sum()),
+            walks: Vec::with_capacity(canon.len()),
+            hexes: Vec::new(),
             sides: Vec::new(),
             crosses: Vec::new(),
             syms,
@@ -221,19 +224,26 @@ impl Lines {
             width,
             table,
         };
-        for c in compiled {
-            let range = |start: usize, len: usize| (start as u32, (start + len) as u32);
-            let w = Walk {
-                hexes: range(lines.hexes.len(), c.hexes.len()),
-                sides: range(lines.sides.len(), c.sides.len()),
-                crosses: range(lines.crosses.len(), c.crosses.len()),
-                ..c.walk
-            };
-            lines.hexes.extend(c.hexes);
-            lines.sides.extend(c.sides);
-            lines.crosses.extend(c.crosses);
-            lines.walks.push(w);
+        // Compiled in parallel a chunk at a time, so the temporary copies stay small.
+        for chunk in canon.chunks(2048) {
+            let compiled: Vec<Compiled> = chunk.par_iter().map(|&d| compile(d)).collect();
+            for c in compiled {
+                let range = |start: usize, len: usize| (start as u32, (start + len) as u32);
+                let w = Walk {
+                    hexes: range(lines.hexes.len(), c.hexes.len()),
+                    sides: range(lines.sides.len(), c.sides.len()),
+                    crosses: range(lines.crosses.len(), c.crosses.len()),
+                    ..c.walk
+                };
+                lines.hexes.extend(c.hexes);
+                lines.sides.extend(c.sides);
+                lines.crosses.extend(c.crosses);
+                lines.walks.push(w);
+            }
         }
+        lines.hexes.shrink_to_fit();
+        lines.sides.shrink_to_fit();
+        lines.crosses.shrink_to_fit();
         lines
     }
 
@@ -262,6 +272,22 @@ impl Lines {
     #[inline]
     pub fn hexes_of(&self, w: &Walk) -> &[HexRec] {
         &self.hexes[w.hexes.0 as usize..w.hexes.1 as usize]
+    }
+
+    /// The hex stretches of a walk with where each ends: `(record, k1)`.
+    pub fn hex_spans<'a>(&'a self, w: &'a Walk) -> impl Iterator<Item = (HexRec, u32)> + 'a {
+        let hexes = self.hexes_of(w);
+        let sides = self.sides_of(w);
+        let mut side = 0;
+        hexes.iter().enumerate().map(move |(m, h)| {
+            // The next stretch in time order: the next hex or a side stretch before it.
+            while side < sides.len() && sides[side].a.k0 <= h.k0 {
+                side += 1;
+            }
+            let next_hex = hexes.get(m + 1).map_or(w.k_end, |n| n.k0);
+            let next_side = sides.get(side).map_or(u32::MAX, |s| s.a.k0);
+            (*h, next_hex.min(next_side))
+        })
     }
 
     /// The side stretches of a walk.
@@ -318,7 +344,7 @@ fn compile(d: Hex) -> Compiled {
     let small = |h: Hex| i16::try_from(h.q).is_ok() && i16::try_from(h.r).is_ok();
     exact &= small(d) && small(d + Hex::new(1, 1)) && small(d - Hex::new(1, 1));
     let k = |t: crate::hex::Ratio| if exact { (t.num as u64 * (den / t.den as u64)) as u32 } else { 0 };
-    let rec = |h: Hex, s: &crate::hex::Step| HexRec { q: h.q as i16, r: h.r as i16, k0: k(s.t0), k1: k(s.t1) };
+    let rec = |h: Hex, s: &crate::hex::Step| HexRec { q: h.q as i16, r: h.r as i16, k0: k(s.t0) };
     let mut c = Compiled { walk: Walk { den: den as u32, exact, ..Walk::default() }, hexes: Vec::new(), sides: Vec::new(), crosses: Vec::new() };
     for s in between {
         let e = match s.crossing {
@@ -327,7 +353,7 @@ fn compile(d: Hex) -> Compiled {
                 Edge::Hex(c.hexes.len() as u32 - 1)
             }
             Crossing::Side(a, b) => {
-                c.sides.push(SideRec { a: rec(a, s), b: rec(b, s) });
+                c.sides.push(SideRec { a: rec(a, s), b: rec(b, s), k1: k(s.t1) });
                 Edge::Side(c.sides.len() as u32 - 1)
             }
             Crossing::Vertex(_) => continue,
@@ -336,6 +362,7 @@ fn compile(d: Hex) -> Compiled {
             c.walk.first = e;
         }
         c.walk.last = e;
+        c.walk.k_end = k(s.t1);
     }
     let is_end = |h: Hex| h == origin || h == d;
     let dir = |a: Hex, b: Hex| a.direction_to(b).expect("crossed hexsides join adjacent hexes") as u8;
