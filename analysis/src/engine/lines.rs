@@ -244,6 +244,7 @@ impl Lines {
         lines.hexes.shrink_to_fit();
         lines.sides.shrink_to_fit();
         lines.crosses.shrink_to_fit();
+        release_free_memory();
         lines
     }
 
@@ -310,6 +311,21 @@ pub fn estimate_bytes(cols: usize, rows: usize) -> usize {
     let offsets = (2 * cols) * (2 * rows + cols);
     let avg_len = (cols + rows) / 2 + 2;
     offsets / 12 * (avg_len * size_of::<HexRec>() + size_of::<Walk>()) + offsets * 4
+}
+
+/// Hands the heap pages freed by the compile back to the system, so the
+/// temporary copies do not count against the bit matrix that comes next.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: glibc's malloc_trim only releases free memory; it has no preconditions.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
 }
 
 struct Compiled {
