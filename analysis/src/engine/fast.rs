@@ -77,8 +77,28 @@ struct CcSide {
     level: i32,
 }
 
+/// For lines between two hexes at the same level under equal eyes the sight line
+/// is level, so a hex blocks exactly when its surface is above that eye height:
+/// one bit per hex and level, tested for 64 observers at once.
+struct Flat {
+    /// Lowest level with a bitset.
+    level_min: i32,
+    /// Per level from `level_min`: bit `x` set when padded cell `x` rises above the eye.
+    tall: Vec<Vec<u64>>,
+}
+
+impl Flat {
+    /// The 64 bits starting at bit `pos` of level `l`'s set.
+    #[inline]
+    fn window(&self, l: usize, pos: usize) -> u64 {
+        let bits = &self.tall[l];
+        let (w, o) = (pos / 64, pos % 64);
+        if o == 0 { bits[w] } else { bits[w] >> o | bits[w + 1] << (64 - o) }
+    }
+}
+
 enum Rules {
-    Geometric { surface: Vec<i64>, observer_eye: i64, target_eye: i64 },
+    Geometric { surface: Vec<i64>, observer_eye: i64, target_eye: i64, flat: Option<Flat> },
     CombatCommander { cells: Vec<CcCell>, sides: Vec<CcSide> },
     Plain,
 }
@@ -144,7 +164,25 @@ impl<'m> Engine<'m> {
                     for (i, &s) in surf.iter().enumerate() {
                         surface[cell[i] as usize] = s;
                     }
-                    Rules::Geometric { surface, observer_eye: hs.observer_eye, target_eye: hs.target_eye }
+                    let flat = (hs.observer_eye == hs.target_eye).then(|| {
+                        let (lmin, lmax) =
+                            map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| (a.min(c.level), b.max(c.level)));
+                        let tall = (lmin..=lmax)
+                            .map(|l| {
+                                let eye = l as i64 * MILLI + hs.observer_eye;
+                                // Two spare words so a window may start at any cell.
+                                let mut bits = vec![0u64; size / 64 + 2];
+                                for (x, &s) in surface.iter().enumerate() {
+                                    if s > eye {
+                                        bits[x / 64] |= 1 << (x % 64);
+                                    }
+                                }
+                                bits
+                            })
+                            .collect();
+                        Flat { level_min: lmin, tall }
+                    });
+                    Rules::Geometric { surface, observer_eye: hs.observer_eye, target_eye: hs.target_eye, flat }
                 }
             }
             Family::CombatCommander => {
@@ -230,7 +268,9 @@ impl<'m> Engine<'m> {
     /// Bytes of precomputed walks and grids.
     pub fn bytes(&self) -> usize {
         let grid = match &self.rules {
-            Rules::Geometric { surface, .. } => surface.len() * 8,
+            Rules::Geometric { surface, flat, .. } => {
+                surface.len() * 8 + flat.as_ref().map_or(0, |f| f.tall.iter().map(|t| t.len() * 8).sum())
+            }
             Rules::CombatCommander { cells, sides } => {
                 cells.len() * size_of::<CcCell>() + sides.len() * size_of::<CcSide>()
             }
@@ -276,7 +316,7 @@ impl<'m> Engine<'m> {
         let base = self.cell[i] as i64;
         let at = |q: i16, r: i16| (base + fa * q as i64 + fb * r as i64) as usize;
         match &self.rules {
-            Rules::Geometric { surface, observer_eye, target_eye } => {
+            Rules::Geometric { surface, observer_eye, target_eye, .. } => {
                 let cells = self.map.cells();
                 let e0 = cells[i].level as i64 * MILLI + observer_eye;
                 let e1 = cells[j].level as i64 * MILLI + target_eye;
@@ -319,7 +359,7 @@ impl<'m> Engine<'m> {
                     continue;
                 }
                 let found = self.lines.as_ref().and_then(|l| l.lookup(Hex::new(dq, dr)).map(|(w, g)| (l, w, g)));
-                if let (Some((l, w, g)), Rules::Geometric { surface, observer_eye, target_eye }) = (found, &self.rules)
+                if let (Some((l, w, g)), Rules::Geometric { surface, observer_eye, target_eye, flat }) = (found, &self.rules)
                     && w.exact
                     && (dq, dr) != (0, 0)
                 {
@@ -330,15 +370,59 @@ impl<'m> Engine<'m> {
                     let sides = l.sides_of(w);
                     let cells = self.map.cells();
                     let den = w.den as i64;
-                    for r in r_from..=r_to {
-                        let i = a.idx[(r - a.r_lo) as usize] as usize;
-                        let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
-                        let e0 = cells[i].level as i64 * MILLI + observer_eye;
-                        let e1 = cells[j].level as i64 * MILLI + target_eye;
-                        let base = self.cell[i] as i64;
-                        if geometric_steps(&steps, sides, surface, base, (fa, fb), e0, e1, den) {
-                            seen(i, j);
+                    let mut r0 = r_from;
+                    while r0 <= r_to {
+                        // Up to 64 consecutive observers: their cells are consecutive too.
+                        let lanes = (r_to - r0 + 1).min(64) as usize;
+                        let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
+                        let mut level_masks = [(0i32, 0u64); 64];
+                        let mut n_levels = 0;
+                        for lane in 0..lanes {
+                            let r = r0 + lane as i32;
+                            let i = a.idx[(r - a.r_lo) as usize] as usize;
+                            let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
+                            let (lo, lt) = (cells[i].level, cells[j].level);
+                            if lo == lt && flat.is_some() {
+                                match level_masks[..n_levels].iter_mut().find(|(l, _)| *l == lo) {
+                                    Some((_, m)) => *m |= 1 << lane,
+                                    None => {
+                                        level_masks[n_levels] = (lo, 1 << lane);
+                                        n_levels += 1;
+                                    }
+                                }
+                                continue;
+                            }
+                            let e0 = lo as i64 * MILLI + observer_eye;
+                            let e1 = lt as i64 * MILLI + target_eye;
+                            if geometric_steps(&steps, sides, surface, base0 + lane as i64, (fa, fb), e0, e1, den) {
+                                seen(i, j);
+                            }
                         }
+                        if let Some(flat) = flat {
+                            for &(level, mask) in &level_masks[..n_levels] {
+                                let l = (level - flat.level_min) as usize;
+                                let mut blocked = 0u64;
+                                for &(d, _, _) in &steps {
+                                    blocked |= flat.window(l, (base0 + d) as usize);
+                                    if blocked & mask == mask {
+                                        break;
+                                    }
+                                }
+                                for sd in sides {
+                                    let da = fa * sd.a.q as i64 + fb * sd.a.r as i64;
+                                    let db = fa * sd.b.q as i64 + fb * sd.b.r as i64;
+                                    blocked |= flat.window(l, (base0 + da) as usize) & flat.window(l, (base0 + db) as usize);
+                                }
+                                let mut open = mask & !blocked;
+                                while open != 0 {
+                                    let lane = open.trailing_zeros() as i32;
+                                    open &= open - 1;
+                                    let r = r0 + lane;
+                                    seen(a.idx[(r - a.r_lo) as usize] as usize, b.idx[(r + dr - b.r_lo) as usize] as usize);
+                                }
+                            }
+                        }
+                        r0 += 64;
                     }
                     continue;
                 }

@@ -102,11 +102,12 @@ pub fn generate(g: &Generator) -> Result<Map> {
     let (w, hgt) = (g.cols as f64 * 1.5, g.rows as f64 * 1.8);
 
     // Hills: rounded cones; a hex takes the highest hill over it.
-    let hills = 1 + n / 120;
+    // A few hills on mostly level ground, as on most wargame maps.
+    let hills = 1 + n / 300;
     let mut elev = vec![0.0f64; n];
     for _ in 0..hills {
         let (cx, cy) = (rng.unit() * w, rng.unit() * hgt);
-        let radius = 2.0 + rng.unit() * (g.cols.min(g.rows) as f64 / 3.0 + 2.0);
+        let radius = 2.0 + rng.unit() * (g.cols.min(g.rows) as f64 / 5.0 + 3.0);
         let top = 0.6 + rng.unit() * f64::from(lmax - lmin) + 0.5;
         for (i, &(x, y)) in pos.iter().enumerate() {
             let d = ((x - cx).powi(2) + (y - cy).powi(2)).sqrt() / radius;
