@@ -523,7 +523,8 @@ fn geometric_steps(
             }
         }
     } else {
-        for &(d, _, k1) in steps {
+        // Falling towards the target: the line is lowest, and most often cut, near it.
+        for &(d, _, k1) in steps.iter().rev() {
             let s = surface[(base + d) as usize];
             if s > floor && (s - e0) * den > a * k1 {
                 return false;
