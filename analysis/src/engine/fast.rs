@@ -98,7 +98,7 @@ impl Flat {
 }
 
 enum Rules {
-    Geometric { surface: Vec<i64>, observer_eye: i64, target_eye: i64, flat: Option<Flat> },
+    Geometric { surface: Vec<i32>, observer_eye: i64, target_eye: i64, flat: Option<Flat> },
     CombatCommander { cells: Vec<CcCell>, sides: Vec<CcSide> },
     Plain,
 }
@@ -160,9 +160,10 @@ impl<'m> Engine<'m> {
                     Rules::Plain
                 } else {
                     // Off the map nothing blocks: a surface no higher than any sight line.
-                    let mut surface = vec![eye_min; size];
+                    // i32 halves the cache footprint; HEIGHT_LIMIT keeps every value in range.
+                    let mut surface = vec![eye_min as i32; size];
                     for (i, &s) in surf.iter().enumerate() {
-                        surface[cell[i] as usize] = s;
+                        surface[cell[i] as usize] = s as i32;
                     }
                     let flat = (hs.observer_eye == hs.target_eye).then(|| {
                         let (lmin, lmax) =
@@ -173,7 +174,7 @@ impl<'m> Engine<'m> {
                                 // Two spare words so a window may start at any cell.
                                 let mut bits = vec![0u64; size / 64 + 2];
                                 for (x, &s) in surface.iter().enumerate() {
-                                    if s > eye {
+                                    if s as i64 > eye {
                                         bits[x / 64] |= 1 << (x % 64);
                                     }
                                 }
@@ -269,7 +270,7 @@ impl<'m> Engine<'m> {
     pub fn bytes(&self) -> usize {
         let grid = match &self.rules {
             Rules::Geometric { surface, flat, .. } => {
-                surface.len() * 8 + flat.as_ref().map_or(0, |f| f.tall.iter().map(|t| t.len() * 8).sum())
+                surface.len() * 4 + flat.as_ref().map_or(0, |f| f.tall.iter().map(|t| t.len() * 8).sum())
             }
             Rules::CombatCommander { cells, sides } => {
                 cells.len() * size_of::<CcCell>() + sides.len() * size_of::<CcSide>()
@@ -365,8 +366,8 @@ impl<'m> Engine<'m> {
                 {
                     // The walk laid out once for this offset, then swept over the group.
                     let (fa, fb) = self.factors[g];
-                    let steps: Vec<(i64, i64, i64)> =
-                        l.hex_spans(w).map(|(h, k1)| (fa * h.q as i64 + fb * h.r as i64, h.k0 as i64, k1 as i64)).collect();
+                    let steps: Vec<(i32, u32, u32)> =
+                        l.hex_spans(w).map(|(h, k1)| ((fa * h.q as i64 + fb * h.r as i64) as i32, h.k0, k1)).collect();
                     let sides = l.sides_of(w);
                     let cells = self.map.cells();
                     let den = w.den as i64;
@@ -403,7 +404,7 @@ impl<'m> Engine<'m> {
                                 let l = (level - flat.level_min) as usize;
                                 let mut blocked = 0u64;
                                 for &(d, _, _) in &steps {
-                                    blocked |= flat.window(l, (base0 + d) as usize);
+                                    blocked |= flat.window(l, (base0 + d as i64) as usize);
                                     if blocked & mask == mask {
                                         break;
                                     }
@@ -474,14 +475,14 @@ impl<'m> Engine<'m> {
 /// Geometric: a hex blocks when its surface is strictly above the sight line at
 /// the lower end of its stretch; along a hexside both hexes must.
 #[inline]
-fn geometric(lines: &Lines, walk: &Walk, surface: &[i64], e0: i64, e1: i64, at: impl Fn(i16, i16) -> usize) -> u32 {
+fn geometric(lines: &Lines, walk: &Walk, surface: &[i32], e0: i64, e1: i64, at: impl Fn(i16, i16) -> usize) -> u32 {
     let a = e1 - e0;
     let den = walk.den as i64;
     // Above at fraction k/den: (s - e0) * den > a * k. The line rises or falls,
     // so the lower of the stretch's two ends is its entry when rising.
     let rising = a >= 0;
     let above = |q: i16, r: i16, k0: u32, k1: u32| {
-        let s = surface[at(q, r)];
+        let s = surface[at(q, r)] as i64;
         let k = if rising { k0 } else { k1 } as i64;
         (s - e0) * den > a * k
     };
@@ -503,9 +504,9 @@ fn geometric(lines: &Lines, walk: &Walk, surface: &[i64], e0: i64, e1: i64, at: 
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn geometric_steps(
-    steps: &[(i64, i64, i64)],
+    steps: &[(i32, u32, u32)],
     sides: &[super::lines::SideRec],
-    surface: &[i64],
+    surface: &[i32],
     base: i64,
     (fa, fb): (i64, i64),
     e0: i64,
@@ -513,26 +514,32 @@ fn geometric_steps(
     den: i64,
 ) -> bool {
     let a = e1 - e0;
-    // Nothing at or below both eyes can rise above the line between them.
-    let floor = e0.min(e1);
+    // Branch-free in groups of eight stretches: a wrong guess about whether a
+    // hex blocks costs more than testing a few hexes past the first blocker.
     if a >= 0 {
-        for &(d, k0, _) in steps {
-            let s = surface[(base + d) as usize];
-            if s > floor && (s - e0) * den > a * k0 {
+        for group in steps.chunks(8) {
+            let mut hit = false;
+            for &(d, k0, _) in group {
+                hit |= (surface[(base + d as i64) as usize] as i64 - e0) * den > a * k0 as i64;
+            }
+            if hit {
                 return false;
             }
         }
     } else {
         // Falling towards the target: the line is lowest, and most often cut, near it.
-        for &(d, _, k1) in steps.iter().rev() {
-            let s = surface[(base + d) as usize];
-            if s > floor && (s - e0) * den > a * k1 {
+        for group in steps.rchunks(8) {
+            let mut hit = false;
+            for &(d, _, k1) in group {
+                hit |= (surface[(base + d as i64) as usize] as i64 - e0) * den > a * k1 as i64;
+            }
+            if hit {
                 return false;
             }
         }
     }
     let above = |h: &HexRec, k1: u32| {
-        let s = surface[(base + fa * h.q as i64 + fb * h.r as i64) as usize];
+        let s = surface[(base + fa * h.q as i64 + fb * h.r as i64) as usize] as i64;
         let k = if a >= 0 { h.k0 } else { k1 } as i64;
         (s - e0) * den > a * k
     };
