@@ -99,7 +99,7 @@ impl Flat {
 
 enum Rules {
     Geometric { surface: Vec<i32>, observer_eye: i64, target_eye: i64, flat: Option<Flat> },
-    CombatCommander { cells: Vec<CcCell>, sides: Vec<CcSide> },
+    CombatCommander { cells: Vec<CcCell>, sides: Vec<CcSide>, flat: CcFlat },
     Plain,
 }
 
@@ -224,7 +224,8 @@ impl<'m> Engine<'m> {
                         }
                     }
                 }
-                Rules::CombatCommander { cells, sides }
+                let flat = CcFlat::new(&cells, &sides, size);
+                Rules::CombatCommander { cells, sides, flat }
             }
         };
         let syms = super::lines::symmetries();
@@ -272,8 +273,8 @@ impl<'m> Engine<'m> {
             Rules::Geometric { surface, flat, .. } => {
                 surface.len() * 4 + flat.as_ref().map_or(0, |f| f.tall.iter().map(|t| t.len() * 8).sum())
             }
-            Rules::CombatCommander { cells, sides } => {
-                cells.len() * size_of::<CcCell>() + sides.len() * size_of::<CcSide>()
+            Rules::CombatCommander { cells, sides, flat } => {
+                flat.bytes() + cells.len() * size_of::<CcCell>() + sides.len() * size_of::<CcSide>()
             }
             Rules::Plain => 0,
         };
@@ -323,7 +324,7 @@ impl<'m> Engine<'m> {
                 let e1 = cells[j].level as i64 * MILLI + target_eye;
                 geometric(lines, walk, surface, e0, e1, at)
             }
-            Rules::CombatCommander { cells, sides } => {
+            Rules::CombatCommander { cells, sides, .. } => {
                 let lo = self.map.cells()[i].level;
                 let lt = self.map.cells()[j].level;
                 combat_commander(lines, walk, sym, cells, sides, lo, lt, at)
@@ -427,18 +428,49 @@ impl<'m> Engine<'m> {
                     }
                     continue;
                 }
-                if let (Some((l, w, g)), Rules::CombatCommander { cells, sides }) = (found, &self.rules)
+                if let (Some((l, w, g)), Rules::CombatCommander { cells, sides, flat }) = (found, &self.rules)
                     && w.exact
                     && (dq, dr) != (0, 0)
                 {
                     let laid = CcLaid::new(l, w, g, self.factors[g]);
                     let levels = self.map.cells();
-                    for r in r_from..=r_to {
-                        let i = a.idx[(r - a.r_lo) as usize] as usize;
-                        let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
-                        if laid.eval(cells, sides, self.cell[i] as i64, levels[i].level, levels[j].level) != BLOCK {
-                            seen(i, j);
+                    let mut r0 = r_from;
+                    while r0 <= r_to {
+                        // Up to 64 consecutive observers; ends at one level go 64 at a time.
+                        let lanes = (r_to - r0 + 1).min(64) as usize;
+                        let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
+                        let mut level_masks = [(0i32, 0u64); 64];
+                        let mut n_levels = 0;
+                        for lane in 0..lanes {
+                            let r = r0 + lane as i32;
+                            let i = a.idx[(r - a.r_lo) as usize] as usize;
+                            let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
+                            let (lo, lt) = (levels[i].level, levels[j].level);
+                            if lo == lt && flat.has(lo) {
+                                match level_masks[..n_levels].iter_mut().find(|(x, _)| *x == lo) {
+                                    Some((_, m)) => *m |= 1 << lane,
+                                    None => {
+                                        level_masks[n_levels] = (lo, 1 << lane);
+                                        n_levels += 1;
+                                    }
+                                }
+                                continue;
+                            }
+                            if laid.eval(cells, sides, base0 + lane as i64, lo, lt) != BLOCK {
+                                seen(i, j);
+                            }
                         }
+                        for &(level, mask) in &level_masks[..n_levels] {
+                            let blocked = flat.blocked(&laid, level, base0, mask);
+                            let mut open = mask & !blocked;
+                            while open != 0 {
+                                let lane = open.trailing_zeros() as i32;
+                                open &= open - 1;
+                                let r = r0 + lane;
+                                seen(a.idx[(r - a.r_lo) as usize] as usize, b.idx[(r + dr - b.r_lo) as usize] as usize);
+                            }
+                        }
+                        r0 += 64;
                     }
                     continue;
                 }
@@ -569,6 +601,81 @@ fn cc_judge(c: &CcCell, lo: i32, lt: i32, next: bool) -> u32 {
 #[inline]
 fn cc_side(f: CcSide, high: i32) -> u32 {
     if f.effect == 0 || f.level < high { 0 } else { f.effect }
+}
+
+/// Combat Commander lines between two hexes at the same level `L`: no crest or
+/// blind-hex rule applies, so whether a hex or hexside blocks depends only on
+/// `L`. One bit per padded cell and level (and per side direction), tested for
+/// 64 observers at once. Hindrances never block in this family, so they do not
+/// matter for "sees".
+struct CcFlat {
+    level_min: i32,
+    /// Per level: the hex blocks (blaze, higher ground, an obstacle at level `L`).
+    hexes: Vec<Vec<u64>>,
+    /// Per level and direction: the hexside in that direction blocks.
+    sides: Vec<[Vec<u64>; 6]>,
+}
+
+impl CcFlat {
+    fn new(cells: &[CcCell], sides: &[CcSide], size: usize) -> CcFlat {
+        let on = cells.iter().filter(|c| c.on_map);
+        let (lmin, lmax) = on.fold((i32::MAX, i32::MIN), |(a, b), c| (a.min(c.level), b.max(c.level)));
+        let words = size / 64 + 2;
+        let mut flat = CcFlat { level_min: lmin, hexes: Vec::new(), sides: Vec::new() };
+        for l in lmin..=lmax.max(lmin) {
+            let mut hx = vec![0u64; words];
+            let mut sd: [Vec<u64>; 6] = std::array::from_fn(|_| vec![0u64; words]);
+            for (x, c) in cells.iter().enumerate() {
+                if cc_judge(c, l, l, false) == BLOCK {
+                    hx[x / 64] |= 1 << (x % 64);
+                }
+                for (d, bits) in sd.iter_mut().enumerate() {
+                    if cc_side(sides[x * 6 + d], l) == BLOCK {
+                        bits[x / 64] |= 1 << (x % 64);
+                    }
+                }
+            }
+            flat.hexes.push(hx);
+            flat.sides.push(sd);
+        }
+        flat
+    }
+
+    fn has(&self, level: i32) -> bool {
+        level >= self.level_min && ((level - self.level_min) as usize) < self.hexes.len()
+    }
+
+    fn bytes(&self) -> usize {
+        self.hexes.iter().map(|h| h.len() * 8 * 7).sum()
+    }
+
+    #[inline]
+    fn window(bits: &[u64], pos: i64) -> u64 {
+        let pos = pos as usize;
+        let (w, o) = (pos / 64, pos % 64);
+        if o == 0 { bits[w] } else { bits[w] >> o | bits[w + 1] << (64 - o) }
+    }
+
+    /// The lanes of `mask` (observers at `base0 + lane`, ends at `level`) whose line is blocked.
+    fn blocked(&self, laid: &CcLaid, level: i32, base0: i64, mask: u64) -> u64 {
+        let l = (level - self.level_min) as usize;
+        let (hexes, sides) = (&self.hexes[l], &self.sides[l]);
+        let mut blocked = 0u64;
+        for &d in &laid.hexes {
+            blocked |= Self::window(hexes, base0 + d);
+            if blocked & mask == mask {
+                return blocked;
+            }
+        }
+        for &(x, y) in &laid.sides {
+            blocked |= Self::window(hexes, base0 + x) & Self::window(hexes, base0 + y);
+        }
+        for &(d, d1, d2) in &laid.crosses {
+            let one = Self::window(&sides[d1 as usize], base0 + d);
+            blocked |= if d2 == NO_DIR { one } else { one & Self::window(&sides[d2 as usize], base0 + d) };
+        }
+        blocked
+    }
 }
 
 /// A Combat Commander walk laid out for one offset: index deltas, with the
