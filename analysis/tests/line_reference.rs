@@ -13,7 +13,11 @@ use proptest::prelude::*;
 use std::collections::BTreeSet;
 
 fn polygon(layout: &Layout, h: Hex) -> Polygon<f64> {
-    let mut pts: Vec<(f64, f64)> = layout.skewed_corners(h).iter().map(|&(x, y)| (x as f64, y as f64)).collect();
+    let mut pts: Vec<(f64, f64)> = layout
+        .skewed_corners(h)
+        .iter()
+        .map(|&(x, y)| (x as f64, y as f64))
+        .collect();
     pts.push(pts[0]);
     Polygon::new(LineString::from(pts), vec![])
 }
@@ -67,14 +71,21 @@ fn check(layout: Layout, a: Hex, b: Hex) -> Result<(), String> {
     }
     // The walk covers [0, 1] with contiguous, increasing stretches.
     let mut t = Ratio::ZERO;
-    for s in walk.steps.iter().filter(|s| !matches!(s.crossing, Crossing::Vertex(_))) {
+    for s in walk
+        .steps
+        .iter()
+        .filter(|s| !matches!(s.crossing, Crossing::Vertex(_)))
+    {
         if s.t0 != t || s.t1 <= s.t0 {
             return Err(format!("stretches not contiguous at {s:?}"));
         }
         t = s.t1;
         if let Crossing::Hex(h) = s.crossing {
             let m = s.t0.midpoint(s.t1).to_f64();
-            let p = Point::new(ax as f64 + m * (bx - ax) as f64, ay as f64 + m * (by - ay) as f64);
+            let p = Point::new(
+                ax as f64 + m * (bx - ax) as f64,
+                ay as f64 + m * (by - ay) as f64,
+            );
             if !polygon(&layout, h).contains(&p) {
                 return Err(format!("midpoint of the stretch in {h:?} is not inside it"));
             }
@@ -83,7 +94,11 @@ fn check(layout: Layout, a: Hex, b: Hex) -> Result<(), String> {
     if t != Ratio::ONE {
         return Err("walk does not reach the target".into());
     }
-    let point_only: BTreeSet<Hex> = vertex.iter().filter(|h| !interior.contains(h) && !along.contains(h)).copied().collect();
+    let point_only: BTreeSet<Hex> = vertex
+        .iter()
+        .filter(|h| !interior.contains(h) && !along.contains(h))
+        .copied()
+        .collect();
 
     // Candidates: every reported hex and its neighbours (complete, since the hexes a
     // line meets form a chain of neighbours starting at `a`).
@@ -104,7 +119,9 @@ fn check(layout: Layout, a: Hex, b: Hex) -> Result<(), String> {
         };
         let agrees = expected == got;
         if !agrees {
-            return Err(format!("{a:?}->{b:?} hex {h:?}: walk says {got:?}, geo says {expected:?}"));
+            return Err(format!(
+                "{a:?}->{b:?} hex {h:?}: walk says {got:?}, geo says {expected:?}"
+            ));
         }
     }
     Ok(())
@@ -112,7 +129,11 @@ fn check(layout: Layout, a: Hex, b: Hex) -> Result<(), String> {
 
 fn layout_of(o: bool, s: bool) -> Layout {
     Layout {
-        orientation: if o { Orientation::Flat } else { Orientation::Pointy },
+        orientation: if o {
+            Orientation::Flat
+        } else {
+            Orientation::Pointy
+        },
         stagger: if s { Stagger::Odd } else { Stagger::Even },
     }
 }
@@ -136,8 +157,16 @@ fn every_offset_up_to_distance_nine_matches_the_reference() {
 fn lines_along_hexsides_and_through_vertices_are_found() {
     // Axial (2, 2) is the vertex direction: two hexside stretches, three vertices.
     let w = HexLine::new(Hex::new(0, 0), Hex::new(2, 2));
-    let sides = w.steps.iter().filter(|s| matches!(s.crossing, Crossing::Side(..))).count();
-    let vertices = w.steps.iter().filter(|s| matches!(s.crossing, Crossing::Vertex(_))).count();
+    let sides = w
+        .steps
+        .iter()
+        .filter(|s| matches!(s.crossing, Crossing::Side(..)))
+        .count();
+    let vertices = w
+        .steps
+        .iter()
+        .filter(|s| matches!(s.crossing, Crossing::Vertex(_)))
+        .count();
     assert_eq!((sides, vertices), (2, 4));
     check(layout_of(true, true), Hex::new(0, 0), Hex::new(2, 2)).unwrap();
 }

@@ -11,9 +11,18 @@ use std::sync::Arc;
 /// A random map from a seed: hills with slopes, terrain, hedges, markers.
 fn random_map(ruleset: &str, cols: u32, rows: u32, flat: bool, seed: u64) -> Map {
     let rs = Arc::new(Ruleset::builtin(ruleset).unwrap());
-    let layout = Layout { orientation: if flat { Orientation::Flat } else { Orientation::Pointy }, stagger: Stagger::Odd };
+    let layout = Layout {
+        orientation: if flat {
+            Orientation::Flat
+        } else {
+            Orientation::Pointy
+        },
+        stagger: Stagger::Odd,
+    };
     let mut m = Map::new("random", ruleset, rs.clone(), cols, rows, layout);
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     let mut next = move |n: u64| {
         state ^= state << 13;
         state ^= state >> 7;
@@ -24,15 +33,30 @@ fn random_map(ruleset: &str, cols: u32, rows: u32, flat: bool, seed: u64) -> Map
     let max_level = rs.levels.max.min(4) as u64;
     for &h in &hexes {
         let c = m.cell_mut(h).unwrap();
-        c.terrain = if next(3) == 0 { next(rs.terrain.len() as u64) as u16 } else { 0 };
-        c.level = if next(3) == 0 { next(max_level + 1) as i32 } else { 0 };
+        c.terrain = if next(3) == 0 {
+            next(rs.terrain.len() as u64) as u16
+        } else {
+            0
+        };
+        c.level = if next(3) == 0 {
+            next(max_level + 1) as i32
+        } else {
+            0
+        };
         c.slope = next(2) == 0;
     }
     if !rs.hexsides.is_empty() {
         for _ in 0..hexes.len() / 4 {
             let h = hexes[next(hexes.len() as u64) as usize];
             let n = h.neighbor(next(6) as usize);
-            m.hexsides.insert(Side::new(h, n), HexsideFeature { kind: next(rs.hexsides.len() as u64) as u16, from: h, extra: Default::default() });
+            m.hexsides.insert(
+                Side::new(h, n),
+                HexsideFeature {
+                    kind: next(rs.hexsides.len() as u64) as u16,
+                    from: h,
+                    extra: Default::default(),
+                },
+            );
         }
     }
     if !rs.markers.is_empty() {
@@ -40,7 +64,11 @@ fn random_map(ruleset: &str, cols: u32, rows: u32, flat: bool, seed: u64) -> Map
             let h = hexes[next(hexes.len() as u64) as usize];
             let kind = next(rs.markers.len() as u64) as u16;
             if !m.markers.iter().any(|x| x.hex == h && x.kind == kind) {
-                m.markers.push(Marker { hex: h, kind, extra: Default::default() });
+                m.markers.push(Marker {
+                    hex: h,
+                    kind,
+                    extra: Default::default(),
+                });
             }
         }
     }
