@@ -18,7 +18,14 @@ fn main() {
 const RULESETS: [&str; 2] = ["geometric", "combat-commander"];
 
 fn map(ruleset: &str, size: u32) -> Map {
-    let g = Generator { cols: size, rows: size, seed: 1, ruleset: ruleset.into(), layout: Layout::default(), dense: false };
+    let g = Generator {
+        cols: size,
+        rows: size,
+        seed: 1,
+        ruleset: ruleset.into(),
+        layout: Layout::default(),
+        dense: false,
+    };
     generate(&g).expect("generated")
 }
 
@@ -53,7 +60,11 @@ fn viewshed_fast<const N: u32>(b: Bencher, ruleset: &str) {
 fn viewshed_plain<const N: u32>(b: Bencher, ruleset: &str) {
     let m = map(ruleset, N);
     let c = m.hex_of(m.len() / 2 + N as usize / 2);
-    b.bench(|| hexsight_analysis::engine::viewshed::viewshed(&m, c).blind().len());
+    b.bench(|| {
+        hexsight_analysis::engine::viewshed::viewshed(&m, c)
+            .blind()
+            .len()
+    });
 }
 
 /// The full matrix: walks prepared and every ordered pair answered, on all cores.
@@ -62,6 +73,9 @@ fn matrix_full<const N: u32>(b: Bencher, ruleset: &str) {
     let m = map(ruleset, N);
     b.bench(|| {
         let e = Engine::new(&m);
-        matrix(&e, &Selection::all(&m), &Control::default()).expect("not cancelled").bits.count()
+        matrix(&e, &Selection::all(&m), &Control::default())
+            .expect("not cancelled")
+            .bits
+            .count()
     });
 }

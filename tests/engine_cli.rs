@@ -6,12 +6,19 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn hexsight(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hexsight")).args(args).output().expect("the binary runs")
+    Command::new(env!("CARGO_BIN_EXE_hexsight"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
 }
 
 fn ok(args: &[&str]) -> Output {
     let out = hexsight(args);
-    assert!(out.status.success(), "hexsight {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "hexsight {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     out
 }
 
@@ -23,7 +30,19 @@ fn s(p: &Path) -> &str {
 fn generated(dir: &Path, ruleset: &str, cols: u32, rows: u32, pointy: bool) -> PathBuf {
     let path = dir.join(format!("{ruleset}-{cols}x{rows}.json"));
     let (c, r) = (cols.to_string(), rows.to_string());
-    let mut args = vec!["generate", "--cols", &c, "--rows", &r, "--seed", "4", "--ruleset", ruleset, "--out", s(&path)];
+    let mut args = vec![
+        "generate",
+        "--cols",
+        &c,
+        "--rows",
+        &r,
+        "--seed",
+        "4",
+        "--ruleset",
+        ruleset,
+        "--out",
+        s(&path),
+    ];
     if pointy {
         args.push("--pointy");
     }
@@ -34,7 +53,13 @@ fn generated(dir: &Path, ruleset: &str, cols: u32, rows: u32, pointy: bool) -> P
 fn read_csv(path: &Path) -> (Vec<String>, Vec<String>, Vec<Vec<u8>>) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
-    let header: Vec<String> = lines.next().unwrap().split(',').skip(1).map(str::to_string).collect();
+    let header: Vec<String> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .skip(1)
+        .map(str::to_string)
+        .collect();
     let (mut rows, mut bits) = (Vec::new(), Vec::new());
     for l in lines {
         let mut f = l.split(',');
@@ -51,9 +76,22 @@ fn read_npy(path: &Path) -> ((usize, usize), Vec<u8>) {
     let hl = u16::from_le_bytes([b[8], b[9]]) as usize;
     assert_eq!((10 + hl) % 64, 0, "header padded to 64 bytes");
     let header = std::str::from_utf8(&b[10..10 + hl]).unwrap();
-    assert!(header.contains("'descr': '|u1'") && header.contains("'fortran_order': False"), "{header}");
-    let shape = header.split("'shape': (").nth(1).unwrap().split(')').next().unwrap();
-    let dims: Vec<usize> = shape.split(',').filter(|x| !x.trim().is_empty()).map(|x| x.trim().parse().unwrap()).collect();
+    assert!(
+        header.contains("'descr': '|u1'") && header.contains("'fortran_order': False"),
+        "{header}"
+    );
+    let shape = header
+        .split("'shape': (")
+        .nth(1)
+        .unwrap()
+        .split(')')
+        .next()
+        .unwrap();
+    let dims: Vec<usize> = shape
+        .split(',')
+        .filter(|x| !x.trim().is_empty())
+        .map(|x| x.trim().parse().unwrap())
+        .collect();
     ((dims[0], dims[1]), b[10 + hl..].to_vec())
 }
 
@@ -70,15 +108,24 @@ fn csv_npy_and_bin_hold_the_same_matrix_as_the_plain_path() {
         ok(&["matrix", s(&map), "--out", s(&plain), "--plain"]);
         ok(&["matrix", s(&map), "--out", s(&npy), "--threads", "1"]);
         ok(&["matrix", s(&map), "--out", s(&bin)]);
-        assert_eq!(std::fs::read(&csv).unwrap(), std::fs::read(&plain).unwrap(), "{rs}: fast and plain CSV differ");
+        assert_eq!(
+            std::fs::read(&csv).unwrap(),
+            std::fs::read(&plain).unwrap(),
+            "{rs}: fast and plain CSV differ"
+        );
         let (cols, rows, bits) = read_csv(&csv);
         assert_eq!(cols, rows);
         assert_eq!(cols.len(), 72);
-        assert!(bits.iter().enumerate().all(|(i, r)| r[i] == 1), "a hex sees itself");
+        assert!(
+            bits.iter().enumerate().all(|(i, r)| r[i] == 1),
+            "a hex sees itself"
+        );
         let ((nr, nc), data) = read_npy(&npy);
         assert_eq!((nr, nc), (72, 72));
         assert_eq!(data, bits.concat(), "{rs}: npy differs from csv");
-        let side: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join("m.labels.json")).unwrap()).unwrap();
+        let side: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("m.labels.json")).unwrap())
+                .unwrap();
         assert_eq!(side["rows"].as_array().unwrap().len(), 72);
         assert_eq!(side["cols"][0], cols[0].as_str());
         // .bin: header, labels, then rows of little-endian words.
@@ -88,16 +135,26 @@ fn csv_npy_and_bin_hold_the_same_matrix_as_the_plain_path() {
         let c = u32::from_le_bytes(b[12..16].try_into().unwrap()) as usize;
         let lb = u64::from_le_bytes(b[16..24].try_into().unwrap()) as usize;
         assert_eq!((r, c), (72, 72));
-        let labels: Vec<&str> = std::str::from_utf8(&b[24..24 + lb]).unwrap().lines().collect();
-        assert_eq!(labels[..72], rows.iter().map(String::as_str).collect::<Vec<_>>()[..]);
+        let labels: Vec<&str> = std::str::from_utf8(&b[24..24 + lb])
+            .unwrap()
+            .lines()
+            .collect();
+        assert_eq!(
+            labels[..72],
+            rows.iter().map(String::as_str).collect::<Vec<_>>()[..]
+        );
         let start = (24 + lb).div_ceil(8) * 8;
         let words = c.div_ceil(64);
         assert_eq!(b.len(), start + r * words * 8);
-        for i in 0..r {
-            for j in 0..c {
+        for (i, row) in bits.iter().enumerate().take(r) {
+            for (j, &bit) in row.iter().enumerate().take(c) {
                 let o = start + (i * words + j / 64) * 8;
                 let w = u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
-                assert_eq!((w >> (j % 64) & 1) as u8, bits[i][j], "{rs}: bin differs at {i},{j}");
+                assert_eq!(
+                    (w >> (j % 64) & 1) as u8,
+                    bit,
+                    "{rs}: bin differs at {i},{j}"
+                );
             }
         }
     }
@@ -110,7 +167,16 @@ fn zones_restrict_rows_and_columns() {
     let full = dir.path().join("full.csv");
     let part = dir.path().join("part.csv");
     ok(&["matrix", s(&map), "--out", s(&full)]);
-    ok(&["matrix", s(&map), "--out", s(&part), "--from", "A1:B3,J10", "--to", "C1:D10"]);
+    ok(&[
+        "matrix",
+        s(&map),
+        "--out",
+        s(&part),
+        "--from",
+        "A1:B3,J10",
+        "--to",
+        "C1:D10",
+    ]);
     let (fc, fr, fb) = read_csv(&full);
     let (pc, pr, pb) = read_csv(&part);
     assert_eq!(pr, ["A1", "A2", "A3", "B1", "B2", "B3", "J10"]);
@@ -129,10 +195,20 @@ fn a_run_too_large_for_memory_is_refused_naming_from_and_to() {
     let dir = tempfile::tempdir().unwrap();
     let map = generated(dir.path(), "geometric", 100, 100, false);
     let out_path = dir.path().join("m.bin");
-    let out = hexsight(&["matrix", s(&map), "--out", s(&out_path), "--max-memory", "1"]);
+    let out = hexsight(&[
+        "matrix",
+        s(&map),
+        "--out",
+        s(&out_path),
+        "--max-memory",
+        "1",
+    ]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--from") && err.contains("--to") && err.contains("MiB"), "{err}");
+    assert!(
+        err.contains("--from") && err.contains("--to") && err.contains("MiB"),
+        "{err}"
+    );
     assert_eq!(err.trim().lines().count(), 1, "one-line error: {err}");
     assert!(!out_path.exists());
 }
@@ -143,19 +219,30 @@ fn ctrl_c_leaves_no_file_at_the_target_path() {
     // The plain path on 1,600 hexes takes far longer than the wait below.
     let map = generated(dir.path(), "combat-commander", 40, 40, false);
     let out_path = dir.path().join("m.csv");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hexsight"))
+    let child = Command::new(env!("CARGO_BIN_EXE_hexsight"))
         .args(["matrix", s(&map), "--out", s(&out_path), "--plain"])
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(800));
-    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(killed.success());
     let out = child.wait_with_output().unwrap();
     assert!(!out.status.success(), "an interrupted run must fail");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("interrupted"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!out_path.exists(), "partial file at the target path");
-    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 }
 
@@ -168,7 +255,17 @@ fn viewshed_blind_and_exposure_agree_with_the_matrix() {
     let (cols, rows, bits) = read_csv(&csv);
     let png = dir.path().join("v.png");
     let svg = dir.path().join("v.svg");
-    let out = ok(&["viewshed", s(&map), "--from", "C5", "--json", "--png", s(&png), "--svg", s(&svg)]);
+    let out = ok(&[
+        "viewshed",
+        s(&map),
+        "--from",
+        "C5",
+        "--json",
+        "--png",
+        s(&png),
+        "--svg",
+        s(&svg),
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let row = rows.iter().position(|r| r == "C5").unwrap();
     for (j, c) in cols.iter().enumerate() {
@@ -182,10 +279,18 @@ fn viewshed_blind_and_exposure_agree_with_the_matrix() {
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
     let blind = ok(&["blind", s(&map), "--from", "C5", "--json"]);
     let b: serde_json::Value = serde_json::from_slice(&blind.stdout).unwrap();
-    assert_eq!(b["blind"].as_array().unwrap().len() as u64, v["counts"]["blind"].as_u64().unwrap());
+    assert_eq!(
+        b["blind"].as_array().unwrap().len() as u64,
+        v["counts"]["blind"].as_u64().unwrap()
+    );
     let ex = ok(&["exposure", s(&map), "--from", "A1:B10", "--json"]);
     let e: serde_json::Value = serde_json::from_slice(&ex.stdout).unwrap();
-    let observers: Vec<usize> = rows.iter().enumerate().filter(|(_, r)| r.starts_with('A') || r.starts_with('B')).map(|(i, _)| i).collect();
+    let observers: Vec<usize> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.starts_with('A') || r.starts_with('B'))
+        .map(|(i, _)| i)
+        .collect();
     for (j, c) in cols.iter().enumerate() {
         let seen_by = observers.iter().filter(|&&o| bits[o][j] == 1).count() as u64;
         assert_eq!(e["hexes"][c]["seen_by"].as_u64().unwrap(), seen_by, "{c}");
@@ -202,7 +307,16 @@ fn report_writes_every_picture_and_an_index() {
     ok(&["report", s(&map), "--out", s(&out), "--key", "C5,H3"]);
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(index.contains("Generated 14x12 geometric"));
-    for f in ["seen-by.png", "sees.svg", "viewshed-C5.png", "viewshed-H3.svg", "blind.png", "matrix.bin", "matrix.npy", "matrix.csv"] {
+    for f in [
+        "seen-by.png",
+        "sees.svg",
+        "viewshed-C5.png",
+        "viewshed-H3.svg",
+        "blind.png",
+        "matrix.bin",
+        "matrix.npy",
+        "matrix.csv",
+    ] {
         assert!(out.join(f).is_file(), "{f} missing");
         if f.ends_with(".png") || f.ends_with(".svg") {
             assert!(index.contains(f), "index.html does not show {f}");
@@ -223,7 +337,13 @@ fn bad_input_gives_one_line_errors_naming_the_place() {
     let out = hexsight(&["exposure", s(&map), "--from", "A1:Q4"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("Q4"));
-    let out = hexsight(&["generate", "--ruleset", "chess", "--out", s(&dir.path().join("x.json"))]);
+    let out = hexsight(&[
+        "generate",
+        "--ruleset",
+        "chess",
+        "--out",
+        s(&dir.path().join("x.json")),
+    ]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown ruleset `chess`"));
 }
 

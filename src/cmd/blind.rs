@@ -30,9 +30,16 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|&j| json!({"hex": map.label(map.hex_of(j)), "reason": v.targets[j].reason}))
             .collect();
-        println!("{}", serde_json::to_string_pretty(&json!({"from": map.label(from), "blind": list}))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({"from": map.label(from), "blind": list}))?
+        );
     } else {
-        println!("{} blind hexes seen from {} (hidden only by obstacles lower than the observer):", blind.len(), map.label(from));
+        println!(
+            "{} blind hexes seen from {} (hidden only by obstacles lower than the observer):",
+            blind.len(),
+            map.label(from)
+        );
         for j in blind {
             println!("{}: {}", map.label(map.hex_of(j)), v.targets[j].reason);
         }

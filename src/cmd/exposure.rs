@@ -41,7 +41,10 @@ pub struct Args {
 /// Counts for the whole map: from the matrix when it fits in memory, else streaming.
 pub fn compute(map: &Map, sel: &Selection, progress: &super::Progress) -> anyhow::Result<Exposure> {
     let engine = Engine::new(map);
-    let ctl = Control { cancel: super::interrupt_flag(), progress: &|d, t| progress.update(d, t) };
+    let ctl = Control {
+        cancel: super::interrupt_flag(),
+        progress: &|d, t| progress.update(d, t),
+    };
     let all = Selection::all(map);
     let fits = estimate_bytes(map, &all) < super::matrix::memory_budget(None) / 2;
     let e = if fits && engine.is_reciprocal() {
@@ -57,7 +60,12 @@ pub fn compute(map: &Map, sel: &Selection, progress: &super::Progress) -> anyhow
 /// The counts as JSON.
 pub fn to_json(map: &Map, e: &Exposure) -> Value {
     let hexes: serde_json::Map<String, Value> = (0..map.len())
-        .map(|i| (map.label(map.hex_of(i)), json!({"sees": e.sees[i], "seen_by": e.seen_by[i]})))
+        .map(|i| {
+            (
+                map.label(map.hex_of(i)),
+                json!({"sees": e.sees[i], "seen_by": e.seen_by[i]}),
+            )
+        })
         .collect();
     json!({
         "map": map.name,
@@ -74,7 +82,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let sel = super::selection(&map, a.from.as_deref(), a.to.as_deref())?;
     let e = compute(&map, &sel, &super::Progress::new("pairs"))?;
-    save_picture(&pictures::seen_by(&map, &e), a.png.as_deref(), a.svg.as_deref())?;
+    save_picture(
+        &pictures::seen_by(&map, &e),
+        a.png.as_deref(),
+        a.svg.as_deref(),
+    )?;
     save_picture(&pictures::sees(&map, &e), a.sees_png.as_deref(), None)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&to_json(&map, &e))?);

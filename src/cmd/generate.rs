@@ -31,17 +31,29 @@ pub struct Args {
 
 /// Generates and saves a map.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let orientation = if a.pointy { Orientation::Pointy } else { Orientation::Flat };
+    let orientation = if a.pointy {
+        Orientation::Pointy
+    } else {
+        Orientation::Flat
+    };
     let g = Generator {
         cols: a.cols,
         rows: a.rows,
         seed: a.seed,
         ruleset: a.ruleset,
-        layout: Layout { orientation, stagger: Stagger::Odd },
+        layout: Layout {
+            orientation,
+            stagger: Stagger::Odd,
+        },
         dense: false,
     };
     let map = generate(&g)?;
     map.save(&a.out)?;
-    eprintln!("wrote {} ({} hexes, {})", a.out.display(), map.len(), map.name);
+    eprintln!(
+        "wrote {} ({} hexes, {})",
+        a.out.display(),
+        map.len(),
+        map.name
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -4,7 +4,9 @@ use anyhow::bail;
 use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::matrix::{BitMatrix, Control, Matrix, available_memory, check_memory, matrix, write_csv_sel};
+use hexsight_analysis::engine::matrix::{
+    BitMatrix, Control, Matrix, available_memory, check_memory, matrix, write_csv_sel,
+};
 use hexsight_analysis::export::{bin, npy, write_with};
 use hexsight_analysis::map::write_atomic;
 use std::path::{Path, PathBuf};
@@ -49,12 +51,19 @@ pub enum Format {
 
 /// The format of an output path, or a one-line error.
 pub fn format_of(out: &Path) -> anyhow::Result<Format> {
-    let ext = out.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
+    let ext = out
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
     Ok(match ext.as_str() {
         "csv" => Format::Csv,
         "npy" => Format::Npy,
         "bin" => Format::Bin,
-        _ => bail!("{}: unsupported matrix format `.{ext}` (supported: .csv, .npy, .bin)", out.display()),
+        _ => bail!(
+            "{}: unsupported matrix format `.{ext}` (supported: .csv, .npy, .bin)",
+            out.display()
+        ),
     })
 }
 
@@ -85,7 +94,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
     let sel = super::selection(&map, a.from.as_deref(), a.to.as_deref())?;
-    check_memory(&map, &sel, memory_budget(a.max_memory)).map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    check_memory(&map, &sel, memory_budget(a.max_memory))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
     let cancel = super::interrupt_flag();
     let progress = super::Progress::new("pairs");
     let mut prepared = 0.0;
@@ -94,12 +104,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         if !sel.is_all(&map) {
             bail!("--plain computes the whole map only");
         }
-        Matrix { sel: sel.clone(), bits: matrix_plain_cancellable(&map, cancel, &progress)? }
+        Matrix {
+            sel: sel.clone(),
+            bits: matrix_plain_cancellable(&map, cancel, &progress)?,
+        }
     } else {
         let engine = Engine::new(&map);
         prepared = progress.seconds();
         engine_mb = engine.bytes() as f64 / (1 << 20) as f64;
-        let ctl = Control { cancel, progress: &|d, t| progress.update(d, t) };
+        let ctl = Control {
+            cancel,
+            progress: &|d, t| progress.update(d, t),
+        };
         matrix(&engine, &sel, &ctl)?
     };
     progress.finish();
@@ -122,23 +138,38 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// The plain matrix, row by row, stopping on Ctrl-C.
-fn matrix_plain_cancellable(map: &Map, cancel: &AtomicBool, progress: &super::Progress) -> anyhow::Result<BitMatrix> {
+fn matrix_plain_cancellable(
+    map: &Map,
+    cancel: &AtomicBool,
+    progress: &super::Progress,
+) -> anyhow::Result<BitMatrix> {
     use rayon::prelude::*;
     let n = map.len();
     let mut bits = BitMatrix::new(n);
     let done = AtomicU64::new(0);
-    bits.rows_mut().enumerate().collect::<Vec<_>>().into_par_iter().with_max_len(1).for_each(|(i, row)| {
-        if cancel.load(Ordering::Relaxed) {
-            return;
-        }
-        let from = map.hex_of(i);
-        for j in 0..n {
-            if hexsight_analysis::line_of_sight(map, from, map.hex_of(j)).verdict.sees() {
-                row[j / 64] |= 1 << (j % 64);
+    bits.rows_mut()
+        .enumerate()
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .with_max_len(1)
+        .for_each(|(i, row)| {
+            if cancel.load(Ordering::Relaxed) {
+                return;
             }
-        }
-        progress.update(done.fetch_add(n as u64, Ordering::Relaxed) + n as u64, (n * n) as u64);
-    });
+            let from = map.hex_of(i);
+            for j in 0..n {
+                if hexsight_analysis::line_of_sight(map, from, map.hex_of(j))
+                    .verdict
+                    .sees()
+                {
+                    row[j / 64] |= 1 << (j % 64);
+                }
+            }
+            progress.update(
+                done.fetch_add(n as u64, Ordering::Relaxed) + n as u64,
+                (n * n) as u64,
+            );
+        });
     if cancel.load(Ordering::Relaxed) {
         bail!("interrupted; nothing was written");
     }

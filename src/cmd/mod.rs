@@ -28,7 +28,10 @@ pub fn load_map(path: &Path) -> anyhow::Result<Map> {
 /// Sizes rayon's pool (`--threads`); 0 or none means one per core.
 pub fn set_threads(n: Option<usize>) -> anyhow::Result<()> {
     if let Some(n) = n.filter(|&n| n > 0) {
-        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("setting up the thread pool")?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .context("setting up the thread pool")?;
     }
     Ok(())
 }
@@ -69,7 +72,11 @@ pub struct Progress {
 impl Progress {
     /// A progress reporter for a run counting `what` (`pairs`).
     pub fn new(what: &'static str) -> Progress {
-        Progress { start: Instant::now(), what, bar: Mutex::new(None) }
+        Progress {
+            start: Instant::now(),
+            what,
+            bar: Mutex::new(None),
+        }
     }
 
     /// Reports `done` of `total`.
@@ -77,10 +84,15 @@ impl Progress {
         if self.start.elapsed() < Duration::from_millis(700) {
             return;
         }
-        let Ok(mut bar) = self.bar.try_lock() else { return };
+        let Ok(mut bar) = self.bar.try_lock() else {
+            return;
+        };
         let b = bar.get_or_insert_with(|| {
             let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            let style = format!("{{bar:40}} {{percent:>3}}% {{human_pos}}/{{human_len}} {} {{per_sec}} ETA {{eta}}", self.what);
+            let style = format!(
+                "{{bar:40}} {{percent:>3}}% {{human_pos}}/{{human_len}} {} {{per_sec}} ETA {{eta}}",
+                self.what
+            );
             if let Ok(s) = ProgressStyle::with_template(&style) {
                 b.set_style(s);
             }

@@ -52,30 +52,56 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let zones = super::selection(&map, a.from.as_deref(), a.to.as_deref())?;
     let all = Selection::all(&map);
-    check_memory(&map, &all, super::matrix::memory_budget(None)).map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("{}: cannot create the folder", a.out.display()))?;
+    check_memory(&map, &all, super::matrix::memory_budget(None))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    std::fs::create_dir_all(&a.out)
+        .with_context(|| format!("{}: cannot create the folder", a.out.display()))?;
     let path = |f: &str| a.out.join(f);
     let progress = super::Progress::new("pairs");
     let engine = Engine::new(&map);
-    let ctl = Control { cancel: super::interrupt_flag(), progress: &|d, t| progress.update(d, t) };
+    let ctl = Control {
+        cancel: super::interrupt_flag(),
+        progress: &|d, t| progress.update(d, t),
+    };
     let m = matrix(&engine, &all, &ctl)?;
     progress.finish();
     let secs = progress.seconds();
     let mut files = Vec::new();
     super::matrix::write_matrix(&map, &m, &path("matrix.bin"))?;
-    files.push(("matrix.bin".to_string(), "visibility matrix, bit-packed (format in docs/engine.md)".to_string()));
+    files.push((
+        "matrix.bin".to_string(),
+        "visibility matrix, bit-packed (format in docs/engine.md)".to_string(),
+    ));
     super::matrix::write_matrix(&map, &m, &path("matrix.npy"))?;
-    files.push(("matrix.npy".to_string(), "visibility matrix as uint8 for numpy.load".to_string()));
-    files.push(("matrix.labels.json".to_string(), "row and column labels of matrix.npy".to_string()));
+    files.push((
+        "matrix.npy".to_string(),
+        "visibility matrix as uint8 for numpy.load".to_string(),
+    ));
+    files.push((
+        "matrix.labels.json".to_string(),
+        "row and column labels of matrix.npy".to_string(),
+    ));
     if map.len() <= CSV_LIMIT {
         super::matrix::write_matrix(&map, &m, &path("matrix.csv"))?;
-        files.push(("matrix.csv".to_string(), "visibility matrix as CSV (1 = sees)".to_string()));
+        files.push((
+            "matrix.csv".to_string(),
+            "visibility matrix as CSV (1 = sees)".to_string(),
+        ));
     }
     let e = from_matrix(&m, &zones.from, &zones.to);
     let mut figures = Vec::new();
     let mut figure = |pic: &Picture, stem: &str, title: &str, text: &str| -> anyhow::Result<()> {
-        save_picture(pic, Some(&path(&format!("{stem}.png"))), Some(&path(&format!("{stem}.svg"))))?;
-        figures.push(Figure { title: title.into(), text: text.into(), png: format!("{stem}.png"), svg: format!("{stem}.svg") });
+        save_picture(
+            pic,
+            Some(&path(&format!("{stem}.png"))),
+            Some(&path(&format!("{stem}.svg"))),
+        )?;
+        figures.push(Figure {
+            title: title.into(),
+            text: text.into(),
+            png: format!("{stem}.png"),
+            svg: format!("{stem}.svg"),
+        });
         Ok(())
     };
     figure(
@@ -101,7 +127,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 if picked.len() >= a.keys {
                     break;
                 }
-                if picked.iter().all(|&p| map.hex_of(p).distance(map.hex_of(i)) > 3) {
+                if picked
+                    .iter()
+                    .all(|&p| map.hex_of(p).distance(map.hex_of(i)) > 3)
+                {
                     picked.push(i);
                 }
             }
@@ -117,7 +146,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             100.0 * m.bits.count() as f64 / (map.len() * map.len()) as f64,
             rayon::current_num_threads()
         ),
-        format!("hexes seen by no observer{}: {}", if a.from.is_some() { " of the zone" } else { "" }, e.seen_by.iter().filter(|&&c| c == 0).count()),
+        format!(
+            "hexes seen by no observer{}: {}",
+            if a.from.is_some() { " of the zone" } else { "" },
+            e.seen_by.iter().filter(|&&c| c == 0).count()
+        ),
     ];
     let mut blind_json = serde_json::Map::new();
     for &k in &keys {
@@ -149,7 +182,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             map: &map,
             title: "Blind zones: how many key hexes have each hex as a blind hex".into(),
             layer: Layer::Scale {
-                values: blind_count.iter().map(|&c| (c > 0).then_some(c as f64)).collect(),
+                values: blind_count
+                    .iter()
+                    .map(|&c| (c > 0).then_some(c as f64))
+                    .collect(),
                 min: 0.0,
                 max: keys.len() as f64,
                 caption: "blind from key hexes".into(),
@@ -157,15 +193,42 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             marked: keys.iter().map(|&k| map.hex_of(k)).collect(),
             zone: Vec::new(),
         };
-        figure(&pic, "blind", "Blind zones", "Hexes in the dead ground of the key hexes (coloured); uncoloured hexes are not blind from any of them.")?;
+        figure(
+            &pic,
+            "blind",
+            "Blind zones",
+            "Hexes in the dead ground of the key hexes (coloured); uncoloured hexes are not blind from any of them.",
+        )?;
     }
-    summary.push("spotting maps: the built-in rulesets have no spotting rules, so none are drawn".into());
-    write_atomic(&path("blind.json"), (serde_json::to_string_pretty(&blind_json)? + "\n").as_bytes())?;
-    files.push(("blind.json".to_string(), "blind hexes of each key hex, with the reason".to_string()));
+    summary.push(
+        "spotting maps: the built-in rulesets have no spotting rules, so none are drawn".into(),
+    );
+    write_atomic(
+        &path("blind.json"),
+        (serde_json::to_string_pretty(&blind_json)? + "\n").as_bytes(),
+    )?;
+    files.push((
+        "blind.json".to_string(),
+        "blind hexes of each key hex, with the reason".to_string(),
+    ));
     let ex = super::exposure::to_json(&map, &e);
-    write_atomic(&path("exposure.json"), (serde_json::to_string_pretty(&ex)? + "\n").as_bytes())?;
-    files.push(("exposure.json".to_string(), "sees / seen-by counts per hex".to_string()));
-    write_atomic(&path("index.html"), index(&map, &summary, &figures, &files).as_bytes())?;
-    eprintln!("wrote {} ({} pictures); open {}", a.out.display(), figures.len() * 2, path("index.html").display());
+    write_atomic(
+        &path("exposure.json"),
+        (serde_json::to_string_pretty(&ex)? + "\n").as_bytes(),
+    )?;
+    files.push((
+        "exposure.json".to_string(),
+        "sees / seen-by counts per hex".to_string(),
+    ));
+    write_atomic(
+        &path("index.html"),
+        index(&map, &summary, &figures, &files).as_bytes(),
+    )?;
+    eprintln!(
+        "wrote {} ({} pictures); open {}",
+        a.out.display(),
+        figures.len() * 2,
+        path("index.html").display()
+    );
     Ok(ExitCode::SUCCESS)
 }

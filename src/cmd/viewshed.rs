@@ -29,7 +29,11 @@ pub struct Args {
 }
 
 /// Parses a hex label of the map, with an error naming the map.
-pub fn hex_arg(map: &Map, path: &std::path::Path, label: &str) -> anyhow::Result<hexsight_analysis::hex::Hex> {
+pub fn hex_arg(
+    map: &Map,
+    path: &std::path::Path,
+    label: &str,
+) -> anyhow::Result<hexsight_analysis::hex::Hex> {
     map.parse_hex(label).ok_or_else(|| {
         anyhow!(
             "{}: `{label}` is not a hex of this {}x{} map ({} to {})",
@@ -49,7 +53,10 @@ pub fn to_json(map: &Map, v: &Viewshed) -> Value {
         .iter()
         .enumerate()
         .map(|(j, t)| {
-            (map.label(map.hex_of(j)), json!({"verdict": t.verdict, "hindrance": t.hindrance, "blind": t.blind}))
+            (
+                map.label(map.hex_of(j)),
+                json!({"verdict": t.verdict, "hindrance": t.hindrance, "blind": t.blind}),
+            )
         })
         .collect();
     json!({
@@ -71,27 +78,53 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let from = hex_arg(&map, &a.map, &a.from)?;
     let v = viewshed(&map, from);
-    save_picture(&pictures::viewshed(&map, &v), a.png.as_deref(), a.svg.as_deref())?;
+    save_picture(
+        &pictures::viewshed(&map, &v),
+        a.png.as_deref(),
+        a.svg.as_deref(),
+    )?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&to_json(&map, &v))?);
         return Ok(ExitCode::SUCCESS);
     }
-    let list = |f: &dyn Fn(&hexsight_analysis::engine::viewshed::Target) -> bool, with_total: bool| {
+    let list = |f: &dyn Fn(&hexsight_analysis::engine::viewshed::Target) -> bool,
+                with_total: bool| {
         v.targets
             .iter()
             .enumerate()
             .filter(|(_, t)| f(t))
             .map(|(j, t)| {
                 let l = map.label(map.hex_of(j));
-                if with_total { format!("{l}({})", t.hindrance) } else { l }
+                if with_total {
+                    format!("{l}({})", t.hindrance)
+                } else {
+                    l
+                }
             })
             .collect::<Vec<_>>()
             .join(" ")
     };
-    println!("viewshed of {} on {} ({}):", map.label(from), map.name, map.ruleset.name);
-    println!("clear {}: {}", v.count(Verdict::Clear), list(&|t| t.verdict == Verdict::Clear, false));
-    println!("hindered {}: {}", v.count(Verdict::Hindered), list(&|t| t.verdict == Verdict::Hindered, true));
-    println!("blocked {}: {}", v.count(Verdict::Blocked), list(&|t| t.verdict == Verdict::Blocked, false));
+    println!(
+        "viewshed of {} on {} ({}):",
+        map.label(from),
+        map.name,
+        map.ruleset.name
+    );
+    println!(
+        "clear {}: {}",
+        v.count(Verdict::Clear),
+        list(&|t| t.verdict == Verdict::Clear, false)
+    );
+    println!(
+        "hindered {}: {}",
+        v.count(Verdict::Hindered),
+        list(&|t| t.verdict == Verdict::Hindered, true)
+    );
+    println!(
+        "blocked {}: {}",
+        v.count(Verdict::Blocked),
+        list(&|t| t.verdict == Verdict::Blocked, false)
+    );
     println!("blind {}: {}", v.blind().len(), list(&|t| t.blind, false));
     Ok(ExitCode::SUCCESS)
 }

@@ -24,13 +24,26 @@ pub struct Exposure {
 /// Counts from a full, square matrix of the map.
 pub fn from_matrix(m: &Matrix, from: &[usize], to: &[usize]) -> Exposure {
     let n = m.bits.len();
-    assert_eq!(m.sel.from.len(), m.bits.cols(), "exposure needs the whole-map matrix");
+    assert_eq!(
+        m.sel.from.len(),
+        m.bits.cols(),
+        "exposure needs the whole-map matrix"
+    );
     let mut mask = vec![0u64; n.div_ceil(64)];
     for &t in to {
         mask[t / 64] |= 1 << (t % 64);
     }
-    let sees: Vec<u32> =
-        (0..n).into_par_iter().map(|i| m.bits.row(i).iter().zip(&mask).map(|(a, b)| (a & b).count_ones()).sum()).collect();
+    let sees: Vec<u32> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            m.bits
+                .row(i)
+                .iter()
+                .zip(&mask)
+                .map(|(a, b)| (a & b).count_ones())
+                .sum()
+        })
+        .collect();
     let mut seen_by = vec![0u32; n];
     for &o in from {
         for (w, word) in m.bits.row(o).iter().enumerate() {
@@ -42,7 +55,12 @@ pub fn from_matrix(m: &Matrix, from: &[usize], to: &[usize]) -> Exposure {
             }
         }
     }
-    Exposure { from: from.to_vec(), to: to.to_vec(), sees, seen_by }
+    Exposure {
+        from: from.to_vec(),
+        to: to.to_vec(),
+        sees,
+        seen_by,
+    }
 }
 
 /// Counts without holding a matrix: one pass over every hex against the zones.
@@ -71,7 +89,12 @@ pub fn streaming(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Expo
         return Err(cancelled());
     }
     let (sees, seen_by) = counts.into_iter().map(|c| c.expect("checked")).unzip();
-    Ok(Exposure { from: sel.from.clone(), to: sel.to.clone(), sees, seen_by })
+    Ok(Exposure {
+        from: sel.from.clone(),
+        to: sel.to.clone(),
+        sees,
+        seen_by,
+    })
 }
 
 #[cfg(test)]
@@ -83,17 +106,33 @@ mod tests {
 
     #[test]
     fn streaming_and_matrix_counts_agree_with_zones() {
-        let g = Generator { cols: 12, rows: 10, seed: 9, ruleset: "combat-commander".into(), layout: Layout::default(), dense: false };
+        let g = Generator {
+            cols: 12,
+            rows: 10,
+            seed: 9,
+            ruleset: "combat-commander".into(),
+            layout: Layout::default(),
+            dense: false,
+        };
         let map = generate(&g).unwrap();
         let e = Engine::new(&map);
         let m = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
-        let sel = Selection { from: (0..20).collect(), to: (50..90).collect() };
+        let sel = Selection {
+            from: (0..20).collect(),
+            to: (50..90).collect(),
+        };
         let a = from_matrix(&m, &sel.from, &sel.to);
         let b = streaming(&e, &sel, &Control::default()).unwrap();
         assert_eq!(a, b);
         for h in 0..map.len() {
-            assert_eq!(a.sees[h] as usize, sel.to.iter().filter(|&&t| m.bits.get(h, t)).count());
-            assert_eq!(a.seen_by[h] as usize, sel.from.iter().filter(|&&o| m.bits.get(o, h)).count());
+            assert_eq!(
+                a.sees[h] as usize,
+                sel.to.iter().filter(|&&t| m.bits.get(h, t)).count()
+            );
+            assert_eq!(
+                a.seen_by[h] as usize,
+                sel.from.iter().filter(|&&o| m.bits.get(o, h)).count()
+            );
         }
     }
 }

@@ -32,9 +32,18 @@ pub struct Sight {
 impl Sight {
     fn from_total(total: u32) -> Sight {
         match total {
-            BLOCK => Sight { verdict: Verdict::Blocked, hindrance: 0 },
-            0 => Sight { verdict: Verdict::Clear, hindrance: 0 },
-            h => Sight { verdict: Verdict::Hindered, hindrance: h },
+            BLOCK => Sight {
+                verdict: Verdict::Blocked,
+                hindrance: 0,
+            },
+            0 => Sight {
+                verdict: Verdict::Clear,
+                hindrance: 0,
+            },
+            h => Sight {
+                verdict: Verdict::Hindered,
+                hindrance: h,
+            },
         }
     }
 }
@@ -54,7 +63,11 @@ fn both(x: u32, y: u32) -> u32 {
 
 #[inline]
 fn add(total: u32, x: u32) -> u32 {
-    if x == BLOCK { BLOCK } else { total.saturating_add(x).min(BLOCK - 1) }
+    if x == BLOCK {
+        BLOCK
+    } else {
+        total.saturating_add(x).min(BLOCK - 1)
+    }
 }
 
 /// What one hex is, for the Combat Commander rules.
@@ -93,13 +106,26 @@ impl Flat {
     fn window(&self, l: usize, pos: usize) -> u64 {
         let bits = &self.tall[l];
         let (w, o) = (pos / 64, pos % 64);
-        if o == 0 { bits[w] } else { bits[w] >> o | bits[w + 1] << (64 - o) }
+        if o == 0 {
+            bits[w]
+        } else {
+            bits[w] >> o | bits[w + 1] << (64 - o)
+        }
     }
 }
 
 enum Rules {
-    Geometric { surface: Vec<i32>, observer_eye: i64, target_eye: i64, flat: Option<Flat> },
-    CombatCommander { cells: Vec<CcCell>, sides: Vec<CcSide>, flat: CcFlat },
+    Geometric {
+        surface: Vec<i32>,
+        observer_eye: i64,
+        target_eye: i64,
+        flat: Option<Flat>,
+    },
+    CombatCommander {
+        cells: Vec<CcCell>,
+        sides: Vec<CcSide>,
+        flat: CcFlat,
+    },
     Plain,
 }
 
@@ -150,11 +176,22 @@ impl<'m> Engine<'m> {
         let rules = match rs.family {
             Family::Geometric => {
                 let hs = Heights::of(map);
-                let surf: Vec<i64> =
-                    map.cells().iter().map(|c| c.level as i64 * MILLI + hs.terrain[c.terrain as usize]).collect();
-                let eye_min = map.cells().iter().map(|c| c.level as i64 * MILLI).min().unwrap_or(0)
+                let surf: Vec<i64> = map
+                    .cells()
+                    .iter()
+                    .map(|c| c.level as i64 * MILLI + hs.terrain[c.terrain as usize])
+                    .collect();
+                let eye_min = map
+                    .cells()
+                    .iter()
+                    .map(|c| c.level as i64 * MILLI)
+                    .min()
+                    .unwrap_or(0)
                     + hs.observer_eye.min(hs.target_eye);
-                let too_big = surf.iter().chain([&hs.observer_eye, &hs.target_eye]).any(|s| s.abs() > HEIGHT_LIMIT)
+                let too_big = surf
+                    .iter()
+                    .chain([&hs.observer_eye, &hs.target_eye])
+                    .any(|s| s.abs() > HEIGHT_LIMIT)
                     || eye_min.abs() > HEIGHT_LIMIT;
                 if too_big {
                     Rules::Plain
@@ -167,7 +204,9 @@ impl<'m> Engine<'m> {
                     }
                     let flat = (hs.observer_eye == hs.target_eye).then(|| {
                         let (lmin, lmax) =
-                            map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| (a.min(c.level), b.max(c.level)));
+                            map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
+                                (a.min(c.level), b.max(c.level))
+                            });
                         let tall = (lmin..=lmax)
                             .map(|l| {
                                 let eye = l as i64 * MILLI + hs.observer_eye;
@@ -181,9 +220,17 @@ impl<'m> Engine<'m> {
                                 bits
                             })
                             .collect();
-                        Flat { level_min: lmin, tall }
+                        Flat {
+                            level_min: lmin,
+                            tall,
+                        }
                     });
-                    Rules::Geometric { surface, observer_eye: hs.observer_eye, target_eye: hs.target_eye, flat }
+                    Rules::Geometric {
+                        surface,
+                        observer_eye: hs.observer_eye,
+                        target_eye: hs.target_eye,
+                        flat,
+                    }
                 }
             }
             Family::CombatCommander => {
@@ -195,8 +242,14 @@ impl<'m> Engine<'m> {
                         LosEffect::Obstacle => (1, 0),
                         LosEffect::Hindrance(v) => (2, v.min(BLOCK - 1)),
                     };
-                    cells[cell[i] as usize] =
-                        CcCell { on_map: true, level: c.level, terrain, hinder, marker_block: false, marker_hinder: 0 };
+                    cells[cell[i] as usize] = CcCell {
+                        on_map: true,
+                        level: c.level,
+                        terrain,
+                        hinder,
+                        marker_block: false,
+                        marker_hinder: 0,
+                    };
                 }
                 for m in &map.markers {
                     let Some(i) = map.index(m.hex) else { continue };
@@ -215,7 +268,12 @@ impl<'m> Engine<'m> {
                         LosEffect::Obstacle => BLOCK,
                         LosEffect::Hindrance(v) => v.min(BLOCK - 1),
                     };
-                    let level = [side.a, side.b].iter().filter_map(|h| map.cell(*h)).map(|c| c.level).max().unwrap_or(0);
+                    let level = [side.a, side.b]
+                        .iter()
+                        .filter_map(|h| map.cell(*h))
+                        .map(|c| c.level)
+                        .max()
+                        .unwrap_or(0);
                     for (x, y) in [(side.a, side.b), (side.b, side.a)] {
                         if inside(x)
                             && let Some(d) = x.direction_to(y)
@@ -238,13 +296,30 @@ impl<'m> Engine<'m> {
             let h = axial[i];
             match groups.last_mut() {
                 Some(g) if g.q == h.q => {
-                    debug_assert_eq!(g.r_lo + g.idx.len() as i32, h.r, "a q line of the map has a gap");
+                    debug_assert_eq!(
+                        g.r_lo + g.idx.len() as i32,
+                        h.r,
+                        "a q line of the map has a gap"
+                    );
                     g.idx.push(i as u32);
                 }
-                _ => groups.push(Group { q: h.q, r_lo: h.r, idx: vec![i as u32] }),
+                _ => groups.push(Group {
+                    q: h.q,
+                    r_lo: h.r,
+                    idx: vec![i as u32],
+                }),
             }
         }
-        Engine { map, lines, rules, cell, axial, stride, factors, groups }
+        Engine {
+            map,
+            lines,
+            rules,
+            cell,
+            axial,
+            stride,
+            factors,
+            groups,
+        }
     }
 
     /// The map.
@@ -261,7 +336,11 @@ impl<'m> Engine<'m> {
     /// compute one triangle and mirror it.
     pub fn is_reciprocal(&self) -> bool {
         match &self.rules {
-            Rules::Geometric { observer_eye, target_eye, .. } => observer_eye == target_eye,
+            Rules::Geometric {
+                observer_eye,
+                target_eye,
+                ..
+            } => observer_eye == target_eye,
             Rules::CombatCommander { .. } => true,
             Rules::Plain => false,
         }
@@ -271,7 +350,10 @@ impl<'m> Engine<'m> {
     pub fn bytes(&self) -> usize {
         let grid = match &self.rules {
             Rules::Geometric { surface, flat, .. } => {
-                surface.len() * 4 + flat.as_ref().map_or(0, |f| f.tall.iter().map(|t| t.len() * 8).sum())
+                surface.len() * 4
+                    + flat
+                        .as_ref()
+                        .map_or(0, |f| f.tall.iter().map(|t| t.len() * 8).sum())
             }
             Rules::CombatCommander { cells, sides, flat } => {
                 flat.bytes() + cells.len() * size_of::<CcCell>() + sides.len() * size_of::<CcSide>()
@@ -298,9 +380,13 @@ impl<'m> Engine<'m> {
         if i == j {
             return self.plain(i, j);
         }
-        let Some(lines) = &self.lines else { return self.plain(i, j) };
+        let Some(lines) = &self.lines else {
+            return self.plain(i, j);
+        };
         let d = self.axial[j] - self.axial[i];
-        let Some((walk, g)) = lines.lookup(d) else { return self.plain(i, j) };
+        let Some((walk, g)) = lines.lookup(d) else {
+            return self.plain(i, j);
+        };
         if !walk.exact {
             return self.plain(i, j);
         }
@@ -318,7 +404,12 @@ impl<'m> Engine<'m> {
         let base = self.cell[i] as i64;
         let at = |q: i16, r: i16| (base + fa * q as i64 + fb * r as i64) as usize;
         match &self.rules {
-            Rules::Geometric { surface, observer_eye, target_eye, .. } => {
+            Rules::Geometric {
+                surface,
+                observer_eye,
+                target_eye,
+                ..
+            } => {
                 let cells = self.map.cells();
                 let e0 = cells[i].level as i64 * MILLI + observer_eye;
                 let e1 = cells[j].level as i64 * MILLI + target_eye;
@@ -344,7 +435,12 @@ impl<'m> Engine<'m> {
     ///
     /// Pairs are taken offset by offset, so each walk is read once from memory
     /// and then reused from cache for the whole group. Returns false if `stop` was set.
-    pub fn half_from_group(&self, g: usize, stop: &AtomicBool, mut seen: impl FnMut(usize, usize)) -> bool {
+    pub fn half_from_group(
+        &self,
+        g: usize,
+        stop: &AtomicBool,
+        mut seen: impl FnMut(usize, usize),
+    ) -> bool {
         let a = &self.groups[g];
         for b in &self.groups[g..] {
             if stop.load(AtomicOrdering::Relaxed) {
@@ -360,15 +456,28 @@ impl<'m> Engine<'m> {
                 if r_from > r_to {
                     continue;
                 }
-                let found = self.lines.as_ref().and_then(|l| l.lookup(Hex::new(dq, dr)).map(|(w, g)| (l, w, g)));
-                if let (Some((l, w, g)), Rules::Geometric { surface, observer_eye, target_eye, flat }) = (found, &self.rules)
+                let found = self
+                    .lines
+                    .as_ref()
+                    .and_then(|l| l.lookup(Hex::new(dq, dr)).map(|(w, g)| (l, w, g)));
+                if let (
+                    Some((l, w, g)),
+                    Rules::Geometric {
+                        surface,
+                        observer_eye,
+                        target_eye,
+                        flat,
+                    },
+                ) = (found, &self.rules)
                     && w.exact
                     && (dq, dr) != (0, 0)
                 {
                     // The walk laid out once for this offset, then swept over the group.
                     let (fa, fb) = self.factors[g];
-                    let steps: Vec<(i32, u32, u32)> =
-                        l.hex_spans(w).map(|(h, k1)| ((fa * h.q as i64 + fb * h.r as i64) as i32, h.k0, k1)).collect();
+                    let steps: Vec<(i32, u32, u32)> = l
+                        .hex_spans(w)
+                        .map(|(h, k1)| ((fa * h.q as i64 + fb * h.r as i64) as i32, h.k0, k1))
+                        .collect();
                     let sides = l.sides_of(w);
                     let cells = self.map.cells();
                     let den = w.den as i64;
@@ -396,7 +505,16 @@ impl<'m> Engine<'m> {
                             }
                             let e0 = lo as i64 * MILLI + observer_eye;
                             let e1 = lt as i64 * MILLI + target_eye;
-                            if geometric_steps(&steps, sides, surface, base0 + lane as i64, (fa, fb), e0, e1, den) {
+                            if geometric_steps(
+                                &steps,
+                                sides,
+                                surface,
+                                base0 + lane as i64,
+                                (fa, fb),
+                                e0,
+                                e1,
+                                den,
+                            ) {
                                 seen(i, j);
                             }
                         }
@@ -413,14 +531,18 @@ impl<'m> Engine<'m> {
                                 for sd in sides {
                                     let da = fa * sd.a.q as i64 + fb * sd.a.r as i64;
                                     let db = fa * sd.b.q as i64 + fb * sd.b.r as i64;
-                                    blocked |= flat.window(l, (base0 + da) as usize) & flat.window(l, (base0 + db) as usize);
+                                    blocked |= flat.window(l, (base0 + da) as usize)
+                                        & flat.window(l, (base0 + db) as usize);
                                 }
                                 let mut open = mask & !blocked;
                                 while open != 0 {
                                     let lane = open.trailing_zeros() as i32;
                                     open &= open - 1;
                                     let r = r0 + lane;
-                                    seen(a.idx[(r - a.r_lo) as usize] as usize, b.idx[(r + dr - b.r_lo) as usize] as usize);
+                                    seen(
+                                        a.idx[(r - a.r_lo) as usize] as usize,
+                                        b.idx[(r + dr - b.r_lo) as usize] as usize,
+                                    );
                                 }
                             }
                         }
@@ -428,7 +550,8 @@ impl<'m> Engine<'m> {
                     }
                     continue;
                 }
-                if let (Some((l, w, g)), Rules::CombatCommander { cells, sides, flat }) = (found, &self.rules)
+                if let (Some((l, w, g)), Rules::CombatCommander { cells, sides, flat }) =
+                    (found, &self.rules)
                     && w.exact
                     && (dq, dr) != (0, 0)
                 {
@@ -467,7 +590,10 @@ impl<'m> Engine<'m> {
                                 let lane = open.trailing_zeros() as i32;
                                 open &= open - 1;
                                 let r = r0 + lane;
-                                seen(a.idx[(r - a.r_lo) as usize] as usize, b.idx[(r + dr - b.r_lo) as usize] as usize);
+                                seen(
+                                    a.idx[(r - a.r_lo) as usize] as usize,
+                                    b.idx[(r + dr - b.r_lo) as usize] as usize,
+                                );
                             }
                         }
                         r0 += 64;
@@ -507,7 +633,14 @@ impl<'m> Engine<'m> {
 /// Geometric: a hex blocks when its surface is strictly above the sight line at
 /// the lower end of its stretch; along a hexside both hexes must.
 #[inline]
-fn geometric(lines: &Lines, walk: &Walk, surface: &[i32], e0: i64, e1: i64, at: impl Fn(i16, i16) -> usize) -> u32 {
+fn geometric(
+    lines: &Lines,
+    walk: &Walk,
+    surface: &[i32],
+    e0: i64,
+    e1: i64,
+    at: impl Fn(i16, i16) -> usize,
+) -> u32 {
     let a = e1 - e0;
     let den = walk.den as i64;
     // Above at fraction k/den: (s - e0) * den > a * k. The line rises or falls,
@@ -600,7 +733,11 @@ fn cc_judge(c: &CcCell, lo: i32, lt: i32, next: bool) -> u32 {
 /// A hexside feature crossed by a line whose higher end is at `high`.
 #[inline]
 fn cc_side(f: CcSide, high: i32) -> u32 {
-    if f.effect == 0 || f.level < high { 0 } else { f.effect }
+    if f.effect == 0 || f.level < high {
+        0
+    } else {
+        f.effect
+    }
 }
 
 /// Combat Commander lines between two hexes at the same level `L`: no crest or
@@ -619,9 +756,15 @@ struct CcFlat {
 impl CcFlat {
     fn new(cells: &[CcCell], sides: &[CcSide], size: usize) -> CcFlat {
         let on = cells.iter().filter(|c| c.on_map);
-        let (lmin, lmax) = on.fold((i32::MAX, i32::MIN), |(a, b), c| (a.min(c.level), b.max(c.level)));
+        let (lmin, lmax) = on.fold((i32::MAX, i32::MIN), |(a, b), c| {
+            (a.min(c.level), b.max(c.level))
+        });
         let words = size / 64 + 2;
-        let mut flat = CcFlat { level_min: lmin, hexes: Vec::new(), sides: Vec::new() };
+        let mut flat = CcFlat {
+            level_min: lmin,
+            hexes: Vec::new(),
+            sides: Vec::new(),
+        };
         for l in lmin..=lmax.max(lmin) {
             let mut hx = vec![0u64; words];
             let mut sd: [Vec<u64>; 6] = std::array::from_fn(|_| vec![0u64; words]);
@@ -653,7 +796,11 @@ impl CcFlat {
     fn window(bits: &[u64], pos: i64) -> u64 {
         let pos = pos as usize;
         let (w, o) = (pos / 64, pos % 64);
-        if o == 0 { bits[w] } else { bits[w] >> o | bits[w + 1] << (64 - o) }
+        if o == 0 {
+            bits[w]
+        } else {
+            bits[w] >> o | bits[w + 1] << (64 - o)
+        }
     }
 
     /// The lanes of `mask` (observers at `base0 + lane`, ends at `level`) whose line is blocked.
@@ -672,7 +819,11 @@ impl CcFlat {
         }
         for &(d, d1, d2) in &laid.crosses {
             let one = Self::window(&sides[d1 as usize], base0 + d);
-            blocked |= if d2 == NO_DIR { one } else { one & Self::window(&sides[d2 as usize], base0 + d) };
+            blocked |= if d2 == NO_DIR {
+                one
+            } else {
+                one & Self::window(&sides[d2 as usize], base0 + d)
+            };
         }
         blocked
     }
@@ -694,12 +845,20 @@ impl CcLaid {
         let d = |q: i16, r: i16| fa * q as i64 + fb * r as i64;
         CcLaid {
             hexes: lines.hexes_of(walk).iter().map(|h| d(h.q, h.r)).collect(),
-            sides: lines.sides_of(walk).iter().map(|s| (d(s.a.q, s.a.r), d(s.b.q, s.b.r))).collect(),
+            sides: lines
+                .sides_of(walk)
+                .iter()
+                .map(|s| (d(s.a.q, s.a.r), d(s.b.q, s.b.r)))
+                .collect(),
             crosses: lines
                 .crosses_of(walk)
                 .iter()
                 .map(|c| {
-                    let d2 = if c.d2 == NO_DIR { NO_DIR } else { sym.dirs[c.d2 as usize] };
+                    let d2 = if c.d2 == NO_DIR {
+                        NO_DIR
+                    } else {
+                        sym.dirs[c.d2 as usize]
+                    };
                     (d(c.q, c.r), sym.dirs[c.d1 as usize], d2)
                 })
                 .collect(),
@@ -719,7 +878,15 @@ impl CcLaid {
         };
         let mut total = 0u32;
         for (n, &d) in self.hexes.iter().enumerate() {
-            total = add(total, cc_judge(&cells[(base + d) as usize], lo, lt, next_to_low == Edge::Hex(n as u32)));
+            total = add(
+                total,
+                cc_judge(
+                    &cells[(base + d) as usize],
+                    lo,
+                    lt,
+                    next_to_low == Edge::Hex(n as u32),
+                ),
+            );
             if total == BLOCK {
                 return BLOCK;
             }
@@ -736,7 +903,11 @@ impl CcLaid {
         for &(d, d1, d2) in &self.crosses {
             let at = (base + d) as usize * 6;
             let e = cc_side(sides[at + d1 as usize], high);
-            let e = if d2 == NO_DIR { e } else { both(e, cc_side(sides[at + d2 as usize], high)) };
+            let e = if d2 == NO_DIR {
+                e
+            } else {
+                both(e, cc_side(sides[at + d2 as usize], high))
+            };
             total = add(total, e);
             if total == BLOCK {
                 return BLOCK;
@@ -769,7 +940,10 @@ fn combat_commander(
     let judge = |c: &CcCell, next: bool| cc_judge(c, lo, lt, next);
     let mut total = 0u32;
     for (n, rec) in lines.hexes_of(walk).iter().enumerate() {
-        total = add(total, judge(&cells[at(rec.q, rec.r)], next_to_low == Edge::Hex(n as u32)));
+        total = add(
+            total,
+            judge(&cells[at(rec.q, rec.r)], next_to_low == Edge::Hex(n as u32)),
+        );
         if total == BLOCK {
             return BLOCK;
         }
@@ -783,9 +957,18 @@ fn combat_commander(
             return BLOCK;
         }
     }
-    let side = |c: &CrossRec, d: u8| cc_side(sides[at(c.q, c.r) * 6 + sym.dirs[d as usize] as usize], high);
+    let side = |c: &CrossRec, d: u8| {
+        cc_side(
+            sides[at(c.q, c.r) * 6 + sym.dirs[d as usize] as usize],
+            high,
+        )
+    };
     for c in lines.crosses_of(walk) {
-        let e = if c.d2 == NO_DIR { side(c, c.d1) } else { both(side(c, c.d1), side(c, c.d2)) };
+        let e = if c.d2 == NO_DIR {
+            side(c, c.d1)
+        } else {
+            both(side(c, c.d1), side(c, c.d2))
+        };
         total = add(total, e);
         if total == BLOCK {
             return BLOCK;
@@ -806,26 +989,52 @@ mod tests {
         let mut checked = 0;
         for seed in 0..12u64 {
             for ruleset in ["geometric", "combat-commander"] {
-                let orientation = if seed % 2 == 0 { Orientation::Flat } else { Orientation::Pointy };
-                let stagger = if seed % 4 < 2 { Stagger::Odd } else { Stagger::Even };
+                let orientation = if seed % 2 == 0 {
+                    Orientation::Flat
+                } else {
+                    Orientation::Pointy
+                };
+                let stagger = if seed % 4 < 2 {
+                    Stagger::Odd
+                } else {
+                    Stagger::Even
+                };
                 let g = Generator {
                     cols: 9 + (seed % 5) as u32,
                     rows: 8 + (seed % 3) as u32,
                     seed,
                     ruleset: ruleset.to_string(),
-                    layout: Layout { orientation, stagger },
+                    layout: Layout {
+                        orientation,
+                        stagger,
+                    },
                     dense: true,
                 };
                 let map = generate(&g).unwrap();
                 let e = Engine::new(&map);
                 assert!(e.is_fast());
                 // The offset-by-offset sweep of the matrix, too.
-                let m = crate::engine::matrix::matrix(&e, &crate::engine::matrix::Selection::all(&map), &Default::default()).unwrap();
+                let m = crate::engine::matrix::matrix(
+                    &e,
+                    &crate::engine::matrix::Selection::all(&map),
+                    &Default::default(),
+                )
+                .unwrap();
                 for i in 0..map.len() {
                     for j in 0..map.len() {
                         let plain = line_of_sight(&map, map.hex_of(i), map.hex_of(j));
-                        let want = Sight::from_total(if plain.verdict == Verdict::Blocked { BLOCK } else { plain.hindrance });
-                        assert_eq!(m.bits.get(i, j), plain.verdict.sees(), "matrix {ruleset} seed {seed}: {} -> {}", map.label(map.hex_of(i)), map.label(map.hex_of(j)));
+                        let want = Sight::from_total(if plain.verdict == Verdict::Blocked {
+                            BLOCK
+                        } else {
+                            plain.hindrance
+                        });
+                        assert_eq!(
+                            m.bits.get(i, j),
+                            plain.verdict.sees(),
+                            "matrix {ruleset} seed {seed}: {} -> {}",
+                            map.label(map.hex_of(i)),
+                            map.label(map.hex_of(j))
+                        );
                         assert_eq!(
                             e.sight(i, j),
                             want,

@@ -41,7 +41,7 @@ impl Rng {
     }
     /// Uniform in `0..n`.
     fn below(&mut self, n: u32) -> u32 {
-        ((self.next() >> 32) * u64::from(n.max(1)) >> 32) as u32
+        (((self.next() >> 32) * u64::from(n.max(1))) >> 32) as u32
     }
     /// Uniform in `[0, 1)`.
     fn unit(&mut self) -> f64 {
@@ -62,7 +62,9 @@ struct Palette {
 impl Palette {
     fn of(rs: &Ruleset) -> Palette {
         let id = |name: &str| rs.terrain_index(name).map(|i| i as u16);
-        let by = |f: &dyn Fn(&LosEffect) -> bool| rs.terrain.iter().position(|t| f(&t.los)).map(|i| i as u16);
+        let by = |f: &dyn Fn(&LosEffect) -> bool| {
+            rs.terrain.iter().position(|t| f(&t.los)).map(|i| i as u16)
+        };
         let obstacle = by(&|l| *l == LosEffect::Obstacle);
         let hindrance = by(&|l| matches!(l, LosEffect::Hindrance(_)));
         Palette {
@@ -81,23 +83,44 @@ pub fn generate(g: &Generator) -> Result<Map> {
     let rs = Ruleset::builtin(&g.ruleset).ok_or_else(|| {
         Error::new(
             ErrorKind::Query,
-            format!("unknown ruleset `{}` (built in: {})", g.ruleset, Ruleset::builtin_names().join(", ")),
+            format!(
+                "unknown ruleset `{}` (built in: {})",
+                g.ruleset,
+                Ruleset::builtin_names().join(", ")
+            ),
         )
     })?;
-    if g.cols == 0 || g.rows == 0 || u64::from(g.cols) * u64::from(g.rows) > crate::map::file::MAX_HEXES {
+    if g.cols == 0
+        || g.rows == 0
+        || u64::from(g.cols) * u64::from(g.rows) > crate::map::file::MAX_HEXES
+    {
         return Err(Error::new(
             ErrorKind::Query,
-            format!("{}x{} is not a map size hexsight handles (1 to {} hexes)", g.cols, g.rows, crate::map::file::MAX_HEXES),
+            format!(
+                "{}x{} is not a map size hexsight handles (1 to {} hexes)",
+                g.cols,
+                g.rows,
+                crate::map::file::MAX_HEXES
+            ),
         ));
     }
     let rs = Arc::new(rs);
-    let name = format!("Generated {}x{} {} (seed {})", g.cols, g.rows, g.ruleset, g.seed);
+    let name = format!(
+        "Generated {}x{} {} (seed {})",
+        g.cols, g.rows, g.ruleset, g.seed
+    );
     let mut map = Map::new(&name, &g.ruleset, rs.clone(), g.cols, g.rows, g.layout);
     let mut rng = Rng(g.seed ^ 0x6865_7873_6967_6874);
     let pal = Palette::of(&rs);
     let n = map.len();
     let lmin = rs.levels.min.max(0);
-    let lmax = rs.levels.max.min(lmin + if g.ruleset == "combat-commander" { 4 } else { 6 });
+    let lmax = rs.levels.max.min(
+        lmin + if g.ruleset == "combat-commander" {
+            4
+        } else {
+            6
+        },
+    );
     let pos: Vec<(f64, f64)> = map.hexes().map(|h| map.layout.center(h, 1.0)).collect();
     let (w, hgt) = (g.cols as f64 * 1.5, g.rows as f64 * 1.8);
 
@@ -122,7 +145,13 @@ pub fn generate(g: &Generator) -> Result<Map> {
         map.cell_mut(h).expect("on map").level = level;
     }
     let levels: Vec<i32> = map.cells().iter().map(|c| c.level).collect();
-    let neighbours = |map: &Map, i: usize| -> Vec<usize> { map.hex_of(i).neighbors().iter().filter_map(|h| map.index(*h)).collect() };
+    let neighbours = |map: &Map, i: usize| -> Vec<usize> {
+        map.hex_of(i)
+            .neighbors()
+            .iter()
+            .filter_map(|h| map.index(*h))
+            .collect()
+    };
     // Slope hexes: a hill hex next to lower ground (Combat Commander draws them).
     for i in 0..n {
         let low = neighbours(&map, i).iter().any(|&j| levels[j] < levels[i]);
@@ -201,24 +230,42 @@ pub fn generate(g: &Generator) -> Result<Map> {
                 if map.contains(h) {
                     map.hexsides
                         .entry(Side::new(h, other))
-                        .or_insert(HexsideFeature { kind, from: h, extra: Default::default() });
+                        .or_insert(HexsideFeature {
+                            kind,
+                            from: h,
+                            extra: Default::default(),
+                        });
                 }
-                h = h.neighbor(if k % 2 == 0 { (dir + 1) % 6 } else { (dir + 2) % 6 });
+                h = h.neighbor(if k % 2 == 0 {
+                    (dir + 1) % 6
+                } else {
+                    (dir + 2) % 6
+                });
             }
         }
     }
     // Markers: a few smoke and blaze counters where the terrain allows them.
     if !rs.markers.is_empty() {
-        let count = if g.dense { (area / 12).max(2) } else { (area / 400).max(1) };
+        let count = if g.dense {
+            (area / 12).max(2)
+        } else {
+            (area / 400).max(1)
+        };
         for _ in 0..count {
             let i = rng.below(area) as usize;
             let kind = rng.below(rs.markers.len() as u32) as u16;
             let h = map.hex_of(i);
             let t = map.terrain(h).expect("on map");
-            if t.forbids_markers.contains(&rs.markers[kind as usize].id) || map.markers_at(h).any(|m| m.kind == kind) {
+            if t.forbids_markers.contains(&rs.markers[kind as usize].id)
+                || map.markers_at(h).any(|m| m.kind == kind)
+            {
                 continue;
             }
-            map.markers.push(Marker { hex: h, kind, extra: Default::default() });
+            map.markers.push(Marker {
+                hex: h,
+                kind,
+                extra: Default::default(),
+            });
         }
     }
     if g.dense {
@@ -243,7 +290,14 @@ mod tests {
     #[test]
     fn the_same_seed_gives_the_same_map_and_it_round_trips() {
         for rs in ["geometric", "combat-commander"] {
-            let g = Generator { cols: 20, rows: 15, seed: 7, ruleset: rs.into(), layout: Layout::default(), dense: false };
+            let g = Generator {
+                cols: 20,
+                rows: 15,
+                seed: 7,
+                ruleset: rs.into(),
+                layout: Layout::default(),
+                dense: false,
+            };
             let a = generate(&g).unwrap();
             let b = generate(&g).unwrap();
             assert_eq!(a.to_json(), b.to_json());

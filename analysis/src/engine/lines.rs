@@ -26,7 +26,10 @@ pub struct Symmetry {
 impl Symmetry {
     /// Applies the symmetry to an offset.
     pub fn apply(&self, h: Hex) -> Hex {
-        Hex::new(self.m[0] * h.q + self.m[1] * h.r, self.m[2] * h.q + self.m[3] * h.r)
+        Hex::new(
+            self.m[0] * h.q + self.m[1] * h.r,
+            self.m[2] * h.q + self.m[3] * h.r,
+        )
     }
 
     /// The index stride factors: a point (`q`, `r`) of the canonical walk lands at
@@ -40,13 +43,21 @@ impl Symmetry {
 /// The twelve symmetries: rotations by 60 degrees, with and without a mirror.
 pub fn symmetries() -> [Symmetry; 12] {
     let mul = |a: [i32; 4], b: [i32; 4]| {
-        [a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]]
+        [
+            a[0] * b[0] + a[1] * b[2],
+            a[0] * b[1] + a[1] * b[3],
+            a[2] * b[0] + a[3] * b[2],
+            a[2] * b[1] + a[3] * b[3],
+        ]
     };
     // Rotation: cube (x, y, z) -> (-z, -x, -y), in axial q' = q + r, r' = -q.
     let rot = [1, 1, -1, 0];
     // Mirror: swap r and s, in axial q' = q, r' = -q - r.
     let mirror = [1, 0, -1, -1];
-    let mut out = [Symmetry { m: [1, 0, 0, 1], dirs: [0; 6] }; 12];
+    let mut out = [Symmetry {
+        m: [1, 0, 0, 1],
+        dirs: [0; 6],
+    }; 12];
     let mut m = [1, 0, 0, 1];
     for k in 0..6 {
         out[2 * k].m = m;
@@ -54,9 +65,12 @@ pub fn symmetries() -> [Symmetry; 12] {
         m = mul(rot, m);
     }
     for s in &mut out {
-        for d in 0..6 {
-            let v = s.apply(DIRECTIONS[d]);
-            s.dirs[d] = DIRECTIONS.iter().position(|&x| x == v).expect("symmetries permute directions") as u8;
+        for (d, &dir) in DIRECTIONS.iter().enumerate() {
+            let v = s.apply(dir);
+            s.dirs[d] = DIRECTIONS
+                .iter()
+                .position(|&x| x == v)
+                .expect("symmetries permute directions") as u8;
         }
     }
     out
@@ -359,9 +373,28 @@ fn compile(d: Hex) -> Compiled {
     }
     let small = |h: Hex| i16::try_from(h.q).is_ok() && i16::try_from(h.r).is_ok();
     exact &= small(d) && small(d + Hex::new(1, 1)) && small(d - Hex::new(1, 1));
-    let k = |t: crate::hex::Ratio| if exact { (t.num as u64 * (den / t.den as u64)) as u32 } else { 0 };
-    let rec = |h: Hex, s: &crate::hex::Step| HexRec { q: h.q as i16, r: h.r as i16, k0: k(s.t0) };
-    let mut c = Compiled { walk: Walk { den: den as u32, exact, ..Walk::default() }, hexes: Vec::new(), sides: Vec::new(), crosses: Vec::new() };
+    let k = |t: crate::hex::Ratio| {
+        if exact {
+            (t.num as u64 * (den / t.den as u64)) as u32
+        } else {
+            0
+        }
+    };
+    let rec = |h: Hex, s: &crate::hex::Step| HexRec {
+        q: h.q as i16,
+        r: h.r as i16,
+        k0: k(s.t0),
+    };
+    let mut c = Compiled {
+        walk: Walk {
+            den: den as u32,
+            exact,
+            ..Walk::default()
+        },
+        hexes: Vec::new(),
+        sides: Vec::new(),
+        crosses: Vec::new(),
+    };
     for s in between {
         let e = match s.crossing {
             Crossing::Hex(h) => {
@@ -369,7 +402,11 @@ fn compile(d: Hex) -> Compiled {
                 Edge::Hex(c.hexes.len() as u32 - 1)
             }
             Crossing::Side(a, b) => {
-                c.sides.push(SideRec { a: rec(a, s), b: rec(b, s), k1: k(s.t1) });
+                c.sides.push(SideRec {
+                    a: rec(a, s),
+                    b: rec(b, s),
+                    k1: k(s.t1),
+                });
                 Edge::Side(c.sides.len() as u32 - 1)
             }
             Crossing::Vertex(_) => continue,
@@ -381,14 +418,25 @@ fn compile(d: Hex) -> Compiled {
         c.walk.k_end = k(s.t1);
     }
     let is_end = |h: Hex| h == origin || h == d;
-    let dir = |a: Hex, b: Hex| a.direction_to(b).expect("crossed hexsides join adjacent hexes") as u8;
+    let dir = |a: Hex, b: Hex| {
+        a.direction_to(b)
+            .expect("crossed hexsides join adjacent hexes") as u8
+    };
     for x in line.side_crossings() {
         match x {
-            SideCrossing::One(a, b, _) if !is_end(a) && !is_end(b) => {
-                c.crosses.push(CrossRec { q: a.q as i16, r: a.r as i16, d1: dir(a, b), d2: NO_DIR })
-            }
+            SideCrossing::One(a, b, _) if !is_end(a) && !is_end(b) => c.crosses.push(CrossRec {
+                q: a.q as i16,
+                r: a.r as i16,
+                d1: dir(a, b),
+                d2: NO_DIR,
+            }),
             SideCrossing::Pair(a, b, cc, _) if !is_end(a) && !is_end(b) && !is_end(cc) => {
-                c.crosses.push(CrossRec { q: a.q as i16, r: a.r as i16, d1: dir(a, b), d2: dir(a, cc) })
+                c.crosses.push(CrossRec {
+                    q: a.q as i16,
+                    r: a.r as i16,
+                    d1: dir(a, b),
+                    d2: dir(a, cc),
+                })
             }
             _ => {}
         }
@@ -442,7 +490,11 @@ mod tests {
                     let want = HexLine::new(Hex::new(0, 0), s.apply(d));
                     let got = transformed(s, &base.steps);
                     let a: Vec<_> = got.iter().map(|x| (norm(x.crossing), x.t0, x.t1)).collect();
-                    let b: Vec<_> = want.steps.iter().map(|x| (norm(x.crossing), x.t0, x.t1)).collect();
+                    let b: Vec<_> = want
+                        .steps
+                        .iter()
+                        .map(|x| (norm(x.crossing), x.t0, x.t1))
+                        .collect();
                     assert_eq!(a, b, "offset {d:?} under {:?}", s.m);
                     for dir in 0..6 {
                         assert_eq!(s.apply(DIRECTIONS[dir]), DIRECTIONS[s.dirs[dir] as usize]);

@@ -25,7 +25,12 @@ impl BitMatrix {
     /// An all-zero matrix of `rows` observers and `cols` targets.
     pub fn with_shape(rows: usize, cols: usize) -> Self {
         let words_per_row = cols.div_ceil(64);
-        BitMatrix { n: rows, cols, words_per_row, bits: vec![0; rows * words_per_row] }
+        BitMatrix {
+            n: rows,
+            cols,
+            words_per_row,
+            bits: vec![0; rows * words_per_row],
+        }
     }
 
     /// Bytes a matrix of this shape takes.
@@ -138,7 +143,10 @@ pub struct Selection {
 impl Selection {
     /// Every hex as observer and as target.
     pub fn all(map: &Map) -> Selection {
-        Selection { from: (0..map.len()).collect(), to: (0..map.len()).collect() }
+        Selection {
+            from: (0..map.len()).collect(),
+            to: (0..map.len()).collect(),
+        }
     }
 
     /// True when both are the whole map.
@@ -167,7 +175,10 @@ pub struct Control<'a> {
 impl Default for Control<'static> {
     fn default() -> Self {
         static NEVER: AtomicBool = AtomicBool::new(false);
-        Control { cancel: &NEVER, progress: &|_, _| {} }
+        Control {
+            cancel: &NEVER,
+            progress: &|_, _| {},
+        }
     }
 }
 
@@ -236,32 +247,46 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
     if symmetric {
         // Offset by offset over groups of hexes; every row belongs to one group,
         // so the groups write disjoint rows.
-        let rows = SharedRows { ptr: bits.bits.as_mut_ptr(), words: bits.words_per_row, n: bits.n };
+        let rows = SharedRows {
+            ptr: bits.bits.as_mut_ptr(),
+            words: bits.words_per_row,
+            n: bits.n,
+        };
         let groups = engine.groups();
-        let per_group: Vec<u64> =
-            groups.iter().map(|g| g.idx.len() as u64 * (map.len() as u64 / 2 + 1)).collect();
-        (0..groups.len()).into_par_iter().with_max_len(1).for_each(|g| {
-            let rows = &rows;
-            engine.half_from_group(g, &stop, |i, j| {
-                // SAFETY: row `i` belongs to group `g` only, so no other task writes it.
-                unsafe { rows.set(i, j) }
+        let per_group: Vec<u64> = groups
+            .iter()
+            .map(|g| g.idx.len() as u64 * (map.len() as u64 / 2 + 1))
+            .collect();
+        (0..groups.len())
+            .into_par_iter()
+            .with_max_len(1)
+            .for_each(|g| {
+                let rows = &rows;
+                engine.half_from_group(g, &stop, |i, j| {
+                    // SAFETY: row `i` belongs to group `g` only, so no other task writes it.
+                    unsafe { rows.set(i, j) }
+                });
+                tick(per_group[g]);
             });
-            tick(per_group[g]);
-        });
         let _ = total;
     } else {
-        bits.rows_mut().enumerate().collect::<Vec<_>>().into_par_iter().with_max_len(1).for_each(|(r, row)| {
-            if stop.load(Ordering::Relaxed) {
-                return;
-            }
-            let i = sel.from[r];
-            for (c, &j) in sel.to.iter().enumerate() {
-                if engine.sees(i, j) {
-                    row[c / 64] |= 1 << (c % 64);
+        bits.rows_mut()
+            .enumerate()
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .with_max_len(1)
+            .for_each(|(r, row)| {
+                if stop.load(Ordering::Relaxed) {
+                    return;
                 }
-            }
-            tick(sel.to.len() as u64);
-        });
+                let i = sel.from[r];
+                for (c, &j) in sel.to.iter().enumerate() {
+                    if engine.sees(i, j) {
+                        row[c / 64] |= 1 << (c % 64);
+                    }
+                }
+                tick(sel.to.len() as u64);
+            });
     }
     if stop.load(Ordering::Relaxed) || ctl.cancel.load(Ordering::Relaxed) {
         return Err(cancelled());
@@ -269,7 +294,10 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
     if symmetric {
         bits.symmetrise();
     }
-    Ok(Matrix { sel: sel.clone(), bits })
+    Ok(Matrix {
+        sel: sel.clone(),
+        bits,
+    })
 }
 
 /// Rows of a bit matrix written from several threads, each row by one thread only.
@@ -311,7 +339,11 @@ pub fn matrix_plain(map: &Map) -> BitMatrix {
 /// Writes the matrix as CSV: a header of labels, then one row per observer of 0/1.
 pub fn write_csv(map: &Map, m: &BitMatrix, out: &mut impl std::io::Write) -> std::io::Result<()> {
     let all = Selection::all(map);
-    let sel = if m.len() == map.len() && m.cols() == map.len() { all } else { return Err(shape_error()) };
+    let sel = if m.len() == map.len() && m.cols() == map.len() {
+        all
+    } else {
+        return Err(shape_error());
+    };
     write_csv_sel(map, &sel, m, out)
 }
 
@@ -320,8 +352,17 @@ fn shape_error() -> std::io::Error {
 }
 
 /// Writes a matrix over a selection as CSV (labels of its rows and columns).
-pub fn write_csv_sel(map: &Map, sel: &Selection, m: &BitMatrix, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
-    let labels = |v: &[usize]| v.iter().map(|&i| map.label(map.hex_of(i))).collect::<Vec<_>>();
+pub fn write_csv_sel(
+    map: &Map,
+    sel: &Selection,
+    m: &BitMatrix,
+    out: &mut (impl std::io::Write + ?Sized),
+) -> std::io::Result<()> {
+    let labels = |v: &[usize]| {
+        v.iter()
+            .map(|&i| map.label(map.hex_of(i)))
+            .collect::<Vec<_>>()
+    };
     writeln!(out, ",{}", labels(&sel.to).join(","))?;
     let mut line = String::new();
     for (r, label) in labels(&sel.from).iter().enumerate() {
@@ -354,23 +395,37 @@ mod tests {
         }
         let mut t = a;
         transpose64(&mut t);
-        for r in 0..64 {
-            for c in 0..64 {
-                assert_eq!(a[r] >> c & 1, t[c] >> r & 1, "({r},{c})");
+        for (r, row) in a.iter().enumerate() {
+            for (c, col) in t.iter().enumerate() {
+                assert_eq!(row >> c & 1, col >> r & 1, "({r},{c})");
             }
         }
     }
 
     #[test]
     fn the_fast_matrix_equals_the_plain_one() {
-        for (rs, cols, rows) in [("geometric", 11, 13), ("combat-commander", 12, 12), ("combat-commander", 7, 20)] {
-            let g = Generator { cols, rows, seed: 3, ruleset: rs.into(), layout: Layout::default(), dense: true };
+        for (rs, cols, rows) in [
+            ("geometric", 11, 13),
+            ("combat-commander", 12, 12),
+            ("combat-commander", 7, 20),
+        ] {
+            let g = Generator {
+                cols,
+                rows,
+                seed: 3,
+                ruleset: rs.into(),
+                layout: Layout::default(),
+                dense: true,
+            };
             let map = generate(&g).unwrap();
             let e = Engine::new(&map);
             let fast = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
             assert_eq!(fast.bits, matrix_plain(&map), "{rs}");
             // A restricted run gives the same bits as the full one.
-            let sel = Selection { from: vec![0, 5, 17], to: (3..40).collect() };
+            let sel = Selection {
+                from: vec![0, 5, 17],
+                to: (3..40).collect(),
+            };
             let part = matrix(&e, &sel, &Control::default()).unwrap();
             for (r, &i) in sel.from.iter().enumerate() {
                 for (c, &j) in sel.to.iter().enumerate() {
@@ -382,19 +437,38 @@ mod tests {
 
     #[test]
     fn a_run_that_does_not_fit_is_refused_naming_from_and_to() {
-        let g = Generator { cols: 10, rows: 10, seed: 1, ruleset: "geometric".into(), layout: Layout::default(), dense: false };
+        let g = Generator {
+            cols: 10,
+            rows: 10,
+            seed: 1,
+            ruleset: "geometric".into(),
+            layout: Layout::default(),
+            dense: false,
+        };
         let map = generate(&g).unwrap();
-        let err = check_memory(&map, &Selection::all(&map), 1000).unwrap_err().to_string();
+        let err = check_memory(&map, &Selection::all(&map), 1000)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("--from") && err.contains("--to"), "{err}");
         check_memory(&map, &Selection::all(&map), 1 << 30).unwrap();
     }
 
     #[test]
     fn a_cancelled_run_returns_an_error() {
-        let g = Generator { cols: 10, rows: 10, seed: 1, ruleset: "geometric".into(), layout: Layout::default(), dense: false };
+        let g = Generator {
+            cols: 10,
+            rows: 10,
+            seed: 1,
+            ruleset: "geometric".into(),
+            layout: Layout::default(),
+            dense: false,
+        };
         let map = generate(&g).unwrap();
         let flag = AtomicBool::new(true);
-        let ctl = Control { cancel: &flag, progress: &|_, _| {} };
+        let ctl = Control {
+            cancel: &flag,
+            progress: &|_, _| {},
+        };
         assert!(matrix(&Engine::new(&map), &Selection::all(&map), &ctl).is_err());
     }
 }

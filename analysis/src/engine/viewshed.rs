@@ -42,7 +42,12 @@ impl Viewshed {
 
     /// Map indices of the blind hexes.
     pub fn blind(&self) -> Vec<usize> {
-        self.targets.iter().enumerate().filter(|(_, t)| t.blind).map(|(i, _)| i).collect()
+        self.targets
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.blind)
+            .map(|(i, _)| i)
+            .collect()
     }
 }
 
@@ -52,7 +57,12 @@ pub fn viewshed(map: &Map, from: Hex) -> Viewshed {
         .into_par_iter()
         .map(|j| {
             let r = line_of_sight(map, from, map.hex_of(j));
-            Target { verdict: r.verdict, hindrance: r.hindrance, blind: is_blind(map, &r), reason: r.reason }
+            Target {
+                verdict: r.verdict,
+                hindrance: r.hindrance,
+                blind: is_blind(map, &r),
+                reason: r.reason,
+            }
         })
         .collect();
     Viewshed { from, targets }
@@ -81,7 +91,11 @@ pub fn is_blind(map: &Map, r: &LosResult) -> bool {
         Some(hs) => i64::from(map.level(r.line.from)) * MILLI + hs.observer_eye,
         None => i64::from(map.level(r.line.from)) * MILLI,
     };
-    let mut blockers = r.events.iter().filter(|e| e.effect == Effect::Block).peekable();
+    let mut blockers = r
+        .events
+        .iter()
+        .filter(|e| e.effect == Effect::Block)
+        .peekable();
     if blockers.peek().is_none() {
         return false; // blocked by a hindrance limit, not by an obstacle
     }
@@ -91,7 +105,11 @@ pub fn is_blind(map: &Map, r: &LosResult) -> bool {
             Place::AlongSide(a, b) | Place::Hexside(a, b) => vec![a, b],
             Place::HexsidePair(a, b, c) => vec![a, b, c],
         };
-        hexes.iter().filter_map(|h| height_of(map, hs, *h)).max().is_some_and(|top| top < eye)
+        hexes
+            .iter()
+            .filter_map(|h| height_of(map, hs, *h))
+            .max()
+            .is_some_and(|top| top < eye)
     })
 }
 
@@ -105,7 +123,14 @@ mod tests {
     #[test]
     fn the_viewshed_agrees_with_the_engine_and_blind_hexes_are_blocked() {
         for rs in ["geometric", "combat-commander"] {
-            let g = Generator { cols: 14, rows: 12, seed: 5, ruleset: rs.into(), layout: Layout::default(), dense: false };
+            let g = Generator {
+                cols: 14,
+                rows: 12,
+                seed: 5,
+                ruleset: rs.into(),
+                layout: Layout::default(),
+                dense: false,
+            };
             let map = generate(&g).unwrap();
             let e = Engine::new(&map);
             let mut blind = 0;

@@ -35,7 +35,10 @@ pub fn parse_zone(map: &Map, text: &str) -> Result<Vec<usize>> {
         }
     }
     if out.is_empty() {
-        return Err(Error::new(ErrorKind::Query, format!("zone `{text}` names no hex (write it like A1:F10,G3)")));
+        return Err(Error::new(
+            ErrorKind::Query,
+            format!("zone `{text}` names no hex (write it like A1:F10,G3)"),
+        ));
     }
     out.sort_unstable();
     out.dedup();
@@ -49,11 +52,23 @@ mod tests {
 
     #[test]
     fn rectangles_and_single_hexes() {
-        let g = Generator { cols: 8, rows: 6, seed: 1, ruleset: "geometric".into(), layout: Default::default(), dense: false };
+        let g = Generator {
+            cols: 8,
+            rows: 6,
+            seed: 1,
+            ruleset: "geometric".into(),
+            layout: Default::default(),
+            dense: false,
+        };
         let map = generate(&g).unwrap();
         let z = parse_zone(&map, "B2:A1, H6").unwrap();
         let labels: Vec<String> = z.iter().map(|&i| map.label(map.hex_of(i))).collect();
         assert_eq!(labels, ["A1", "A2", "B1", "B2", "H6"]);
-        assert!(parse_zone(&map, "Z9").unwrap_err().to_string().contains("`Z9`"));
+        assert!(
+            parse_zone(&map, "Z9")
+                .unwrap_err()
+                .to_string()
+                .contains("`Z9`")
+        );
     }
 }

@@ -69,7 +69,9 @@ pub fn read(path: &Path) -> Result<BinMatrix> {
     let rows = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize;
     let cols = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
     let lb = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes")) as usize;
-    let text = bytes.get(24..24 + lb).ok_or_else(|| bad("truncated label block"))?;
+    let text = bytes
+        .get(24..24 + lb)
+        .ok_or_else(|| bad("truncated label block"))?;
     let text = std::str::from_utf8(text).map_err(|_| bad("labels are not UTF-8"))?;
     let labels: Vec<String> = text.lines().map(str::to_string).collect();
     if labels.len() != rows + cols {
@@ -78,12 +80,18 @@ pub fn read(path: &Path) -> Result<BinMatrix> {
     let start = (24 + lb).div_ceil(8) * 8;
     let mut bits = BitMatrix::with_shape(rows, cols);
     let wpr = cols.div_ceil(64);
-    let data = bytes.get(start..start + rows * wpr * 8).ok_or_else(|| bad("truncated bit block"))?;
+    let data = bytes
+        .get(start..start + rows * wpr * 8)
+        .ok_or_else(|| bad("truncated bit block"))?;
     for (r, row) in bits.rows_mut().enumerate() {
         for (k, w) in row.iter_mut().enumerate() {
             let o = (r * wpr + k) * 8;
             *w = u64::from_le_bytes(data[o..o + 8].try_into().expect("8 bytes"));
         }
     }
-    Ok(BinMatrix { from: labels[..rows].to_vec(), to: labels[rows..].to_vec(), bits })
+    Ok(BinMatrix {
+        from: labels[..rows].to_vec(),
+        to: labels[rows..].to_vec(),
+        bits,
+    })
 }

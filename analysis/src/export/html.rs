@@ -17,7 +17,12 @@ pub struct Figure {
 }
 
 /// The page: the map's name, a summary, the figures and links to data files.
-pub fn index(map: &Map, summary: &[String], figures: &[Figure], files: &[(String, String)]) -> String {
+pub fn index(
+    map: &Map,
+    summary: &[String],
+    figures: &[Figure],
+    files: &[(String, String)],
+) -> String {
     let mut s = String::new();
     let name = escape(&map.name);
     let _ = write!(
@@ -49,10 +54,9 @@ nav a {{ margin-right: 1em; }} table {{ border-collapse: collapse; }} td {{ padd
     }
     s.push_str("</ul>\n");
     for (k, f) in figures.iter().enumerate() {
-        let _ = write!(
+        let _ = writeln!(
             s,
-            r#"<figure id="fig{k}"><h2>{}</h2><figcaption>{} (<a href="{}">SVG</a>)</figcaption><a href="{}"><img src="{}" alt="{}"></a></figure>
-"#,
+            r#"<figure id="fig{k}"><h2>{}</h2><figcaption>{} (<a href="{}">SVG</a>)</figcaption><a href="{}"><img src="{}" alt="{}"></a></figure>"#,
             escape(&f.title),
             escape(&f.text),
             escape(&f.svg),
@@ -63,7 +67,13 @@ nav a {{ margin-right: 1em; }} table {{ border-collapse: collapse; }} td {{ padd
     }
     s.push_str("<h2>Data files</h2>\n<table>\n");
     for (file, what) in files {
-        let _ = writeln!(s, r#"<tr><td><a href="{}"><code>{}</code></a></td><td>{}</td></tr>"#, escape(file), escape(file), escape(what));
+        let _ = writeln!(
+            s,
+            r#"<tr><td><a href="{}"><code>{}</code></a></td><td>{}</td></tr>"#,
+            escape(file),
+            escape(file),
+            escape(what)
+        );
     }
     s.push_str("</table>\n<p class=\"sub\">Made by hexsight. Every verdict is exact: lines are walked centre to centre with rational arithmetic and judged by the ruleset's rules.</p>\n</body></html>\n");
     s

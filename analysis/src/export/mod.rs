@@ -31,10 +31,17 @@ impl AtomicFile {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
         let f = std::fs::File::create(&tmp).map_err(|e| Error::io(&e, path))?;
-        Ok(AtomicFile { path: path.to_path_buf(), tmp, out: Some(BufWriter::with_capacity(1 << 20, f)) })
+        Ok(AtomicFile {
+            path: path.to_path_buf(),
+            tmp,
+            out: Some(BufWriter::with_capacity(1 << 20, f)),
+        })
     }
 
     /// The writer.
@@ -45,7 +52,9 @@ impl AtomicFile {
     /// Flushes, syncs and renames over the target.
     pub fn commit(mut self) -> Result<()> {
         let out = self.out.take().expect("committed once");
-        let f = out.into_inner().map_err(|e| Error::io(e.error(), &self.path))?;
+        let f = out
+            .into_inner()
+            .map_err(|e| Error::io(e.error(), &self.path))?;
         f.sync_all().map_err(|e| Error::io(&e, &self.path))?;
         std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&e, &self.path))
     }
@@ -66,14 +75,21 @@ impl Drop for AtomicFile {
 }
 
 /// Writes a whole file atomically with `f` filling it.
-pub fn write_with(path: &Path, f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
+pub fn write_with(
+    path: &Path,
+    f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
     let mut file = AtomicFile::create(path)?;
     f(file.writer()).map_err(|e| Error::io(&e, path))?;
     file.commit()
 }
 
 /// Saves a picture as PNG and/or SVG (same scene).
-pub fn save_picture(picture: &style::Picture, png: Option<&Path>, svg: Option<&Path>) -> Result<()> {
+pub fn save_picture(
+    picture: &style::Picture,
+    png: Option<&Path>,
+    svg: Option<&Path>,
+) -> Result<()> {
     if png.is_none() && svg.is_none() {
         return Ok(());
     }

@@ -36,7 +36,11 @@ pub fn sidecar_path(npy: &Path) -> PathBuf {
 
 /// The sidecar's JSON: map, ruleset, row and column labels, and what the values mean.
 pub fn sidecar(map: &Map, m: &Matrix) -> String {
-    let labels = |v: &[usize]| v.iter().map(|&i| map.label(map.hex_of(i))).collect::<Vec<_>>();
+    let labels = |v: &[usize]| {
+        v.iter()
+            .map(|&i| map.label(map.hex_of(i)))
+            .collect::<Vec<_>>()
+    };
     let v = json!({
         "map": map.name,
         "ruleset": map.ruleset.name,

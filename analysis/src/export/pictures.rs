@@ -24,12 +24,19 @@ pub fn viewshed<'a>(map: &'a Map, v: &Viewshed) -> Picture<'a> {
     let names = vec![
         (format!("visible ({})", count(Verdict::Clear)), VISIBLE),
         (format!("hindered ({})", count(Verdict::Hindered)), HINDERED),
-        (format!("blocked ({})", count(Verdict::Blocked) - v.blind().len()), BLOCKED),
+        (
+            format!("blocked ({})", count(Verdict::Blocked) - v.blind().len()),
+            BLOCKED,
+        ),
         (format!("blind hex ({})", v.blind().len()), BLIND),
     ];
     Picture {
         map,
-        title: format!("Viewshed of {} ({} ruleset): what it sees; blind = hidden only by lower ground", map.label(v.from), map.ruleset.name),
+        title: format!(
+            "Viewshed of {} ({} ruleset): what it sees; blind = hidden only by lower ground",
+            map.label(v.from),
+            map.ruleset.name
+        ),
         layer: Layer::Classes { class, names },
         marked: vec![v.from],
         zone: Vec::new(),
@@ -38,11 +45,22 @@ pub fn viewshed<'a>(map: &'a Map, v: &Viewshed) -> Picture<'a> {
 
 /// How many hexes each hex sees (of the `to` zone).
 pub fn sees<'a>(map: &'a Map, e: &Exposure) -> Picture<'a> {
-    let zone = if e.to.len() == map.len() { Vec::new() } else { e.to.iter().map(|&i| map.hex_of(i)).collect() };
-    let what = if zone.is_empty() { "hexes".to_string() } else { "hexes of the outlined zone".to_string() };
+    let zone = if e.to.len() == map.len() {
+        Vec::new()
+    } else {
+        e.to.iter().map(|&i| map.hex_of(i)).collect()
+    };
+    let what = if zone.is_empty() {
+        "hexes".to_string()
+    } else {
+        "hexes of the outlined zone".to_string()
+    };
     Picture {
         map,
-        title: format!("How many {what} each hex sees ({} ruleset)", map.ruleset.name),
+        title: format!(
+            "How many {what} each hex sees ({} ruleset)",
+            map.ruleset.name
+        ),
         layer: scale(&e.sees, e.to.len(), format!("{what} seen")),
         marked: Vec::new(),
         zone,
@@ -51,11 +69,22 @@ pub fn sees<'a>(map: &'a Map, e: &Exposure) -> Picture<'a> {
 
 /// How many hexes see each hex (of the `from` zone).
 pub fn seen_by<'a>(map: &'a Map, e: &Exposure) -> Picture<'a> {
-    let zone = if e.from.len() == map.len() { Vec::new() } else { e.from.iter().map(|&i| map.hex_of(i)).collect() };
-    let what = if zone.is_empty() { "hexes".to_string() } else { "hexes of the outlined zone".to_string() };
+    let zone = if e.from.len() == map.len() {
+        Vec::new()
+    } else {
+        e.from.iter().map(|&i| map.hex_of(i)).collect()
+    };
+    let what = if zone.is_empty() {
+        "hexes".to_string()
+    } else {
+        "hexes of the outlined zone".to_string()
+    };
     Picture {
         map,
-        title: format!("How many {what} see each hex: dark = hidden ({} ruleset)", map.ruleset.name),
+        title: format!(
+            "How many {what} see each hex: dark = hidden ({} ruleset)",
+            map.ruleset.name
+        ),
         layer: scale(&e.seen_by, e.from.len(), format!("seen by ({what})")),
         marked: Vec::new(),
         zone,
@@ -64,5 +93,10 @@ pub fn seen_by<'a>(map: &'a Map, e: &Exposure) -> Picture<'a> {
 
 fn scale(values: &[u32], _of: usize, caption: String) -> Layer {
     let max = values.iter().copied().max().unwrap_or(0).max(1) as f64;
-    Layer::Scale { values: values.iter().map(|&v| Some(v as f64)).collect(), min: 0.0, max, caption }
+    Layer::Scale {
+        values: values.iter().map(|&v| Some(v as f64)).collect(),
+        min: 0.0,
+        max,
+        caption,
+    }
 }

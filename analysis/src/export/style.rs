@@ -180,31 +180,58 @@ impl Picture<'_> {
             ..Scene::default()
         };
         s.polys.push(Poly {
-            pts: vec![(0.0, 0.0), (s.width as f64, 0.0), (s.width as f64, s.height as f64), (0.0, s.height as f64)],
+            pts: vec![
+                (0.0, 0.0),
+                (s.width as f64, 0.0),
+                (s.width as f64, s.height as f64),
+                (0.0, s.height as f64),
+            ],
             fill: [250, 250, 247, 255],
         });
         let rs = &map.ruleset;
-        let (lmin, lmax) = map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| (a.min(c.level), b.max(c.level)));
+        let (lmin, lmax) = map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
+            (a.min(c.level), b.max(c.level))
+        });
         let span = (lmax - lmin).max(1) as f64;
         // Terrain, lightened with height, under a half-transparent layer.
         for (i, h) in map.hexes().enumerate() {
             let c = map.cells()[i];
             let terrain = parse_hex_colour(&rs.terrain[c.terrain as usize].color);
             let lift = (c.level - lmin) as f64 / span;
-            let base = mix(mix(terrain, [40, 40, 40, 255], 0.25), [255, 255, 255, 255], 0.55 * lift);
+            let base = mix(
+                mix(terrain, [40, 40, 40, 255], 0.25),
+                [255, 255, 255, 255],
+                0.55 * lift,
+            );
             let over = match &self.layer {
-                Layer::Scale { values, min, max, .. } => values[i].map(|v| heat(if max > min { (v - min) / (max - min) } else { 1.0 })),
+                Layer::Scale {
+                    values, min, max, ..
+                } => values[i].map(|v| {
+                    heat(if max > min {
+                        (v - min) / (max - min)
+                    } else {
+                        1.0
+                    })
+                }),
                 Layer::Classes { class, names } => class[i].map(|k| names[k].1),
             };
             let fill = match over {
                 Some(o) => mix(base, o, 0.68),
                 None => base,
             };
-            s.polys.push(Poly { pts: map.layout.corners(h, size).iter().map(|&p| at(p)).collect(), fill });
+            s.polys.push(Poly {
+                pts: map.layout.corners(h, size).iter().map(|&p| at(p)).collect(),
+                fill,
+            });
             // Terrain other than the first (open ground) keeps a pip of its own colour.
             if c.terrain != 0 && size >= 6.0 {
                 let (cx, cy) = map.layout.center(h, size);
-                let pts = map.layout.corners(h, size).iter().map(|&(x, y)| at((cx + (x - cx) * 0.32, cy + (y - cy) * 0.32 + size * 0.12))).collect();
+                let pts = map
+                    .layout
+                    .corners(h, size)
+                    .iter()
+                    .map(|&(x, y)| at((cx + (x - cx) * 0.32, cy + (y - cy) * 0.32 + size * 0.12)))
+                    .collect();
                 s.polys.push(Poly { pts, fill: terrain });
             }
         }
@@ -218,47 +245,102 @@ impl Picture<'_> {
                 let (a, b) = (at(corners[dir]), at(corners[(dir + 1) % 6]));
                 let other = map.cell(n).map(|c| c.level);
                 if other.is_some_and(|l| l < level) {
-                    s.lines.push(Line { a, b, color: [60, 35, 10, 230], width: (size / 7.0).clamp(1.2, 3.0) });
+                    s.lines.push(Line {
+                        a,
+                        b,
+                        color: [60, 35, 10, 230],
+                        width: (size / 7.0).clamp(1.2, 3.0),
+                    });
                 } else if other.is_none() || h < n {
-                    s.lines.push(Line { a, b, color: grid, width: 0.8 });
+                    s.lines.push(Line {
+                        a,
+                        b,
+                        color: grid,
+                        width: 0.8,
+                    });
                 }
             }
         }
         for (side, f) in &map.hexsides {
-            let Some(dir) = side.a.direction_to(side.b) else { continue };
+            let Some(dir) = side.a.direction_to(side.b) else {
+                continue;
+            };
             let corners = map.layout.corners(side.a, size);
             let color = parse_hex_colour(&rs.hexsides[f.kind as usize].color);
-            s.lines.push(Line { a: at(corners[dir]), b: at(corners[(dir + 1) % 6]), color, width: (size / 4.5).clamp(1.5, 5.0) });
+            s.lines.push(Line {
+                a: at(corners[dir]),
+                b: at(corners[(dir + 1) % 6]),
+                color,
+                width: (size / 4.5).clamp(1.5, 5.0),
+            });
         }
         for m in &map.markers {
             let c = at(map.layout.center(m.hex, size));
             let color = parse_hex_colour(&rs.markers[m.kind as usize].color);
-            s.circles.push(Circle { c: (c.0 + size * 0.45, c.1 + size * 0.35), r: (size * 0.22).max(2.0), fill: color, outline: true });
+            s.circles.push(Circle {
+                c: (c.0 + size * 0.45, c.1 + size * 0.35),
+                r: (size * 0.22).max(2.0),
+                fill: color,
+                outline: true,
+            });
         }
         for h in &self.zone {
             let corners = map.layout.corners(*h, size);
             for dir in 0..6 {
                 let n = h.neighbor(dir);
                 if !self.zone.contains(&n) {
-                    s.lines.push(Line { a: at(corners[dir]), b: at(corners[(dir + 1) % 6]), color: [220, 30, 30, 255], width: 2.2 });
+                    s.lines.push(Line {
+                        a: at(corners[dir]),
+                        b: at(corners[(dir + 1) % 6]),
+                        color: [220, 30, 30, 255],
+                        width: 2.2,
+                    });
                 }
             }
         }
         for h in &self.marked {
             let c = at(map.layout.center(*h, size));
-            s.circles.push(Circle { c, r: (size * 0.38).max(3.5), fill: [255, 255, 255, 255], outline: true });
-            s.circles.push(Circle { c, r: (size * 0.18).max(1.8), fill: [220, 30, 30, 255], outline: false });
+            s.circles.push(Circle {
+                c,
+                r: (size * 0.38).max(3.5),
+                fill: [255, 255, 255, 255],
+                outline: true,
+            });
+            s.circles.push(Circle {
+                c,
+                r: (size * 0.18).max(1.8),
+                fill: [220, 30, 30, 255],
+                outline: false,
+            });
         }
         // Labels where they are legible.
         if size >= 15.0 {
             let fs = (size * 0.42).min(12.0);
             for h in map.hexes() {
                 let (x, y) = at(map.layout.center(h, size));
-                s.texts.push(Text { at: (x, y - size * 0.48), size: fs, color: [20, 20, 20, 200], text: map.label(h), centred: true });
+                s.texts.push(Text {
+                    at: (x, y - size * 0.48),
+                    size: fs,
+                    color: [20, 20, 20, 200],
+                    text: map.label(h),
+                    centred: true,
+                });
             }
         }
-        s.texts.push(Text { at: (MARGIN, 24.0), size: 20.0, color: [20, 20, 20, 255], text: map.name.clone(), centred: false });
-        s.texts.push(Text { at: (MARGIN, 44.0), size: 14.0, color: [70, 70, 70, 255], text: self.title.clone(), centred: false });
+        s.texts.push(Text {
+            at: (MARGIN, 24.0),
+            size: 20.0,
+            color: [20, 20, 20, 255],
+            text: map.name.clone(),
+            centred: false,
+        });
+        s.texts.push(Text {
+            at: (MARGIN, 44.0),
+            size: 14.0,
+            color: [70, 70, 70, 255],
+            text: self.title.clone(),
+            centred: false,
+        });
         self.legend(&mut s, x1 - x0 + 2.0 * MARGIN, lmin, lmax);
         s
     }
@@ -267,10 +349,18 @@ impl Picture<'_> {
         let x = left + 8.0;
         let mut y = TITLE_H + 8.0;
         let text = |s: &mut Scene, x: f64, y: f64, size: f64, t: String| {
-            s.texts.push(Text { at: (x, y), size, color: [30, 30, 30, 255], text: t, centred: false })
+            s.texts.push(Text {
+                at: (x, y),
+                size,
+                color: [30, 30, 30, 255],
+                text: t,
+                centred: false,
+            })
         };
         match &self.layer {
-            Layer::Scale { min, max, caption, .. } => {
+            Layer::Scale {
+                min, max, caption, ..
+            } => {
                 text(s, x, y + 4.0, 14.0, caption.clone());
                 y += 14.0;
                 let (bw, bh) = (24.0, 200.0);
@@ -280,49 +370,113 @@ impl Picture<'_> {
                     let t1 = (k + 1) as f64 / steps as f64;
                     // Top of the bar is the maximum.
                     let (ya, yb) = (y + bh * (1.0 - t1), y + bh * (1.0 - t0));
-                    s.polys.push(Poly { pts: vec![(x, ya), (x + bw, ya), (x + bw, yb), (x, yb)], fill: heat((t0 + t1) / 2.0) });
+                    s.polys.push(Poly {
+                        pts: vec![(x, ya), (x + bw, ya), (x + bw, yb), (x, yb)],
+                        fill: heat((t0 + t1) / 2.0),
+                    });
                 }
                 let ticks = 5;
                 for k in 0..=ticks {
                     let t = k as f64 / ticks as f64;
                     let v = min + (max - min) * t;
                     let ty = y + bh * (1.0 - t);
-                    s.lines.push(Line { a: (x + bw, ty), b: (x + bw + 5.0, ty), color: [30, 30, 30, 255], width: 1.0 });
-                    let label = if (max - min).abs() >= 10.0 || v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v:.1}") };
+                    s.lines.push(Line {
+                        a: (x + bw, ty),
+                        b: (x + bw + 5.0, ty),
+                        color: [30, 30, 30, 255],
+                        width: 1.0,
+                    });
+                    let label = if (max - min).abs() >= 10.0 || v.fract() == 0.0 {
+                        format!("{v:.0}")
+                    } else {
+                        format!("{v:.1}")
+                    };
                     text(s, x + bw + 8.0, ty + 4.0, 12.0, label);
                 }
                 y += bh + 24.0;
             }
             Layer::Classes { names, .. } => {
                 for (name, c) in names {
-                    s.polys.push(Poly { pts: vec![(x, y), (x + 18.0, y), (x + 18.0, y + 14.0), (x, y + 14.0)], fill: *c });
+                    s.polys.push(Poly {
+                        pts: vec![(x, y), (x + 18.0, y), (x + 18.0, y + 14.0), (x, y + 14.0)],
+                        fill: *c,
+                    });
                     text(s, x + 24.0, y + 12.0, 13.0, name.clone());
                     y += 20.0;
                 }
                 y += 8.0;
             }
         }
-        text(s, x, y, 12.0, format!("ground: levels {lmin} to {lmax} (lighter = higher)"));
+        text(
+            s,
+            x,
+            y,
+            12.0,
+            format!("ground: levels {lmin} to {lmax} (lighter = higher)"),
+        );
         y += 15.0;
-        text(s, x, y, 12.0, "brown edges: slope down to a lower hex".into());
+        text(
+            s,
+            x,
+            y,
+            12.0,
+            "brown edges: slope down to a lower hex".into(),
+        );
         y += 15.0;
         let rs = &self.map.ruleset;
         for t in &rs.terrain {
-            if self.map.cells().iter().any(|c| rs.terrain[c.terrain as usize].id == t.id) {
+            if self
+                .map
+                .cells()
+                .iter()
+                .any(|c| rs.terrain[c.terrain as usize].id == t.id)
+            {
                 let c = parse_hex_colour(&t.color);
-                s.polys.push(Poly { pts: vec![(x, y - 9.0), (x + 12.0, y - 9.0), (x + 12.0, y + 1.0), (x, y + 1.0)], fill: c });
-                text(s, x + 18.0, y, 12.0, if t.name.is_empty() { t.id.clone() } else { t.name.clone() });
+                s.polys.push(Poly {
+                    pts: vec![
+                        (x, y - 9.0),
+                        (x + 12.0, y - 9.0),
+                        (x + 12.0, y + 1.0),
+                        (x, y + 1.0),
+                    ],
+                    fill: c,
+                });
+                text(
+                    s,
+                    x + 18.0,
+                    y,
+                    12.0,
+                    if t.name.is_empty() {
+                        t.id.clone()
+                    } else {
+                        t.name.clone()
+                    },
+                );
                 y += 15.0;
             }
         }
         if !self.marked.is_empty() {
-            s.circles.push(Circle { c: (x + 6.0, y - 4.0), r: 5.0, fill: [220, 30, 30, 255], outline: true });
-            let what = if self.marked.len() == 1 { "observer".to_string() } else { "key hexes".to_string() };
+            s.circles.push(Circle {
+                c: (x + 6.0, y - 4.0),
+                r: 5.0,
+                fill: [220, 30, 30, 255],
+                outline: true,
+            });
+            let what = if self.marked.len() == 1 {
+                "observer".to_string()
+            } else {
+                "key hexes".to_string()
+            };
             text(s, x + 18.0, y, 12.0, what);
             y += 15.0;
         }
         if !self.zone.is_empty() {
-            s.lines.push(Line { a: (x, y - 4.0), b: (x + 12.0, y - 4.0), color: [220, 30, 30, 255], width: 2.2 });
+            s.lines.push(Line {
+                a: (x, y - 4.0),
+                b: (x + 12.0, y - 4.0),
+                color: [220, 30, 30, 255],
+                width: 2.2,
+            });
             text(s, x + 18.0, y, 12.0, "zone".into());
         }
     }

@@ -8,12 +8,19 @@ fn colour(c: Rgba) -> String {
 }
 
 fn opacity(c: Rgba) -> String {
-    if c[3] == 255 { String::new() } else { format!(" opacity=\"{:.3}\"", c[3] as f64 / 255.0) }
+    if c[3] == 255 {
+        String::new()
+    } else {
+        format!(" opacity=\"{:.3}\"", c[3] as f64 / 255.0)
+    }
 }
 
 /// Escapes text for XML.
 pub fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// The SVG document.
@@ -27,8 +34,18 @@ pub fn svg_string(scene: &Scene) -> String {
     );
     s.push_str("<g shape-rendering=\"crispEdges\" stroke=\"none\">\n");
     for p in &scene.polys {
-        let pts: Vec<String> = p.pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
-        let _ = writeln!(s, r#"<polygon points="{}" fill="{}"{}/>"#, pts.join(" "), colour(p.fill), opacity(p.fill));
+        let pts: Vec<String> = p
+            .pts
+            .iter()
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect();
+        let _ = writeln!(
+            s,
+            r#"<polygon points="{}" fill="{}"{}/>"#,
+            pts.join(" "),
+            colour(p.fill),
+            opacity(p.fill)
+        );
     }
     s.push_str("</g>\n<g stroke-linecap=\"round\">\n");
     for l in &scene.lines {
@@ -46,12 +63,27 @@ pub fn svg_string(scene: &Scene) -> String {
     }
     s.push_str("</g>\n<g>\n");
     for c in &scene.circles {
-        let stroke = if c.outline { r##" stroke="#000" stroke-width="1.5""## } else { "" };
-        let _ = writeln!(s, r#"<circle cx="{:.1}" cy="{:.1}" r="{:.1}" fill="{}"{stroke}/>"#, c.c.0, c.c.1, c.r, colour(c.fill));
+        let stroke = if c.outline {
+            r##" stroke="#000" stroke-width="1.5""##
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            s,
+            r#"<circle cx="{:.1}" cy="{:.1}" r="{:.1}" fill="{}"{stroke}/>"#,
+            c.c.0,
+            c.c.1,
+            c.r,
+            colour(c.fill)
+        );
     }
     s.push_str("</g>\n<g>\n");
     for t in &scene.texts {
-        let anchor = if t.centred { r#" text-anchor="middle""# } else { "" };
+        let anchor = if t.centred {
+            r#" text-anchor="middle""#
+        } else {
+            ""
+        };
         let _ = writeln!(
             s,
             r#"<text x="{:.1}" y="{:.1}" font-size="{:.1}" fill="{}"{}{anchor}>{}</text>"#,
