@@ -564,6 +564,8 @@ impl<'m> Engine<'m> {
                         let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
                         let mut level_masks = [(0i32, 0u64); 64];
                         let mut n_levels = 0;
+                        let mut high_masks = [(0i32, 0u64); 64];
+                        let mut n_highs = 0;
                         for lane in 0..lanes {
                             let r = r0 + lane as i32;
                             let i = a.idx[(r - a.r_lo) as usize] as usize;
@@ -579,8 +581,46 @@ impl<'m> Engine<'m> {
                                 }
                                 continue;
                             }
+                            if lo != lt && flat.has(lo.max(lt)) {
+                                let high = lo.max(lt);
+                                match high_masks[..n_highs].iter_mut().find(|(x, _)| *x == high) {
+                                    Some((_, m)) => *m |= 1 << lane,
+                                    None => {
+                                        high_masks[n_highs] = (high, 1 << lane);
+                                        n_highs += 1;
+                                    }
+                                }
+                                continue;
+                            }
                             if laid.eval(cells, sides, base0 + lane as i64, lo, lt) != BLOCK {
                                 seen(i, j);
+                            }
+                        }
+                        for &(high, mask) in &high_masks[..n_highs] {
+                            let blocked = flat.blocked_uneven(&laid, high, base0, mask);
+                            let mut open = mask & !blocked;
+                            while open != 0 {
+                                let lane = open.trailing_zeros() as i32;
+                                open &= open - 1;
+                                let r = r0 + lane;
+                                let i = a.idx[(r - a.r_lo) as usize] as usize;
+                                let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
+                                let (lo, lt) = (levels[i].level, levels[j].level);
+                                // The blind-hex rule (T88.4.1) acts on the stretch next to the lower end only.
+                                let next = if lo < lt { laid.first } else { laid.last };
+                                let base = base0 + lane as i64;
+                                let judge = |d: i64| cc_judge(&cells[(base + d) as usize], lo, lt, true) == BLOCK;
+                                let blind = match next {
+                                    Edge::Hex(n) => judge(laid.hexes[n as usize]),
+                                    Edge::Side(n) => {
+                                        let (x, y) = laid.sides[n as usize];
+                                        judge(x) && judge(y)
+                                    }
+                                    Edge::None => false,
+                                };
+                                if !blind {
+                                    seen(i, j);
+                                }
                             }
                         }
                         for &(level, mask) in &level_masks[..n_levels] {
@@ -751,6 +791,9 @@ struct CcFlat {
     hexes: Vec<Vec<u64>>,
     /// Per level and direction: the hexside in that direction blocks.
     sides: Vec<[Vec<u64>; 6]>,
+    /// Per level `H`: the hex blocks a line whose ends differ and whose higher
+    /// end is at `H` (blaze, or ground at `H` or above), blind hexes aside.
+    ge: Vec<Vec<u64>>,
 }
 
 impl CcFlat {
@@ -764,13 +807,18 @@ impl CcFlat {
             level_min: lmin,
             hexes: Vec::new(),
             sides: Vec::new(),
+            ge: Vec::new(),
         };
         for l in lmin..=lmax.max(lmin) {
             let mut hx = vec![0u64; words];
+            let mut ge = vec![0u64; words];
             let mut sd: [Vec<u64>; 6] = std::array::from_fn(|_| vec![0u64; words]);
             for (x, c) in cells.iter().enumerate() {
                 if cc_judge(c, l, l, false) == BLOCK {
                     hx[x / 64] |= 1 << (x % 64);
+                }
+                if c.on_map && (c.marker_block || c.level >= l) {
+                    ge[x / 64] |= 1 << (x % 64);
                 }
                 for (d, bits) in sd.iter_mut().enumerate() {
                     if cc_side(sides[x * 6 + d], l) == BLOCK {
@@ -779,6 +827,7 @@ impl CcFlat {
                 }
             }
             flat.hexes.push(hx);
+            flat.ge.push(ge);
             flat.sides.push(sd);
         }
         flat
@@ -789,7 +838,7 @@ impl CcFlat {
     }
 
     fn bytes(&self) -> usize {
-        self.hexes.iter().map(|h| h.len() * 8 * 7).sum()
+        self.hexes.iter().map(|h| h.len() * 8 * 8).sum()
     }
 
     #[inline]
@@ -806,7 +855,18 @@ impl CcFlat {
     /// The lanes of `mask` (observers at `base0 + lane`, ends at `level`) whose line is blocked.
     fn blocked(&self, laid: &CcLaid, level: i32, base0: i64, mask: u64) -> u64 {
         let l = (level - self.level_min) as usize;
-        let (hexes, sides) = (&self.hexes[l], &self.sides[l]);
+        self.blocked_by(&self.hexes[l], l, laid, base0, mask)
+    }
+
+    /// Like [`CcFlat::blocked`] for ends at different levels with the higher at
+    /// `high`, except the blind-hex rule, which the caller checks lane by lane.
+    fn blocked_uneven(&self, laid: &CcLaid, high: i32, base0: i64, mask: u64) -> u64 {
+        let l = (high - self.level_min) as usize;
+        self.blocked_by(&self.ge[l], l, laid, base0, mask)
+    }
+
+    fn blocked_by(&self, hexes: &[u64], l: usize, laid: &CcLaid, base0: i64, mask: u64) -> u64 {
+        let sides = &self.sides[l];
         let mut blocked = 0u64;
         for &d in &laid.hexes {
             blocked |= Self::window(hexes, base0 + d);
