@@ -609,7 +609,9 @@ impl<'m> Engine<'m> {
                                 // The blind-hex rule (T88.4.1) acts on the stretch next to the lower end only.
                                 let next = if lo < lt { laid.first } else { laid.last };
                                 let base = base0 + lane as i64;
-                                let judge = |d: i64| cc_judge(&cells[(base + d) as usize], lo, lt, true) == BLOCK;
+                                let judge = |d: i64| {
+                                    cc_judge(&cells[(base + d) as usize], lo, lt, true) == BLOCK
+                                };
                                 let blind = match next {
                                     Edge::Hex(n) => judge(laid.hexes[n as usize]),
                                     Edge::Side(n) => {

@@ -404,18 +404,27 @@ mod tests {
 
     #[test]
     fn the_fast_matrix_equals_the_plain_one() {
-        for (rs, cols, rows) in [
-            ("geometric", 11, 13),
-            ("combat-commander", 12, 12),
-            ("combat-commander", 7, 20),
+        use crate::hex::Orientation;
+        // Tall maps fill whole 64-observer groups; wide pointy ones too.
+        for (rs, cols, rows, orientation, dense) in [
+            ("geometric", 11, 13, Orientation::Flat, true),
+            ("combat-commander", 12, 12, Orientation::Flat, true),
+            ("combat-commander", 7, 20, Orientation::Flat, true),
+            ("geometric", 4, 90, Orientation::Flat, false),
+            ("combat-commander", 4, 90, Orientation::Flat, false),
+            ("geometric", 90, 4, Orientation::Pointy, false),
+            ("combat-commander", 90, 4, Orientation::Pointy, true),
         ] {
             let g = Generator {
                 cols,
                 rows,
                 seed: 3,
                 ruleset: rs.into(),
-                layout: Layout::default(),
-                dense: true,
+                layout: Layout {
+                    orientation,
+                    ..Layout::default()
+                },
+                dense,
             };
             let map = generate(&g).unwrap();
             let e = Engine::new(&map);
