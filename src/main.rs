@@ -25,6 +25,10 @@ enum Command {
     Validate(cmd::validate::Args),
     /// Movement cost from one hex into an adjacent one.
     Move(cmd::movement::Args),
+    /// Miniatures spotting from one hex: LOS, automatic spotting, test probability per hex.
+    Spot(cmd::spot::Args),
+    /// Can see, can be targeted, can fire: one unit at another, with reasons.
+    Units(cmd::units::Args),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +38,8 @@ fn main() -> ExitCode {
         Command::Matrix(a) => cmd::matrix::run(a),
         Command::Validate(a) => cmd::validate::run(a),
         Command::Move(a) => cmd::movement::run(a),
+        Command::Spot(a) => cmd::spot::run(a),
+        Command::Units(a) => cmd::units::run(a),
     };
     match result {
         Ok(code) => code,

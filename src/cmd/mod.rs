@@ -3,6 +3,8 @@
 pub mod los;
 pub mod matrix;
 pub mod movement;
+pub mod spot;
+pub mod units;
 pub mod validate;
 
 use hexsight_analysis::Map;

@@ -324,6 +324,7 @@ fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
         };
         map.units.push(Unit { id: u.id, hex: h, side: u.side, kind: u.kind, state: u.state, facing, extra: u.extra });
     }
+    crate::rules::check_units(&map)?;
     Ok(map)
 }
 

@@ -1,8 +1,12 @@
 //! Rulesets: the tables (data) and the family code that turns a sight line into a verdict.
 
+pub mod asl;
 pub mod combat_commander;
 pub mod geometric;
+pub mod miniatures;
+pub mod napoleonic;
 pub mod table;
+pub mod units;
 
 pub use table::{Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType};
 
@@ -132,8 +136,14 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
     match map.ruleset.family {
         Family::Geometric => geometric::assess(map, line),
         Family::CombatCommander => combat_commander::assess(map, line),
+        Family::Asl => asl::assess(map, line),
+        Family::Napoleonic => napoleonic::assess(map, line),
+        Family::Miniatures => miniatures::assess(map, line),
     }
 }
+
+mod answers;
+pub use answers::{Answer, UnitAnswers, check_units, details, unit_answers, warnings};
 
 /// Combines the two hexes beside a hexside stretch: blocked only if both block;
 /// otherwise the smaller hindrance (the line may pass on the better side).
