@@ -7,9 +7,9 @@
 //!   then it sits on the rim, at the hex's ground level (B20.9). For `hexsight los` between
 //!   hexes, a hex with a crest unit is seen at its rim; any other depression hex at its floor.
 //! - A6.3, LOS INTO a depression: a unit IN a depression and another unit see each other only
-//!   when they are adjacent, or both are IN depression hexes and every hex the line crosses
-//!   between them is a depression hex (LOS along the depression; a hexside stretch counts when
-//!   one of its hexes is), or the other unit is at least `into_advantage` levels (default 2,
+//!   when they are adjacent, or both are in depression hexes (IN, or on the crest, which shares
+//!   the hex) and every hex the line crosses between them is a depression hex (LOS along the
+//!   depression; a hexside stretch counts when one of its hexes is; all depressions connect), or the other unit is at least `into_advantage` levels (default 2,
 //!   so one level above the rim) above the floor. Otherwise LOS reaches only the rim.
 //! - Apart from A6.3, depression hexes count at their ground (rim) level, so hills, obstacles
 //!   and blind hexes are judged on ground levels; `H` is the higher end's level.
@@ -219,8 +219,8 @@ fn into(map: &Map, line: &HexLine, viewer: End, inn: End) -> Result<String, Stri
             inn.elev
         ));
     }
-    if viewer.pos == Pos::In && along_depression(map, line) {
-        return Ok(format!("{v} and {t} are IN the depression and the LOS runs along it (A6.3)"));
+    if viewer.pos != Pos::Ground && along_depression(map, line) {
+        return Ok(format!("{v} and {t} are both in the depression and the LOS runs along it (A6.3)"));
     }
     Err(format!(
         "{t} is a depression hex: from {v} (level {}, not adjacent, not along the depression, less than {adv} levels above its floor at level {}) LOS reaches only its rim, not INTO it (A6.3)",
