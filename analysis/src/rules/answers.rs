@@ -78,7 +78,7 @@ pub fn details(map: &Map, line: &HexLine) -> Option<Value> {
 }
 
 /// The verdict of an assessment, as `los` computes it, with the reason.
-fn verdict_of(a: &Assessment) -> (Verdict, String) {
+pub(crate) fn verdict_of(a: &Assessment) -> (Verdict, String) {
     let hindrance: u32 = a.events.iter().map(|e| if let Effect::Hinder(v) = e.effect { v } else { 0 }).sum();
     let mut events: Vec<_> = a.events.iter().collect();
     events.sort_by_key(|e| e.at);

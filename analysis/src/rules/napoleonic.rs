@@ -19,6 +19,8 @@
 //!   Can fire: targeted, the firer is not prone, and no friendly unit (same side), prone or
 //!   standing, stands in a hex the line crosses, unless the firer is flagged
 //!   `fires-over-friends` (howitzers). Enemy prone units in between do not stop fire.
+//!   Howitzers fire over friendly units "prone or not", so for them standing friendly units do
+//!   not block the sight line either; standing enemies still do.
 //! - A prone target's fire defence improves by 2; no ricochet against it (prone rule, fire).
 //! - Checked on load: prone only for kinds flagged `may-go-prone`, only in terrain tagged
 //!   `prone-terrain` (open, farm/house, cultivated), only for nations in `prone-nations` when
@@ -33,8 +35,8 @@ use crate::los::line_of_sight;
 use crate::map::{Map, Unit};
 use std::collections::BTreeMap;
 
-/// What an intervening hex does: terrain, then standing units.
-fn judge_hex(map: &Map, h: Hex, high: i32) -> Option<(Effect, String)> {
+/// What an intervening hex does: terrain, then standing units (not those of `ignore_side`).
+fn judge_hex(map: &Map, h: Hex, high: i32, ignore_side: Option<&str>) -> Option<(Effect, String)> {
     let cell = map.cell(h)?;
     let label = map.label(h);
     if cell.level > high {
@@ -50,7 +52,11 @@ fn judge_hex(map: &Map, h: Hex, high: i32) -> Option<(Effect, String)> {
         }
         _ => {}
     }
-    let standing: Vec<&str> = map.units_at(h).filter(|u| units::state_has(map, u, "blocks-los")).map(|u| u.id.as_str()).collect();
+    let standing: Vec<&str> = map
+        .units_at(h)
+        .filter(|u| units::state_has(map, u, "blocks-los") && Some(u.side.as_str()) != ignore_side)
+        .map(|u| u.id.as_str())
+        .collect();
     if !standing.is_empty() {
         return Some((
             Effect::Block,
@@ -62,17 +68,22 @@ fn judge_hex(map: &Map, h: Hex, high: i32) -> Option<(Effect, String)> {
 
 /// Judges a walked line between hexes, units included.
 pub fn assess(map: &Map, line: &HexLine) -> Assessment {
+    trace(map, line, None)
+}
+
+/// Judges a walked line; standing units of `ignore_side` do not block (howitzers fire over them).
+fn trace(map: &Map, line: &HexLine, ignore_side: Option<&str>) -> Assessment {
     let high = map.level(line.from).max(map.level(line.to));
     let mut events = Vec::new();
     for step in line.between() {
         match step.crossing {
             Crossing::Hex(h) => {
-                if let Some((effect, reason)) = judge_hex(map, h, high) {
+                if let Some((effect, reason)) = judge_hex(map, h, high, ignore_side) {
                     events.push(Event { at: step.t0, place: Place::Hex(h), effect, reason });
                 }
             }
             Crossing::Side(a, b) => {
-                let (x, y) = (judge_hex(map, a, high), judge_hex(map, b, high));
+                let (x, y) = (judge_hex(map, a, high, ignore_side), judge_hex(map, b, high, ignore_side));
                 if let Some(effect) = both_sides(x.as_ref().map(|v| v.0), y.as_ref().map(|v| v.0)) {
                     let reason = format!(
                         "the line runs along hexside {}, blocked only if both sides block: {}; {}",
@@ -160,15 +171,24 @@ fn friends_between(map: &Map, line: &HexLine, a: &Unit) -> Vec<(String, Hex)> {
 
 /// Can see, can be targeted, can fire: the three answers for a pair of units.
 pub fn unit_answers(map: &Map, a: &Unit, b: &Unit) -> UnitAnswers {
-    let los = line_of_sight(map, a.hex, b.hex);
+    let over = units::kind_has(map, a, "fires-over-friends");
+    let (line, verdict, reason) = if over {
+        let line = HexLine::new(a.hex, b.hex);
+        let (v, r) = super::answers::verdict_of(&trace(map, &line, Some(&a.side)));
+        (line, v, r)
+    } else {
+        let los = line_of_sight(map, a.hex, b.hex);
+        (los.line, los.verdict, los.reason)
+    };
     let mut ans = UnitAnswers::default();
-    if !los.verdict.sees() {
-        ans.sees.no(format!("no LOS from {} to {}: {}", map.label(a.hex), map.label(b.hex), los.reason));
-    } else if let Some(why) = concealed(map, &los.line, b) {
+    if !verdict.sees() {
+        ans.sees.no(format!("no LOS from {} to {}: {reason}", map.label(a.hex), map.label(b.hex)));
+    } else if let Some(why) = concealed(map, &line, b) {
         ans.sees.no(why);
     } else {
-        let v = if los.verdict == Verdict::Clear { "clear" } else { "hindered" };
-        ans.sees.yes(format!("LOS from {} to {} is {v}: {}", map.label(a.hex), map.label(b.hex), los.reason));
+        let v = if verdict == Verdict::Clear { "clear" } else { "hindered" };
+        let over_text = if over { " (howitzers see and fire over friendly units, prone or not: prone rule, LOS EXC)" } else { "" };
+        ans.sees.yes(format!("LOS from {} to {} is {v}: {reason}{over_text}", map.label(a.hex), map.label(b.hex)));
     }
     if !ans.sees.ok {
         ans.targeted.no(format!("`{}` cannot target what it does not see", a.id));
@@ -182,7 +202,7 @@ pub fn unit_answers(map: &Map, a: &Unit, b: &Unit) -> UnitAnswers {
     } else if !ans.targeted.ok {
         ans.fires.no(format!("`{}` cannot target `{}`", a.id, b.id));
     } else {
-        let friends = friends_between(map, &los.line, a);
+        let friends = friends_between(map, &line, a);
         if friends.is_empty() {
             ans.fires.yes("no friendly unit stands in the line of fire".to_string());
         } else {
