@@ -60,8 +60,16 @@ fn t3_worked_example_crest_tem_from_r2_s2_t1_u2_but_not_from_s3_t2_u3() {
         assert_eq!(d["crest_tem"], 0, "{firer}: {d}");
         assert_eq!(d["into"], true, "{firer}");
         assert_eq!(d["affects"], "in-and-crest", "{firer}");
-        let m = los(&map, firer, "T3").modifiers.into_iter().find(|m| m.name == "crest TEM").unwrap();
-        assert!(m.text.contains("A6.3") && m.text.contains("adjacent"), "{}", m.text);
+        let m = los(&map, firer, "T3")
+            .modifiers
+            .into_iter()
+            .find(|m| m.name == "crest TEM")
+            .unwrap();
+        assert!(
+            m.text.contains("A6.3") && m.text.contains("adjacent"),
+            "{}",
+            m.text
+        );
     }
 }
 
@@ -91,26 +99,47 @@ fn r3_worked_example_o5_gets_los_into_only_at_level_1() {
     // O5 crosses R3's protected SW side and gets +2; raise O5 to level 1 and it sees INTO R3.
     let map = load(&bundled());
     let d = details(&map, "O5", "R3");
-    assert_eq!((d["into"].clone(), d["crest_tem"].clone()), (json!(false), json!(2)), "{d}");
+    assert_eq!(
+        (d["into"].clone(), d["crest_tem"].clone()),
+        (json!(false), json!(2)),
+        "{d}"
+    );
     let mut v = bundled();
     v["hexes"]["O5"] = json!({"level": 1});
     let map = load(&v);
     let d = details(&map, "O5", "R3");
-    assert_eq!((d["into"].clone(), d["crest_tem"].clone()), (json!(true), json!(0)), "{d}");
+    assert_eq!(
+        (d["into"].clone(), d["crest_tem"].clone()),
+        (json!(true), json!(0)),
+        "{d}"
+    );
     assert_eq!(d["affects"], "in-and-crest");
 }
 
 #[test]
 fn no_crest_tem_against_indirect_fire_or_overruns() {
     let mut v = bundled();
-    v["units"].as_array_mut().unwrap().push(json!({"id": "us-mtr", "hex": "S2", "side": "american", "kind": "crew"}));
+    v["units"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"id": "us-mtr", "hex": "S2", "side": "american", "kind": "crew"}));
     let map = load(&v);
     let (a, b) = (map.unit("us-mtr").unwrap(), map.unit("ger-1").unwrap());
-    let tem = |fire| unit_answers(&map, a, b, fire).modifiers.into_iter().find(|m| m.name == "crest TEM").unwrap();
+    let tem = |fire| {
+        unit_answers(&map, a, b, fire)
+            .modifiers
+            .into_iter()
+            .find(|m| m.name == "crest TEM")
+            .unwrap()
+    };
     assert_eq!(tem(FireKind::Direct).value, 2);
     let ind = tem(FireKind::Indirect);
     assert_eq!(ind.value, 0);
-    assert!(ind.text.contains("indirect") && ind.text.contains("B20.9"), "{}", ind.text);
+    assert!(
+        ind.text.contains("indirect") && ind.text.contains("B20.9"),
+        "{}",
+        ind.text
+    );
     assert_eq!(tem(FireKind::Overrun).value, 0);
 }
 
@@ -119,9 +148,19 @@ fn a_crest_unit_firing_out_of_its_unprotected_hexsides_makes_area_fire() {
     let map = load(&bundled());
     // T3 faces N: firing at R3 leaves by the SW side (unprotected), at T1 by the N side.
     let out = los(&map, "T3", "R3");
-    assert!(out.modifiers.iter().any(|m| m.name == "area fire" && m.text.contains("B20.9")), "{:?}", out.modifiers);
+    assert!(
+        out.modifiers
+            .iter()
+            .any(|m| m.name == "area fire" && m.text.contains("B20.9")),
+        "{:?}",
+        out.modifiers
+    );
     let north = los(&map, "T3", "T1");
-    assert!(!north.modifiers.iter().any(|m| m.name == "area fire"), "{:?}", north.modifiers);
+    assert!(
+        !north.modifiers.iter().any(|m| m.name == "area fire"),
+        "{:?}",
+        north.modifiers
+    );
 }
 
 #[test]
@@ -130,7 +169,11 @@ fn units_in_a_depression_are_seen_only_by_adjacent_higher_or_along_the_depressio
     // S4 holds only units IN the stream.
     let far = los(&map, "Q5", "S4");
     assert_eq!(far.verdict, Verdict::Blocked);
-    assert!(far.reason.contains("A6.3") && far.reason.contains("rim"), "{}", far.reason);
+    assert!(
+        far.reason.contains("A6.3") && far.reason.contains("rim"),
+        "{}",
+        far.reason
+    );
     assert!(los(&map, "S5", "S4").verdict.sees(), "adjacent");
     // The level-2 hill at E9 is three levels above the stream floor.
     let hill = los(&map, "E9", "S4");
@@ -150,9 +193,19 @@ fn unit_answers_follow_the_units_positions() {
     let inside = map.unit("ger-2").unwrap(); // IN T3
     let a = unit_answers(&map, us1, crest, FireKind::Direct);
     assert!(a.sees.ok && a.fires.ok, "{a:?}");
-    assert_eq!(a.modifiers.iter().find(|m| m.name == "crest TEM").unwrap().value, 2);
+    assert_eq!(
+        a.modifiers
+            .iter()
+            .find(|m| m.name == "crest TEM")
+            .unwrap()
+            .value,
+        2
+    );
     let b = unit_answers(&map, us1, inside, FireKind::Direct);
-    assert!(!b.sees.ok, "T1 is not adjacent to T3 and at its level: only the rim is seen: {b:?}");
+    assert!(
+        !b.sees.ok,
+        "T1 is not adjacent to T3 and at its level: only the rim is seen: {b:?}"
+    );
     assert!(b.sees.reasons[0].contains("A6.3"));
     let broken = map.unit("ger-4").unwrap();
     let c = unit_answers(&map, broken, map.unit("us-4").unwrap(), FireKind::Direct);
@@ -161,7 +214,11 @@ fn unit_answers_follow_the_units_positions() {
 
 #[test]
 fn hindrances_add_up_and_block_at_six() {
-    let five = small(json!({"C5": {"terrain": "grain"}, "D5": {"terrain": "grain"}, "E5": {"terrain": "brush"}, "F5": {"terrain": "orchard"}, "G5": {"terrain": "grain"}}), json!([]), json!([]));
+    let five = small(
+        json!({"C5": {"terrain": "grain"}, "D5": {"terrain": "grain"}, "E5": {"terrain": "brush"}, "F5": {"terrain": "orchard"}, "G5": {"terrain": "grain"}}),
+        json!([]),
+        json!([]),
+    );
     // Flat-top columns: B5 -> J5 is not a straight row, so use a column: C2 -> C9.
     let col = small(
         json!({"C3": {"terrain": "grain"}, "C4": {"terrain": "grain"}, "C5": {"terrain": "brush"}, "C6": {"terrain": "orchard"}, "C7": {"terrain": "grain"}}),
@@ -170,12 +227,21 @@ fn hindrances_add_up_and_block_at_six() {
     );
     let m = load(&col);
     let r = los(&m, "C2", "C9");
-    assert_eq!((r.verdict, r.hindrance), (Verdict::Hindered, 5), "{}", r.reason);
+    assert_eq!(
+        (r.verdict, r.hindrance),
+        (Verdict::Hindered, 5),
+        "{}",
+        r.reason
+    );
     let mut six = col.clone();
     six["hexes"]["C8"] = json!({"terrain": "grain"});
     let r = los(&load(&six), "C2", "C9");
     assert_eq!(r.verdict, Verdict::Blocked);
-    assert!(r.reason.contains("limit of 6") && r.reason.contains("A6.7"), "{}", r.reason);
+    assert!(
+        r.reason.contains("limit of 6") && r.reason.contains("A6.7"),
+        "{}",
+        r.reason
+    );
     let _ = load(&five);
 }
 
@@ -184,32 +250,82 @@ fn along_a_hexside_only_inherent_terrain_acts_alone() {
     // A2 -> B3 runs exactly along the hexside B2|A3 (flat-top, odd columns lower).
     let m = load(&small(json!({}), json!([]), json!([])));
     let line = los(&m, "A2", "B3");
-    assert!(line.to_json(&m)["trace"].as_array().unwrap().iter().any(|t| t.is_array()), "test geometry: the line must run along a hexside");
+    assert!(
+        line.to_json(&m)["trace"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t.is_array()),
+        "test geometry: the line must run along a hexside"
+    );
     let with = |b2: &str, a3: &str| {
-        let v = small(json!({"B2": {"terrain": b2}, "A3": {"terrain": a3}}), json!([]), json!([]));
+        let v = small(
+            json!({"B2": {"terrain": b2}, "A3": {"terrain": a3}}),
+            json!([]),
+            json!([]),
+        );
         let m = load(&v);
         los(&m, "A2", "B3")
     };
-    assert_eq!(with("woods", "open").verdict, Verdict::Clear, "woods on one side only (A6.1)");
-    assert_eq!(with("woods", "woods").verdict, Verdict::Blocked, "woods on both sides");
+    assert_eq!(
+        with("woods", "open").verdict,
+        Verdict::Clear,
+        "woods on one side only (A6.1)"
+    );
+    assert_eq!(
+        with("woods", "woods").verdict,
+        Verdict::Blocked,
+        "woods on both sides"
+    );
     let g = with("grain", "open");
-    assert_eq!((g.verdict, g.hindrance), (Verdict::Hindered, 1), "inherent grain counts along its hexside");
+    assert_eq!(
+        (g.verdict, g.hindrance),
+        (Verdict::Hindered, 1),
+        "inherent grain counts along its hexside"
+    );
     assert!(g.reason.contains("B.6"), "{}", g.reason);
     let b = with("brush", "grain");
-    assert_eq!((b.verdict, b.hindrance), (Verdict::Hindered, 1), "both inherent: the worse side, not the sum");
-    assert_eq!(with("woods", "grain").hindrance, 1, "woods alone does not act along the hexside, grain does");
+    assert_eq!(
+        (b.verdict, b.hindrance),
+        (Verdict::Hindered, 1),
+        "both inherent: the worse side, not the sum"
+    );
+    assert_eq!(
+        with("woods", "grain").hindrance,
+        1,
+        "woods alone does not act along the hexside, grain does"
+    );
 }
 
 #[test]
 fn obstacles_block_at_the_higher_ends_level_and_cast_blind_hexes_below_it() {
     // A 2-level hill at C2; woods (level 0, one level tall) at C4; targets further down column C.
-    let v = small(json!({"C2": {"level": 2}, "C4": {"terrain": "woods"}}), json!([]), json!([]));
+    let v = small(
+        json!({"C2": {"level": 2}, "C4": {"terrain": "woods"}}),
+        json!([]),
+        json!([]),
+    );
     let m = load(&v);
-    assert_eq!(los(&m, "C3", "C6").verdict, Verdict::Blocked, "same-level woods block (A6.2)");
+    assert_eq!(
+        los(&m, "C3", "C6").verdict,
+        Verdict::Blocked,
+        "same-level woods block (A6.2)"
+    );
     let blind = los(&m, "C2", "C5");
-    assert_eq!(blind.verdict, Verdict::Blocked, "the hex right behind the woods is blind");
-    assert!(blind.reason.contains("blind hex") && blind.reason.contains("A6.4"), "{}", blind.reason);
-    assert!(los(&m, "C2", "C6").verdict.sees(), "two hexes behind is visible again");
+    assert_eq!(
+        blind.verdict,
+        Verdict::Blocked,
+        "the hex right behind the woods is blind"
+    );
+    assert!(
+        blind.reason.contains("blind hex") && blind.reason.contains("A6.4"),
+        "{}",
+        blind.reason
+    );
+    assert!(
+        los(&m, "C2", "C6").verdict.sees(),
+        "two hexes behind is visible again"
+    );
     // Seen from level 4 the viewer is 3 levels above the woods: still one blind hex (A6.42 minimum).
     let mut high = v.clone();
     high["hexes"]["C2"] = json!({"level": 4});
@@ -223,13 +339,21 @@ fn the_blind_hex_formula() {
     assert_eq!(blind_hexes(9, 1000, 2, 0), 1);
     assert_eq!(blind_hexes(10, 1000, 2, 0), 2);
     assert_eq!(blind_hexes(10, 2000, 3, 0), 3);
-    assert_eq!(blind_hexes(10, 1000, 4, 0), 1, "two levels of advantage beyond the first, never below 1");
+    assert_eq!(
+        blind_hexes(10, 1000, 4, 0),
+        1,
+        "two levels of advantage beyond the first, never below 1"
+    );
     assert_eq!(blind_hexes(15, 1000, 3, 0), 2);
 }
 
 #[test]
 fn hills_block_when_higher_than_both_and_at_the_crest_line() {
-    let v = small(json!({"C4": {"level": 1}, "C5": {"level": 1}, "C7": {"level": 1}}), json!([]), json!([]));
+    let v = small(
+        json!({"C4": {"level": 1}, "C5": {"level": 1}, "C7": {"level": 1}}),
+        json!([]),
+        json!([]),
+    );
     let m = load(&v);
     let r = los(&m, "C2", "C9");
     assert_eq!(r.verdict, Verdict::Blocked);
@@ -243,14 +367,27 @@ fn hills_block_when_higher_than_both_and_at_the_crest_line() {
 
 #[test]
 fn walls_block_same_level_los_unless_they_border_an_end() {
-    let v = small(json!({"C1": {"level": 1}}), json!([{"hex": "C4", "side": "S", "terrain": "wall"}]), json!([]));
+    let v = small(
+        json!({"C1": {"level": 1}}),
+        json!([{"hex": "C4", "side": "S", "terrain": "wall"}]),
+        json!([]),
+    );
     let m = load(&v);
     let r = los(&m, "C3", "C6");
     assert_eq!(r.verdict, Verdict::Blocked);
     assert!(r.reason.contains("B9.2"), "{}", r.reason);
-    assert!(los(&m, "C4", "C6").verdict.sees(), "the wall is a hexside of the firer's hex");
-    assert!(los(&m, "C3", "C5").verdict.sees(), "the wall is a hexside of the target's hex");
-    assert!(los(&m, "C1", "C6").verdict.sees(), "a level-1 firer sees over it, and walls cast no blind hexes");
+    assert!(
+        los(&m, "C4", "C6").verdict.sees(),
+        "the wall is a hexside of the firer's hex"
+    );
+    assert!(
+        los(&m, "C3", "C5").verdict.sees(),
+        "the wall is a hexside of the target's hex"
+    );
+    assert!(
+        los(&m, "C1", "C6").verdict.sees(),
+        "a level-1 firer sees over it, and walls cast no blind hexes"
+    );
 }
 
 #[test]
@@ -264,33 +401,71 @@ fn smoke_hinders_and_blaze_blocks() {
 }
 
 fn load_err(v: &Value) -> String {
-    Map::from_json(&v.to_string(), Path::new("bad.json")).map(|_| ()).unwrap_err().to_string()
+    Map::from_json(&v.to_string(), Path::new("bad.json"))
+        .map(|_| ())
+        .unwrap_err()
+        .to_string()
 }
 
 #[test]
 fn bad_unit_data_is_a_clear_error_naming_unit_and_hex() {
     let gully = json!({"D4": {"terrain": "gully"}, "D5": {"terrain": "stream-ford"}, "E5": {"terrain": "stream-bridge"}});
     let cases = [
-        (json!({"id": "x", "hex": "C3", "side": "a", "kind": "squad", "state": "crest", "facing": "N"}), "only in depression hexes"),
-        (json!({"id": "x", "hex": "D4", "side": "a", "kind": "vehicle", "state": "crest", "facing": "N"}), "only Good Order infantry"),
-        (json!({"id": "x", "hex": "D4", "side": "a", "kind": "cavalry", "state": "crest", "facing": "N"}), "only Good Order infantry"),
-        (json!({"id": "x", "hex": "D5", "side": "a", "kind": "squad", "state": "crest", "facing": "N"}), "bridge or ford"),
-        (json!({"id": "x", "hex": "E5", "side": "a", "kind": "squad", "state": "crest", "facing": "N"}), "bridge or ford"),
-        (json!({"id": "x", "hex": "D4", "side": "a", "kind": "squad", "state": "crest"}), "needs a `facing`"),
-        (json!({"id": "x", "hex": "C3", "side": "a", "kind": "panzer"}), "unknown kind `panzer`"),
-        (json!({"id": "x", "hex": "C3", "side": "a", "kind": "squad", "state": "pinned"}), "unknown state `pinned`"),
+        (
+            json!({"id": "x", "hex": "C3", "side": "a", "kind": "squad", "state": "crest", "facing": "N"}),
+            "only in depression hexes",
+        ),
+        (
+            json!({"id": "x", "hex": "D4", "side": "a", "kind": "vehicle", "state": "crest", "facing": "N"}),
+            "only Good Order infantry",
+        ),
+        (
+            json!({"id": "x", "hex": "D4", "side": "a", "kind": "cavalry", "state": "crest", "facing": "N"}),
+            "only Good Order infantry",
+        ),
+        (
+            json!({"id": "x", "hex": "D5", "side": "a", "kind": "squad", "state": "crest", "facing": "N"}),
+            "bridge or ford",
+        ),
+        (
+            json!({"id": "x", "hex": "E5", "side": "a", "kind": "squad", "state": "crest", "facing": "N"}),
+            "bridge or ford",
+        ),
+        (
+            json!({"id": "x", "hex": "D4", "side": "a", "kind": "squad", "state": "crest"}),
+            "needs a `facing`",
+        ),
+        (
+            json!({"id": "x", "hex": "C3", "side": "a", "kind": "panzer"}),
+            "unknown kind `panzer`",
+        ),
+        (
+            json!({"id": "x", "hex": "C3", "side": "a", "kind": "squad", "state": "pinned"}),
+            "unknown state `pinned`",
+        ),
     ];
     for (unit, want) in cases {
         let hex = unit["hex"].as_str().unwrap().to_string();
         let e = load_err(&small(gully.clone(), json!([]), json!([unit])));
         assert!(e.contains(want), "{e}");
-        assert!(e.contains("unit `x`") && e.contains(&hex), "names unit and hex: {e}");
+        assert!(
+            e.contains("unit `x`") && e.contains(&hex),
+            "names unit and hex: {e}"
+        );
     }
     // No Crest Status with a cliff among the protected hexsides.
-    let cliff = small(gully.clone(), json!([{"hex": "D4", "side": "NE", "terrain": "cliff"}]), json!([{"id": "x", "hex": "D4", "side": "a", "kind": "squad", "state": "crest", "facing": "N"}]));
+    let cliff = small(
+        gully.clone(),
+        json!([{"hex": "D4", "side": "NE", "terrain": "cliff"}]),
+        json!([{"id": "x", "hex": "D4", "side": "a", "kind": "squad", "state": "crest", "facing": "N"}]),
+    );
     assert!(load_err(&cliff).contains("cliff"), "{}", load_err(&cliff));
     // Facing away from the cliff is fine.
-    let ok = small(gully, json!([{"hex": "D4", "side": "NE", "terrain": "cliff"}]), json!([{"id": "x", "hex": "D4", "side": "a", "kind": "squad", "state": "crest", "facing": "SW"}]));
+    let ok = small(
+        gully,
+        json!([{"hex": "D4", "side": "NE", "terrain": "cliff"}]),
+        json!([{"id": "x", "hex": "D4", "side": "a", "kind": "squad", "state": "crest", "facing": "SW"}]),
+    );
     load(&ok);
 }
 
@@ -307,7 +482,18 @@ impl Rng {
 
 #[test]
 fn property_los_between_hexes_is_symmetric() {
-    let terrain = ["open", "open", "open", "woods", "grain", "brush", "orchard", "building", "gully", "stream-shallow"];
+    let terrain = [
+        "open",
+        "open",
+        "open",
+        "woods",
+        "grain",
+        "brush",
+        "orchard",
+        "building",
+        "gully",
+        "stream-shallow",
+    ];
     let mut rng = Rng(0x9e3779b97f4a7c15);
     for _ in 0..40 {
         let mut hexes = serde_json::Map::new();
@@ -315,7 +501,10 @@ fn property_los_between_hexes_is_symmetric() {
             for r in 1..=7 {
                 let t = terrain[rng.next(terrain.len() as u64) as usize];
                 let lvl = if rng.next(4) == 0 { rng.next(3) } else { 0 };
-                hexes.insert(format!("{}{r}", (b'A' + c) as char), json!({"terrain": t, "level": lvl}));
+                hexes.insert(
+                    format!("{}{r}", (b'A' + c) as char),
+                    json!({"terrain": t, "level": lvl}),
+                );
             }
         }
         let mut sides = Vec::new();
@@ -328,13 +517,23 @@ fn property_los_between_hexes_is_symmetric() {
         let mut v = small(Value::Object(hexes), json!([]), json!([]));
         v["grid"] = json!({"cols": 8, "rows": 7});
         v["hexsides"] = Value::Array(sides);
-        let Ok(m) = Map::from_json(&v.to_string(), Path::new("p.json")) else { continue };
+        let Ok(m) = Map::from_json(&v.to_string(), Path::new("p.json")) else {
+            continue;
+        };
         let hexes: Vec<_> = m.hexes().collect();
         for _ in 0..60 {
             let a = hexes[rng.next(hexes.len() as u64) as usize];
             let b = hexes[rng.next(hexes.len() as u64) as usize];
             let (x, y) = (line_of_sight(&m, a, b), line_of_sight(&m, b, a));
-            assert_eq!((x.verdict, x.hindrance), (y.verdict, y.hindrance), "{} <-> {}: {} / {}", m.label(a), m.label(b), x.reason, y.reason);
+            assert_eq!(
+                (x.verdict, x.hindrance),
+                (y.verdict, y.hindrance),
+                "{} <-> {}: {} / {}",
+                m.label(a),
+                m.label(b),
+                x.reason,
+                y.reason
+            );
         }
     }
 }

@@ -20,7 +20,10 @@ pub fn write_spot_png(map: &Map, from: Hex, cells: &[SpotCell], path: &Path) -> 
     let min_y = centers.iter().map(|c| c.1).fold(f64::MAX, f64::min) - SIZE;
     let max_x = centers.iter().map(|c| c.0).fold(f64::MIN, f64::max) + SIZE;
     let max_y = centers.iter().map(|c| c.1).fold(f64::MIN, f64::max) + SIZE;
-    let (w, hgt) = ((max_x - min_x).ceil() as u32 + 1, (max_y - min_y).ceil() as u32 + 1);
+    let (w, hgt) = (
+        (max_x - min_x).ceil() as u32 + 1,
+        (max_y - min_y).ceil() as u32 + 1,
+    );
     let mut img = RgbImage::from_pixel(w, hgt, Rgb([255, 255, 255]));
     for y in 0..hgt {
         for x in 0..w {
@@ -42,8 +45,17 @@ pub fn write_spot_png(map: &Map, from: Hex, cells: &[SpotCell], path: &Path) -> 
             };
             // A thin darker rim shows the hex outline.
             let rim = d > SIZE * 0.83;
-            img.put_pixel(x, y, if rim { Rgb([colour[0] / 2, colour[1] / 2, colour[2] / 2]) } else { colour });
+            img.put_pixel(
+                x,
+                y,
+                if rim {
+                    Rgb([colour[0] / 2, colour[1] / 2, colour[2] / 2])
+                } else {
+                    colour
+                },
+            );
         }
     }
-    img.save_with_format(path, image::ImageFormat::Png).map_err(|e| Error::io(&std::io::Error::other(e.to_string()), path))
+    img.save_with_format(path, image::ImageFormat::Png)
+        .map_err(|e| Error::io(&std::io::Error::other(e.to_string()), path))
 }

@@ -14,3 +14,12 @@ use std::path::Path;
 pub fn load_map(path: &Path) -> anyhow::Result<Map> {
     Ok(Map::load(path)?)
 }
+
+/// Writes text to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
+pub fn print_out(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
+}

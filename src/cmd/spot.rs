@@ -34,15 +34,22 @@ fn parse_activity(s: &str) -> Result<Activity, String> {
 /// Prints the spotting answer for every hex.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
-    let from = map.parse_hex(&a.from).ok_or_else(|| anyhow!("`{}` is not a hex of {}", a.from, a.map.display()))?;
+    let from = map
+        .parse_hex(&a.from)
+        .ok_or_else(|| anyhow!("`{}` is not a hex of {}", a.from, a.map.display()))?;
     let cells = spot(&map, from, a.activity)?;
+    let mut out = String::new();
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&cells)?);
+        out = serde_json::to_string_pretty(&cells)? + "\n";
     } else {
-        println!("spotting from {} ({:?} targets); hex: los, auto, p(test), reason", map.label(from), a.activity);
+        out += &format!(
+            "spotting from {} ({:?} targets); hex: los, auto, p(test), reason\n",
+            map.label(from),
+            a.activity
+        );
         for c in &cells {
-            println!(
-                "{}: {} {} {:.2} - {}",
+            out += &format!(
+                "{}: {} {} {:.2} - {}\n",
                 c.hex,
                 if c.los { "LOS" } else { "no-LOS" },
                 if c.auto { "auto" } else { "-" },
@@ -55,5 +62,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         write_spot_png(&map, from, &cells, p)?;
         eprintln!("wrote {}", p.display());
     }
+    super::print_out(&out)?;
     Ok(ExitCode::SUCCESS)
 }

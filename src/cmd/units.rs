@@ -4,7 +4,7 @@
 use anyhow::anyhow;
 use clap::Args as ClapArgs;
 use hexsight_analysis::rules::asl::FireKind;
-use hexsight_analysis::rules::{Answer, unit_answers};
+use hexsight_analysis::rules::unit_answers;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,7 +31,9 @@ fn parse_fire(s: &str) -> Result<FireKind, String> {
         "direct" => Ok(FireKind::Direct),
         "indirect" => Ok(FireKind::Indirect),
         "overrun" => Ok(FireKind::Overrun),
-        _ => Err(format!("unknown fire `{s}` (use direct, indirect or overrun)")),
+        _ => Err(format!(
+            "unknown fire `{s}` (use direct, indirect or overrun)"
+        )),
     }
 }
 
@@ -41,30 +43,47 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let unit = |id: &str| {
         map.unit(id).ok_or_else(|| {
             let ids: Vec<&str> = map.units.iter().map(|u| u.id.as_str()).collect();
-            anyhow!("no unit `{id}` on {} (units: {})", a.map.display(), if ids.is_empty() { "none".to_string() } else { ids.join(", ") })
+            anyhow!(
+                "no unit `{id}` on {} (units: {})",
+                a.map.display(),
+                if ids.is_empty() {
+                    "none".to_string()
+                } else {
+                    ids.join(", ")
+                }
+            )
         })
     };
     let (f, t) = (unit(&a.from)?, unit(&a.to)?);
     let ans = unit_answers(&map, f, t, a.fire);
+    let mut out = String::new();
     if a.json {
         let mut v = serde_json::to_value(&ans)?;
         v["from"] = json!({"id": f.id, "hex": map.label(f.hex)});
         v["to"] = json!({"id": t.id, "hex": map.label(t.hex)});
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        out = serde_json::to_string_pretty(&v)? + "\n";
     } else {
-        println!("{} ({}) -> {} ({})", f.id, map.label(f.hex), t.id, map.label(t.hex));
-        let show = |name: &str, x: &Answer| {
-            println!("{name}: {}", if x.ok { "yes" } else { "no" });
+        out += &format!(
+            "{} ({}) -> {} ({})\n",
+            f.id,
+            map.label(f.hex),
+            t.id,
+            map.label(t.hex)
+        );
+        for (name, x) in [
+            ("can see", &ans.sees),
+            ("can be targeted", &ans.targeted),
+            ("can fire", &ans.fires),
+        ] {
+            out += &format!("{name}: {}\n", if x.ok { "yes" } else { "no" });
             for r in &x.reasons {
-                println!("  - {r}");
+                out += &format!("  - {r}\n");
             }
-        };
-        show("can see", &ans.sees);
-        show("can be targeted", &ans.targeted);
-        show("can fire", &ans.fires);
+        }
         for m in &ans.modifiers {
-            println!("modifier: {} ({:+}): {}", m.name, m.value, m.text);
+            out += &format!("modifier: {} ({:+}): {}\n", m.name, m.value, m.text);
         }
     }
+    super::print_out(&out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -79,17 +79,37 @@ pub fn details(map: &Map, line: &HexLine) -> Option<Value> {
 
 /// The verdict of an assessment, as `los` computes it, with the reason.
 pub(crate) fn verdict_of(a: &Assessment) -> (Verdict, String) {
-    let hindrance: u32 = a.events.iter().map(|e| if let Effect::Hinder(v) = e.effect { v } else { 0 }).sum();
+    let hindrance: u32 = a
+        .events
+        .iter()
+        .map(|e| {
+            if let Effect::Hinder(v) = e.effect {
+                v
+            } else {
+                0
+            }
+        })
+        .sum();
     let mut events: Vec<_> = a.events.iter().collect();
     events.sort_by_key(|e| e.at);
     if let Some(e) = events.iter().find(|e| e.effect == Effect::Block) {
         return (Verdict::Blocked, e.reason.clone());
     }
-    let all = events.iter().map(|e| e.reason.as_str()).collect::<Vec<_>>().join("; ");
+    let all = events
+        .iter()
+        .map(|e| e.reason.as_str())
+        .collect::<Vec<_>>()
+        .join("; ");
     match a.hindrance_limit {
-        Some(l) if hindrance >= l => (Verdict::Blocked, format!("the hindrance total {hindrance} reaches the limit of {l} (A6.7): {all}")),
+        Some(l) if hindrance >= l => (
+            Verdict::Blocked,
+            format!("the hindrance total {hindrance} reaches the limit of {l} (A6.7): {all}"),
+        ),
         _ if hindrance > 0 => (Verdict::Hindered, format!("hindered {hindrance}: {all}")),
-        _ => (Verdict::Clear, "nothing between blocks or hinders the line".to_string()),
+        _ => (
+            Verdict::Clear,
+            "nothing between blocks or hinders the line".to_string(),
+        ),
     }
 }
 
@@ -103,18 +123,29 @@ pub fn unit_answers(map: &Map, a: &Unit, b: &Unit, fire: FireKind) -> UnitAnswer
             let mut ans = UnitAnswers::default();
             let (fa, fb) = (map.label(a.hex), map.label(b.hex));
             if verdict.sees() {
-                ans.sees.yes(format!("LOS from `{}` ({fa}) to `{}` ({fb}) is {}: {reason}", a.id, b.id, verdict.as_str()));
-                ans.targeted.yes(format!("`{}` is seen, so it may be fired at (A6.1)", b.id));
+                ans.sees.yes(format!(
+                    "LOS from `{}` ({fa}) to `{}` ({fb}) is {}: {reason}",
+                    a.id,
+                    b.id,
+                    verdict.as_str()
+                ));
+                ans.targeted
+                    .yes(format!("`{}` is seen, so it may be fired at (A6.1)", b.id));
             } else {
-                ans.sees.no(format!("no LOS from `{}` ({fa}) to `{}` ({fb}): {reason}", a.id, b.id));
+                ans.sees.no(format!(
+                    "no LOS from `{}` ({fa}) to `{}` ({fb}): {reason}",
+                    a.id, b.id
+                ));
                 ans.targeted.no(format!("`{}` is not seen (A6.1)", b.id));
             }
             if units::state_has(map, a, "no-fire") {
-                ans.fires.no(format!("`{}` is {} and cannot fire", a.id, a.state));
+                ans.fires
+                    .no(format!("`{}` is {} and cannot fire", a.id, a.state));
             } else if ans.targeted.ok {
                 ans.fires.yes(format!("`{}` can fire at `{}`", a.id, b.id));
             } else {
-                ans.fires.no(format!("`{}` cannot fire at what it does not see", a.id));
+                ans.fires
+                    .no(format!("`{}` cannot fire at what it does not see", a.id));
             }
             ans.modifiers = assessment.modifiers;
             ans
@@ -122,9 +153,19 @@ pub fn unit_answers(map: &Map, a: &Unit, b: &Unit, fire: FireKind) -> UnitAnswer
         _ => {
             let los = line_of_sight(map, a.hex, b.hex);
             let mut ans = UnitAnswers::default();
-            let text = format!("LOS {} -> {} is {}: {}", map.label(a.hex), map.label(b.hex), los.verdict.as_str(), los.reason);
+            let text = format!(
+                "LOS {} -> {} is {}: {}",
+                map.label(a.hex),
+                map.label(b.hex),
+                los.verdict.as_str(),
+                los.reason
+            );
             for x in [&mut ans.sees, &mut ans.targeted, &mut ans.fires] {
-                if los.verdict.sees() { x.yes(text.clone()) } else { x.no(text.clone()) }
+                if los.verdict.sees() {
+                    x.yes(text.clone())
+                } else {
+                    x.no(text.clone())
+                }
             }
             ans.modifiers = los.modifiers;
             ans

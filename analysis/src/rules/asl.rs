@@ -73,7 +73,8 @@ pub enum FireKind {
 
 /// True when the terrain of `h` is tagged `tag`.
 fn hex_tagged(map: &Map, h: Hex, tag: &str) -> bool {
-    map.terrain(h).is_some_and(|t| units::tagged(&map.ruleset, tag, &t.id))
+    map.terrain(h)
+        .is_some_and(|t| units::tagged(&map.ruleset, tag, &t.id))
 }
 
 /// True when `h` is a depression hex (A6.3).
@@ -97,7 +98,11 @@ pub fn hex_pos(map: &Map, h: Hex) -> Pos {
     if let Some(u) = map.units_at(h).find(|u| units::state_has(map, u, "crest")) {
         return Pos::Crest(u.facing.unwrap_or(0));
     }
-    if is_depression(map, h) { Pos::In } else { Pos::Ground }
+    if is_depression(map, h) {
+        Pos::In
+    } else {
+        Pos::Ground
+    }
 }
 
 /// The three protected directions of a crest counter facing `f` (B20.9).
@@ -116,7 +121,12 @@ struct End {
 fn end(map: &Map, hex: Hex, pos: Pos) -> End {
     let ground = map.level(hex);
     let elev = if pos == Pos::In { ground - 1 } else { ground };
-    End { hex, ground, elev, pos }
+    End {
+        hex,
+        ground,
+        elev,
+        pos,
+    }
 }
 
 struct Ctx<'a> {
@@ -138,7 +148,13 @@ struct Item {
 
 /// Judges a walked line with the positions `hexsight los` reads from the map.
 pub fn assess(map: &Map, line: &HexLine) -> Assessment {
-    trace(map, line, hex_pos(map, line.from), hex_pos(map, line.to), FireKind::Direct)
+    trace(
+        map,
+        line,
+        hex_pos(map, line.from),
+        hex_pos(map, line.to),
+        FireKind::Direct,
+    )
 }
 
 /// Judges a walked line between units at the given positions.
@@ -150,18 +166,34 @@ pub fn trace(map: &Map, line: &HexLine, from: Pos, to: Pos, fire: FireKind) -> A
         std::cmp::Ordering::Less => Some((b, a)),
         std::cmp::Ordering::Equal => None,
     };
-    let c = Ctx { map, a, b, high: a.ground.max(b.ground), hi_lo };
+    let c = Ctx {
+        map,
+        a,
+        b,
+        high: a.ground.max(b.ground),
+        hi_lo,
+    };
     let mut events = Vec::new();
     for step in line.between() {
         match step.crossing {
             Crossing::Hex(h) => {
                 for i in judge_hex(&c, h) {
-                    events.push(Event { at: step.t0, place: i.place, effect: i.effect, reason: i.reason });
+                    events.push(Event {
+                        at: step.t0,
+                        place: i.place,
+                        effect: i.effect,
+                        reason: i.reason,
+                    });
                 }
             }
             Crossing::Side(x, y) => {
                 if let Some((effect, reason)) = along_side(&c, x, y) {
-                    events.push(Event { at: step.t0, place: Place::AlongSide(x, y), effect, reason });
+                    events.push(Event {
+                        at: step.t0,
+                        place: Place::AlongSide(x, y),
+                        effect,
+                        reason,
+                    });
                 }
             }
             Crossing::Vertex(_) => {}
@@ -171,7 +203,12 @@ pub fn trace(map: &Map, line: &HexLine, from: Pos, to: Pos, fire: FireKind) -> A
         match sc {
             SideCrossing::One(x, y, at) => {
                 if let Some((effect, reason)) = judge_side(&c, x, y) {
-                    events.push(Event { at, place: Place::Hexside(x, y), effect, reason });
+                    events.push(Event {
+                        at,
+                        place: Place::Hexside(x, y),
+                        effect,
+                        reason,
+                    });
                 }
             }
             SideCrossing::Pair(x, y, z, at) => {
@@ -185,30 +222,49 @@ pub fn trace(map: &Map, line: &HexLine, from: Pos, to: Pos, fire: FireKind) -> A
                         p.map(|v| v.1).unwrap_or_default(),
                         q.map(|v| v.1).unwrap_or_default()
                     );
-                    events.push(Event { at, place: Place::HexsidePair(x, y, z), effect, reason });
+                    events.push(Event {
+                        at,
+                        place: Place::HexsidePair(x, y, z),
+                        effect,
+                        reason,
+                    });
                 }
             }
         }
     }
-    for (inn, other, at) in [(a, b, crate::hex::Ratio::ZERO), (b, a, crate::hex::Ratio::ONE)] {
+    for (inn, other, at) in [
+        (a, b, crate::hex::Ratio::ZERO),
+        (b, a, crate::hex::Ratio::ONE),
+    ] {
         if inn.pos == Pos::In
             && inn.hex != other.hex
             && let Err(why) = into(map, line, other, inn)
         {
-            events.push(Event { at, place: Place::Hex(inn.hex), effect: Effect::Block, reason: why });
+            events.push(Event {
+                at,
+                place: Place::Hex(inn.hex),
+                effect: Effect::Block,
+                reason: why,
+            });
         }
     }
     let mut modifiers = Vec::new();
     crest_modifiers(map, line, a, b, fire, &mut modifiers);
     let limit = map.ruleset.param("hindrance_limit", 6.0);
-    Assessment { events, modifiers, hindrance_limit: (limit > 0.0).then_some(limit as u32) }
+    Assessment {
+        events,
+        modifiers,
+        hindrance_limit: (limit > 0.0).then_some(limit as u32),
+    }
 }
 
 /// Does `viewer` have LOS INTO the depression where `inn` is (A6.3)? `Err` says why not.
 fn into(map: &Map, line: &HexLine, viewer: End, inn: End) -> Result<String, String> {
     let (v, t) = (map.label(viewer.hex), map.label(inn.hex));
     if viewer.hex.is_adjacent(inn.hex) {
-        return Ok(format!("{v} is adjacent to the depression hex {t}, so it has LOS INTO it (A6.3)"));
+        return Ok(format!(
+            "{v} is adjacent to the depression hex {t}, so it has LOS INTO it (A6.3)"
+        ));
     }
     let adv = map.ruleset.param("into_advantage", 2.0) as i32;
     if viewer.elev - inn.elev >= adv {
@@ -220,7 +276,9 @@ fn into(map: &Map, line: &HexLine, viewer: End, inn: End) -> Result<String, Stri
         ));
     }
     if viewer.pos != Pos::Ground && along_depression(map, line) {
-        return Ok(format!("{v} and {t} are both in the depression and the LOS runs along it (A6.3)"));
+        return Ok(format!(
+            "{v} and {t} are both in the depression and the LOS runs along it (A6.3)"
+        ));
     }
     Err(format!(
         "{t} is a depression hex: from {v} (level {}, not adjacent, not along the depression, less than {adv} levels above its floor at level {}) LOS reaches only its rim, not INTO it (A6.3)",
@@ -249,21 +307,45 @@ pub fn blind_hexes(range: u32, top_m: i64, viewer: i32, low: i32) -> u32 {
 /// What a hex between the ends does.
 fn judge_hex(c: &Ctx, h: Hex) -> Vec<Item> {
     let map = c.map;
-    let Some(cell) = map.cell(h) else { return Vec::new() };
+    let Some(cell) = map.cell(h) else {
+        return Vec::new();
+    };
     let rs = &map.ruleset;
     let label = map.label(h);
     let mut out = Vec::new();
     for m in map.markers_at(h) {
         let mt = &rs.markers[m.kind as usize];
         let (effect, reason) = match mt.los {
-            LosEffect::Obstacle => (Effect::Block, format!("a {} marker in {label} blocks LOS through its hex (A24)", mt.id)),
-            LosEffect::Hindrance(v) => (Effect::Hinder(v), format!("a {} marker in {label} hinders LOS (+{v}) whatever the heights (A24)", mt.id)),
+            LosEffect::Obstacle => (
+                Effect::Block,
+                format!(
+                    "a {} marker in {label} blocks LOS through its hex (A24)",
+                    mt.id
+                ),
+            ),
+            LosEffect::Hindrance(v) => (
+                Effect::Hinder(v),
+                format!(
+                    "a {} marker in {label} hinders LOS (+{v}) whatever the heights (A24)",
+                    mt.id
+                ),
+            ),
             LosEffect::Clear => continue,
         };
-        out.push(Item { place: Place::Marker(h), effect, reason, inherent: true });
+        out.push(Item {
+            place: Place::Marker(h),
+            effect,
+            reason,
+            inherent: true,
+        });
     }
     let li = cell.level;
-    let hex_item = |effect, reason| Item { place: Place::Hex(h), effect, reason, inherent: false };
+    let hex_item = |effect, reason| Item {
+        place: Place::Hex(h),
+        effect,
+        reason,
+        inherent: false,
+    };
     if li > c.high {
         out.push(hex_item(
             Effect::Block,
@@ -284,7 +366,15 @@ fn judge_hex(c: &Ctx, h: Hex) -> Vec<Item> {
     if let Some((hi, lo)) = c.hi_lo
         && li > lo.ground
         && !hi.hex.is_adjacent(h)
-        && let Some(item) = blind(c, h, li as i64 * 1000, hi, lo, &format!("the level-{li} hill crest in {label}"), "B10.23, A6.4")
+        && let Some(item) = blind(
+            c,
+            h,
+            li as i64 * 1000,
+            hi,
+            lo,
+            &format!("the level-{li} hill crest in {label}"),
+            "B10.23, A6.4",
+        )
     {
         out.push(item);
         return out;
@@ -308,7 +398,15 @@ fn judge_hex(c: &Ctx, h: Hex) -> Vec<Item> {
                 });
             } else if let Some((hi, lo)) = c.hi_lo
                 && top > lo.ground as i64 * 1000
-                && let Some(mut item) = blind(c, h, top, hi, lo, &format!("the {} obstacle in {label}", t.id), "A6.4")
+                && let Some(mut item) = blind(
+                    c,
+                    h,
+                    top,
+                    hi,
+                    lo,
+                    &format!("the {} obstacle in {label}", t.id),
+                    "A6.4",
+                )
             {
                 item.inherent = inherent;
                 out.push(item);
@@ -317,7 +415,15 @@ fn judge_hex(c: &Ctx, h: Hex) -> Vec<Item> {
         LosEffect::Hindrance(v) if li >= c.high => out.push(Item {
             place: Place::Hex(h),
             effect: Effect::Hinder(v),
-            reason: format!("{} in {label} at level {li} hinders LOS (+{v}) (A6.7{})", t.id, if inherent { ", inherent terrain B.6" } else { "" }),
+            reason: format!(
+                "{} in {label} at level {li} hinders LOS (+{v}) (A6.7{})",
+                t.id,
+                if inherent {
+                    ", inherent terrain B.6"
+                } else {
+                    ""
+                }
+            ),
             inherent,
         }),
         _ => {}
@@ -349,17 +455,39 @@ fn along_side(c: &Ctx, x: Hex, y: Hex) -> Option<(Effect, String)> {
     let ix = judge_hex(c, x);
     let iy = judge_hex(c, y);
     let sum = |items: &[Item], only_inherent: bool| -> Option<Effect> {
-        let items: Vec<&Item> = items.iter().filter(|i| !only_inherent || i.inherent).collect();
+        let items: Vec<&Item> = items
+            .iter()
+            .filter(|i| !only_inherent || i.inherent)
+            .collect();
         if items.is_empty() {
             None
         } else if items.iter().any(|i| i.effect == Effect::Block) {
             Some(Effect::Block)
         } else {
-            Some(Effect::Hinder(items.iter().map(|i| if let Effect::Hinder(v) = i.effect { v } else { 0 }).sum()))
+            Some(Effect::Hinder(
+                items
+                    .iter()
+                    .map(|i| {
+                        if let Effect::Hinder(v) = i.effect {
+                            v
+                        } else {
+                            0
+                        }
+                    })
+                    .sum(),
+            ))
         }
     };
     let text = |items: &[Item]| {
-        if items.is_empty() { "no effect".to_string() } else { items.iter().map(|i| i.reason.as_str()).collect::<Vec<_>>().join("; ") }
+        if items.is_empty() {
+            "no effect".to_string()
+        } else {
+            items
+                .iter()
+                .map(|i| i.reason.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        }
     };
     let strongest = |p: Option<Effect>, q: Option<Effect>| match (p, q) {
         (Some(Effect::Block), _) | (_, Some(Effect::Block)) => Some(Effect::Block),
@@ -376,7 +504,16 @@ fn along_side(c: &Ctx, x: Hex, y: Hex) -> Option<(Effect, String)> {
     } else {
         "the line runs exactly along the hexside, so it is blocked or hindered only if both sides are (A6.1)"
     };
-    Some((effect, format!("{why}: {side}; {}: {}; {}: {}", c.map.label(x), text(&ix), c.map.label(y), text(&iy))))
+    Some((
+        effect,
+        format!(
+            "{why}: {side}; {}: {}; {}: {}",
+            c.map.label(x),
+            text(&ix),
+            c.map.label(y),
+            text(&iy)
+        ),
+    ))
 }
 
 /// What a crossed hexside feature does (B9.2).
@@ -395,9 +532,15 @@ fn judge_side(c: &Ctx, x: Hex, y: Hex) -> Option<(Effect, String)> {
     match ht.los {
         LosEffect::Obstacle => Some((
             Effect::Block,
-            format!("the {} on hexside {side} (level {level}) blocks LOS at its level, and is not a hexside of the firer's or target's hex (B9.2)", ht.id),
+            format!(
+                "the {} on hexside {side} (level {level}) blocks LOS at its level, and is not a hexside of the firer's or target's hex (B9.2)",
+                ht.id
+            ),
         )),
-        LosEffect::Hindrance(v) => Some((Effect::Hinder(v), format!("the {} on hexside {side} hinders LOS (+{v}) (B9.2)", ht.id))),
+        LosEffect::Hindrance(v) => Some((
+            Effect::Hinder(v),
+            format!("the {} on hexside {side} hinders LOS (+{v}) (B9.2)", ht.id),
+        )),
         LosEffect::Clear => None,
     }
 }
@@ -422,7 +565,11 @@ fn exit_sides(line: &HexLine, f: Hex) -> Vec<Hex> {
 
 /// True when every hexside in `sides` (neighbours of `h`) is protected by facing `facing`.
 fn all_protected(h: Hex, facing: usize, sides: &[Hex]) -> bool {
-    !sides.is_empty() && sides.iter().all(|n| h.direction_to(*n).is_some_and(|d| protected(facing).contains(&d)))
+    !sides.is_empty()
+        && sides.iter().all(|n| {
+            h.direction_to(*n)
+                .is_some_and(|d| protected(facing).contains(&d))
+        })
 }
 
 /// The crest answer for a target crest unit: LOS INTO, TEM, which units the shot affects.
@@ -441,8 +588,19 @@ pub struct CrestAnswer {
 }
 
 /// The crest answer for fire from `a` at a crest unit `b` facing `facing`.
-fn crest_answer(map: &Map, line: &HexLine, a: End, b: End, facing: usize, fire: FireKind) -> CrestAnswer {
-    let floor = End { elev: b.ground - 1, pos: Pos::In, ..b };
+fn crest_answer(
+    map: &Map,
+    line: &HexLine,
+    a: End,
+    b: End,
+    facing: usize,
+    fire: FireKind,
+) -> CrestAnswer {
+    let floor = End {
+        elev: b.ground - 1,
+        pos: Pos::In,
+        ..b
+    };
     let into_res = into(map, line, a, floor);
     let into = into_res.is_ok();
     let sides = entry_sides(line, b.hex);
@@ -451,17 +609,38 @@ fn crest_answer(map: &Map, line: &HexLine, a: End, b: End, facing: usize, fire: 
     let arc = protected(facing).map(|d| map.side_label(b.hex, b.hex.neighbor(d)));
     let t = map.label(b.hex);
     let (tem, affects, reason) = if into {
-        (0, "in-and-crest", format!("{}: the shot affects units IN {t} and on its crest alike, with no crest TEM (B20.9)", into_res.unwrap_or_else(|e| e)))
+        (
+            0,
+            "in-and-crest",
+            format!(
+                "{}: the shot affects units IN {t} and on its crest alike, with no crest TEM (B20.9)",
+                into_res.unwrap_or_else(|e| e)
+            ),
+        )
     } else if fire != FireKind::Direct {
-        let what = if fire == FireKind::Indirect { "indirect fire" } else { "an overrun" };
-        (0, "crest-only", format!("no crest TEM against {what} (B20.9); without LOS INTO {t} the shot affects only its crest units (B20.9)"))
+        let what = if fire == FireKind::Indirect {
+            "indirect fire"
+        } else {
+            "an overrun"
+        };
+        (
+            0,
+            "crest-only",
+            format!(
+                "no crest TEM against {what} (B20.9); without LOS INTO {t} the shot affects only its crest units (B20.9)"
+            ),
+        )
     } else if crosses {
         (
             2,
             "crest-only",
             format!(
                 "direct fire enters {t} across the protected hexside(s) {} of the crest counter facing {} (protected: {}): +2 TEM; without LOS INTO {t} the shot affects only crest units (B20.9)",
-                sides.iter().map(|n| map.side_label(b.hex, *n)).collect::<Vec<_>>().join(" and "),
+                sides
+                    .iter()
+                    .map(|n| map.side_label(b.hex, *n))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
                 names[facing % 6],
                 arc.join(", ")
             ),
@@ -477,16 +656,33 @@ fn crest_answer(map: &Map, line: &HexLine, a: End, b: End, facing: usize, fire: 
             ),
         )
     };
-    CrestAnswer { into, crosses_protected: crosses, tem, affects, reason }
+    CrestAnswer {
+        into,
+        crosses_protected: crosses,
+        tem,
+        affects,
+        reason,
+    }
 }
 
-fn crest_modifiers(map: &Map, line: &HexLine, a: End, b: End, fire: FireKind, out: &mut Vec<Modifier>) {
+fn crest_modifiers(
+    map: &Map,
+    line: &HexLine,
+    a: End,
+    b: End,
+    fire: FireKind,
+    out: &mut Vec<Modifier>,
+) {
     if a.hex == b.hex {
         return;
     }
     if let Pos::Crest(f) = b.pos {
         let ans = crest_answer(map, line, a, b, f, fire);
-        out.push(Modifier { name: "crest TEM".into(), value: ans.tem, text: ans.reason });
+        out.push(Modifier {
+            name: "crest TEM".into(),
+            value: ans.tem,
+            text: ans.reason,
+        });
     }
     if let Pos::Crest(f) = a.pos {
         let sides = exit_sides(line, a.hex);
@@ -547,7 +743,13 @@ pub fn unit_problems(map: &Map) -> Vec<Problem> {
         }
         let t = map.terrain(u.hex).map(|t| t.id.clone()).unwrap_or_default();
         if !units::kind_has(map, u, "infantry") {
-            problems.push(Problem::new(u, format!("only Good Order infantry may take Crest Status, not `{}` (B20.9)", u.kind)));
+            problems.push(Problem::new(
+                u,
+                format!(
+                    "only Good Order infantry may take Crest Status, not `{}` (B20.9)",
+                    u.kind
+                ),
+            ));
         }
         if !units::tagged(rs, "depression", &t) {
             problems.push(Problem::new(
@@ -556,10 +758,16 @@ pub fn unit_problems(map: &Map) -> Vec<Problem> {
             ));
         }
         if units::tagged(rs, "no-crest", &t) {
-            problems.push(Problem::new(u, format!("no Crest Status in a hex with a bridge or ford ({t}) (B20.9)")));
+            problems.push(Problem::new(
+                u,
+                format!("no Crest Status in a hex with a bridge or ford ({t}) (B20.9)"),
+            ));
         }
         match u.facing {
-            None => problems.push(Problem::new(u, "a crest unit needs a `facing`: its middle protected hexside (B20.9)")),
+            None => problems.push(Problem::new(
+                u,
+                "a crest unit needs a `facing`: its middle protected hexside (B20.9)",
+            )),
             Some(f) => {
                 for d in protected(f) {
                     let n = u.hex.neighbor(d);

@@ -85,18 +85,43 @@ impl Spotting {
     /// Checks the table's numbers.
     pub fn check(&self) -> Result<()> {
         if cm_per(&self.unit).is_none() {
-            return Err(Error::invalid("spotting.unit", format!("unknown length unit `{}` (use {})", self.unit, UNITS.map(|u| u.0).join(", "))));
+            return Err(Error::invalid(
+                "spotting.unit",
+                format!(
+                    "unknown length unit `{}` (use {})",
+                    self.unit,
+                    UNITS.map(|u| u.0).join(", ")
+                ),
+            ));
         }
         if !(self.round_to.is_finite() && self.round_to > 0.0) {
-            return Err(Error::invalid("spotting.round_to", "must be a positive length"));
+            return Err(Error::invalid(
+                "spotting.round_to",
+                "must be a positive length",
+            ));
         }
         if self.die == 0 {
-            return Err(Error::invalid("spotting.die", "a die needs at least one side"));
+            return Err(Error::invalid(
+                "spotting.die",
+                "a die needs at least one side",
+            ));
         }
-        for (name, r) in [("clear", &self.cover.clear), ("light", &self.cover.light), ("dense", &self.cover.dense)] {
+        for (name, r) in [
+            ("clear", &self.cover.clear),
+            ("light", &self.cover.light),
+            ("dense", &self.cover.dense),
+        ] {
             let ok = |x: Option<f64>| x.is_none_or(|v| v.is_finite() && v >= 0.0);
-            if !ok(r.moving) || !ok(r.still) || !ok(self.proximity) || !(r.factor.is_finite() && r.factor >= 0.0) {
-                return Err(Error::invalid(format!("spotting.cover.{name}"), "ranges and factors must be non-negative numbers"));
+            if !(ok(r.moving)
+                && ok(r.still)
+                && ok(self.proximity)
+                && r.factor.is_finite()
+                && r.factor >= 0.0)
+            {
+                return Err(Error::invalid(
+                    format!("spotting.cover.{name}"),
+                    "ranges and factors must be non-negative numbers",
+                ));
             }
         }
         Ok(())
@@ -121,7 +146,11 @@ impl Spotting {
             Halves::Up => frac >= 0.5 - 1e-9,
         };
         // A float just under a whole number (0.999999) is that number.
-        let n = if frac > 1.0 - 1e-9 { n + 1.0 } else if half_up { n + 1.0 } else { n };
+        let n = if frac > 1.0 - 1e-9 || half_up {
+            n + 1.0
+        } else {
+            n
+        };
         n.max(0.0) as u32
     }
 
@@ -134,7 +163,11 @@ impl Spotting {
     pub fn test(&self, factor: f64) -> (u32, f64) {
         let need = (factor - 1e-9).ceil().max(1.0) as u32;
         let die = self.die;
-        let p = if need > die { 0.0 } else { f64::from(die - need + 1) / f64::from(die) };
+        let p = if need > die {
+            0.0
+        } else {
+            f64::from(die - need + 1) / f64::from(die)
+        };
         (need, p)
     }
 
@@ -169,11 +202,21 @@ impl FromStr for Activity {
     }
 }
 
-const UNITS: [(&str, f64); 6] = [("mm", 0.1), ("cm", 1.0), ("m", 100.0), ("in", 2.54), ("ft", 30.48), ("yd", 91.44)];
+const UNITS: [(&str, f64); 6] = [
+    ("mm", 0.1),
+    ("cm", 1.0),
+    ("m", 100.0),
+    ("in", 2.54),
+    ("ft", 30.48),
+    ("yd", 91.44),
+];
 
 /// Centimetres per one of `unit`.
 pub fn cm_per(unit: &str) -> Option<f64> {
-    UNITS.iter().find(|(u, _)| u.eq_ignore_ascii_case(unit)).map(|u| u.1)
+    UNITS
+        .iter()
+        .find(|(u, _)| u.eq_ignore_ascii_case(unit))
+        .map(|u| u.1)
 }
 
 /// The spotting answer for one target hex.
@@ -203,13 +246,30 @@ pub struct SpotCell {
 pub fn table(map: &Map) -> Result<(&Spotting, f64)> {
     let rs = &map.ruleset;
     let sp = rs.spotting.as_ref().ok_or_else(|| {
-        Error::new(ErrorKind::Query, format!("ruleset {} has no spotting table (use a miniatures ruleset)", rs.name))
+        Error::new(
+            ErrorKind::Query,
+            format!(
+                "ruleset {} has no spotting table (use a miniatures ruleset)",
+                rs.name
+            ),
+        )
     })?;
     let scale = map.scale.as_ref().ok_or_else(|| {
-        Error::new(ErrorKind::Query, "the map has no `scale` (length of one hex), which spotting distances need")
+        Error::new(
+            ErrorKind::Query,
+            "the map has no `scale` (length of one hex), which spotting distances need",
+        )
     })?;
-    let from = cm_per(&scale.unit)
-        .ok_or_else(|| Error::invalid("scale.unit", format!("unknown length unit `{}` (use {})", scale.unit, UNITS.map(|u| u.0).join(", "))))?;
+    let from = cm_per(&scale.unit).ok_or_else(|| {
+        Error::invalid(
+            "scale.unit",
+            format!(
+                "unknown length unit `{}` (use {})",
+                scale.unit,
+                UNITS.map(|u| u.0).join(", ")
+            ),
+        )
+    })?;
     let to = cm_per(&sp.unit).expect("checked with the ruleset");
     Ok((sp, scale.hex * from / to))
 }
@@ -233,11 +293,20 @@ pub fn spot(map: &Map, from: Hex, activity: Activity) -> Result<Vec<SpotCell>> {
         let (need, p) = sp.test(factor);
         let range_text = range.map_or("unlimited".to_string(), |r| format!("{r} {u}"));
         let mut reason = if near {
-            format!("within {} {u} of the observer: spotted automatically whatever the cover (8.E)", sp.proximity.unwrap_or_default())
+            format!(
+                "within {} {u} of the observer: spotted automatically whatever the cover (8.E)",
+                sp.proximity.unwrap_or_default()
+            )
         } else if auto {
-            format!("in LOS at {distance:.1} {u}, within the automatic range for a {} target in {word} cover ({range_text}) (8.E, 8.F)", act_word(activity))
+            format!(
+                "in LOS at {distance:.1} {u}, within the automatic range for a {} target in {word} cover ({range_text}) (8.E, 8.F)",
+                act_word(activity)
+            )
         } else if los {
-            format!("in LOS at {distance:.1} {u}, beyond the automatic range for a {} target in {word} cover ({range_text}) (8.F)", act_word(activity))
+            format!(
+                "in LOS at {distance:.1} {u}, beyond the automatic range for a {} target in {word} cover ({range_text}) (8.F)",
+                act_word(activity)
+            )
         } else {
             "out of LOS: no automatic spotting and no spotting test (8.E)".to_string()
         };
@@ -251,7 +320,17 @@ pub fn spot(map: &Map, from: Hex, activity: Activity) -> Result<Vec<SpotCell>> {
         } else {
             (None, 0.0)
         };
-        out.push(SpotCell { hex: map.label(h), los, distance, cover, auto, factor, need, p_spot, reason });
+        out.push(SpotCell {
+            hex: map.label(h),
+            los,
+            distance,
+            cover,
+            auto,
+            factor,
+            need,
+            p_spot,
+            reason,
+        });
     }
     Ok(out)
 }

@@ -8,7 +8,9 @@ pub mod napoleonic;
 pub mod table;
 pub mod units;
 
-pub use table::{Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType};
+pub use table::{
+    Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType,
+};
 
 use crate::hex::{Hex, HexLine, Ratio};
 use crate::map::Map;
@@ -71,7 +73,11 @@ impl Place {
     /// hex on the observer's side.
     pub fn hex(self) -> Hex {
         match self {
-            Place::Hex(h) | Place::Marker(h) | Place::AlongSide(h, _) | Place::Hexside(h, _) | Place::HexsidePair(h, _, _) => h,
+            Place::Hex(h)
+            | Place::Marker(h)
+            | Place::AlongSide(h, _)
+            | Place::Hexside(h, _)
+            | Place::HexsidePair(h, _, _) => h,
         }
     }
 
@@ -151,9 +157,8 @@ pub fn both_sides(a: Option<Effect>, b: Option<Effect>) -> Option<Effect> {
     match (a, b) {
         (Some(Effect::Block), Some(Effect::Block)) => Some(Effect::Block),
         (Some(Effect::Hinder(x)), Some(Effect::Hinder(y))) => Some(Effect::Hinder(x.min(y))),
-        (Some(Effect::Block), Some(Effect::Hinder(x))) | (Some(Effect::Hinder(x)), Some(Effect::Block)) => {
-            Some(Effect::Hinder(x))
-        }
+        (Some(Effect::Block), Some(Effect::Hinder(x)))
+        | (Some(Effect::Hinder(x)), Some(Effect::Block)) => Some(Effect::Hinder(x)),
         _ => None,
     }
 }

@@ -29,7 +29,9 @@
 //!   British/KGL units mixed with others.
 
 use super::units::{self, Problem};
-use super::{Assessment, Effect, Event, LosEffect, Modifier, Place, UnitAnswers, Verdict, both_sides};
+use super::{
+    Assessment, Effect, Event, LosEffect, Modifier, Place, UnitAnswers, Verdict, both_sides,
+};
 use crate::hex::{Crossing, Hex, HexLine, SideCrossing};
 use crate::los::line_of_sight;
 use crate::map::{Map, Unit};
@@ -40,15 +42,30 @@ fn judge_hex(map: &Map, h: Hex, high: i32, ignore_side: Option<&str>) -> Option<
     let cell = map.cell(h)?;
     let label = map.label(h);
     if cell.level > high {
-        return Some((Effect::Block, format!("the level-{} ground in {label} is higher than both ends (napoleonic terrain: hills)", cell.level)));
+        return Some((
+            Effect::Block,
+            format!(
+                "the level-{} ground in {label} is higher than both ends (napoleonic terrain: hills)",
+                cell.level
+            ),
+        ));
     }
     let t = &map.ruleset.terrain[cell.terrain as usize];
     match t.los {
         LosEffect::Obstacle if cell.level >= high => {
-            return Some((Effect::Block, format!("{} in {label} blocks LOS (napoleonic terrain table)", t.id)));
+            return Some((
+                Effect::Block,
+                format!("{} in {label} blocks LOS (napoleonic terrain table)", t.id),
+            ));
         }
         LosEffect::Hindrance(v) if cell.level >= high => {
-            return Some((Effect::Hinder(v), format!("{} in {label} hinders LOS (+{v}) (napoleonic terrain table)", t.id)));
+            return Some((
+                Effect::Hinder(v),
+                format!(
+                    "{} in {label} hinders LOS (+{v}) (napoleonic terrain table)",
+                    t.id
+                ),
+            ));
         }
         _ => {}
     }
@@ -60,7 +77,10 @@ fn judge_hex(map: &Map, h: Hex, high: i32, ignore_side: Option<&str>) -> Option<
     if !standing.is_empty() {
         return Some((
             Effect::Block,
-            format!("the standing unit(s) {} in {label} block LOS through their hex; prone units would not (prone rule, LOS)", standing.join(", ")),
+            format!(
+                "the standing unit(s) {} in {label} block LOS through their hex; prone units would not (prone rule, LOS)",
+                standing.join(", ")
+            ),
         ));
     }
     None
@@ -79,11 +99,19 @@ fn trace(map: &Map, line: &HexLine, ignore_side: Option<&str>) -> Assessment {
         match step.crossing {
             Crossing::Hex(h) => {
                 if let Some((effect, reason)) = judge_hex(map, h, high, ignore_side) {
-                    events.push(Event { at: step.t0, place: Place::Hex(h), effect, reason });
+                    events.push(Event {
+                        at: step.t0,
+                        place: Place::Hex(h),
+                        effect,
+                        reason,
+                    });
                 }
             }
             Crossing::Side(a, b) => {
-                let (x, y) = (judge_hex(map, a, high, ignore_side), judge_hex(map, b, high, ignore_side));
+                let (x, y) = (
+                    judge_hex(map, a, high, ignore_side),
+                    judge_hex(map, b, high, ignore_side),
+                );
                 if let Some(effect) = both_sides(x.as_ref().map(|v| v.0), y.as_ref().map(|v| v.0)) {
                     let reason = format!(
                         "the line runs along hexside {}, blocked only if both sides block: {}; {}",
@@ -91,7 +119,12 @@ fn trace(map: &Map, line: &HexLine, ignore_side: Option<&str>) -> Assessment {
                         x.map(|v| v.1).unwrap_or_default(),
                         y.map(|v| v.1).unwrap_or_default()
                     );
-                    events.push(Event { at: step.t0, place: Place::AlongSide(a, b), effect, reason });
+                    events.push(Event {
+                        at: step.t0,
+                        place: Place::AlongSide(a, b),
+                        effect,
+                        reason,
+                    });
                 }
             }
             Crossing::Vertex(_) => {}
@@ -105,11 +138,23 @@ fn trace(map: &Map, line: &HexLine, ignore_side: Option<&str>) -> Assessment {
             && ![a, b].contains(&line.to)
         {
             let id = &map.ruleset.hexsides[f.kind as usize].id;
-            let reason = format!("the {id} on hexside {} blocks LOS (napoleonic terrain table)", map.side_label(a, b));
-            events.push(Event { at, place: Place::Hexside(a, b), effect: Effect::Block, reason });
+            let reason = format!(
+                "the {id} on hexside {} blocks LOS (napoleonic terrain table)",
+                map.side_label(a, b)
+            );
+            events.push(Event {
+                at,
+                place: Place::Hexside(a, b),
+                effect: Effect::Block,
+                reason,
+            });
         }
     }
-    Assessment { events, modifiers: Vec::new(), hindrance_limit: None }
+    Assessment {
+        events,
+        modifiers: Vec::new(),
+        hindrance_limit: None,
+    }
 }
 
 fn is_prone(map: &Map, u: &Unit) -> bool {
@@ -124,21 +169,39 @@ fn concealed(map: &Map, line: &HexLine, b: &Unit) -> Option<String> {
     let rs = &map.ruleset;
     let t = map.terrain(b.hex)?;
     if units::tagged(rs, "conceals-prone", &t.id) {
-        return Some(format!("`{}` lies prone in {} ({}): not seen at all, cannot be targeted (prone rule, fire)", b.id, t.id, map.label(b.hex)));
+        return Some(format!(
+            "`{}` lies prone in {} ({}): not seen at all, cannot be targeted (prone rule, fire)",
+            b.id,
+            t.id,
+            map.label(b.hex)
+        ));
     }
     if line.from == line.to {
         return None;
     }
     let hides = |x: Hex, y: Hex| {
-        map.hexside(x, y).filter(|f| units::tagged(rs, "conceals-prone", &rs.hexsides[f.kind as usize].id)).map(|f| rs.hexsides[f.kind as usize].id.clone())
+        map.hexside(x, y)
+            .filter(|f| units::tagged(rs, "conceals-prone", &rs.hexsides[f.kind as usize].id))
+            .map(|f| rs.hexsides[f.kind as usize].id.clone())
     };
     let sides: Vec<(Hex, Option<String>)> = match line.side_crossings().last() {
         Some(SideCrossing::One(x, y, _)) if *y == b.hex => vec![(*x, hides(*x, *y))],
-        Some(SideCrossing::Pair(x, y, z, _)) if *x == b.hex => vec![(*y, hides(*x, *y)), (*z, hides(*x, *z))],
+        Some(SideCrossing::Pair(x, y, z, _)) if *x == b.hex => {
+            vec![(*y, hides(*x, *y)), (*z, hides(*x, *z))]
+        }
         _ => Vec::new(),
     };
     if !sides.is_empty() && sides.iter().all(|s| s.1.is_some()) {
-        let what: Vec<String> = sides.iter().map(|(n, id)| format!("{} on {}", id.clone().unwrap_or_default(), map.side_label(*n, b.hex))).collect();
+        let what: Vec<String> = sides
+            .iter()
+            .map(|(n, id)| {
+                format!(
+                    "{} on {}",
+                    id.clone().unwrap_or_default(),
+                    map.side_label(*n, b.hex)
+                )
+            })
+            .collect();
         return Some(format!(
             "`{}` lies prone behind the {} that the line crosses into {}: not seen at all, cannot be targeted (prone rule, fire)",
             b.id,
@@ -151,7 +214,12 @@ fn concealed(map: &Map, line: &HexLine, b: &Unit) -> Option<String> {
 
 /// Friendly units of `a` (other than `a`) in the hexes the line crosses between the ends.
 fn friends_between(map: &Map, line: &HexLine, a: &Unit) -> Vec<(String, Hex)> {
-    let friends_in = |h: Hex| -> Vec<String> { map.units_at(h).filter(|u| u.side == a.side && u.id != a.id).map(|u| u.id.clone()).collect() };
+    let friends_in = |h: Hex| -> Vec<String> {
+        map.units_at(h)
+            .filter(|u| u.side == a.side && u.id != a.id)
+            .map(|u| u.id.clone())
+            .collect()
+    };
     let mut out = Vec::new();
     for s in line.between() {
         match s.crossing {
@@ -182,31 +250,57 @@ pub fn unit_answers(map: &Map, a: &Unit, b: &Unit) -> UnitAnswers {
     };
     let mut ans = UnitAnswers::default();
     if !verdict.sees() {
-        ans.sees.no(format!("no LOS from {} to {}: {reason}", map.label(a.hex), map.label(b.hex)));
+        ans.sees.no(format!(
+            "no LOS from {} to {}: {reason}",
+            map.label(a.hex),
+            map.label(b.hex)
+        ));
     } else if let Some(why) = concealed(map, &line, b) {
         ans.sees.no(why);
     } else {
-        let v = if verdict == Verdict::Clear { "clear" } else { "hindered" };
-        let over_text = if over { " (howitzers see and fire over friendly units, prone or not: prone rule, LOS EXC)" } else { "" };
-        ans.sees.yes(format!("LOS from {} to {} is {v}: {reason}{over_text}", map.label(a.hex), map.label(b.hex)));
+        let v = if verdict == Verdict::Clear {
+            "clear"
+        } else {
+            "hindered"
+        };
+        let over_text = if over {
+            " (howitzers see and fire over friendly units, prone or not: prone rule, LOS EXC)"
+        } else {
+            ""
+        };
+        ans.sees.yes(format!(
+            "LOS from {} to {} is {v}: {reason}{over_text}",
+            map.label(a.hex),
+            map.label(b.hex)
+        ));
     }
     if !ans.sees.ok {
-        ans.targeted.no(format!("`{}` cannot target what it does not see", a.id));
+        ans.targeted
+            .no(format!("`{}` cannot target what it does not see", a.id));
     } else if is_prone(map, b) && !units::kind_has(map, a, "fires-at-prone") {
         ans.targeted.no(format!("`{}` is prone: only artillery and skirmishers may fire at prone units, not `{}` ({}) (prone rule, fire)", b.id, a.id, a.kind));
     } else {
-        ans.targeted.yes(format!("`{}` sees `{}` and may fire at it", a.id, b.id));
+        ans.targeted
+            .yes(format!("`{}` sees `{}` and may fire at it", a.id, b.id));
     }
     if is_prone(map, a) {
-        ans.fires.no(format!("`{}` is prone: prone units cannot fire (prone rule, fire)", a.id));
+        ans.fires.no(format!(
+            "`{}` is prone: prone units cannot fire (prone rule, fire)",
+            a.id
+        ));
     } else if !ans.targeted.ok {
         ans.fires.no(format!("`{}` cannot target `{}`", a.id, b.id));
     } else {
         let friends = friends_between(map, &line, a);
         if friends.is_empty() {
-            ans.fires.yes("no friendly unit stands in the line of fire".to_string());
+            ans.fires
+                .yes("no friendly unit stands in the line of fire".to_string());
         } else {
-            let list = friends.iter().map(|(id, h)| format!("{id} in {}", map.label(*h))).collect::<Vec<_>>().join(", ");
+            let list = friends
+                .iter()
+                .map(|(id, h)| format!("{id} in {}", map.label(*h)))
+                .collect::<Vec<_>>()
+                .join(", ");
             if units::kind_has(map, a, "fires-over-friends") {
                 ans.fires.yes(format!("howitzers fire over friendly units, prone or not ({list}) (prone rule, LOS EXC)"));
             } else {
@@ -217,7 +311,14 @@ pub fn unit_answers(map: &Map, a: &Unit, b: &Unit) -> UnitAnswers {
         }
     }
     if ans.targeted.ok && is_prone(map, b) {
-        ans.modifiers.push(Modifier { name: "prone".into(), value: 2, text: format!("`{}` is prone: fire defence +2; no ricochet against it (prone rule, fire)", b.id) });
+        ans.modifiers.push(Modifier {
+            name: "prone".into(),
+            value: 2,
+            text: format!(
+                "`{}` is prone: fire defence +2; no ricochet against it (prone rule, fire)",
+                b.id
+            ),
+        });
     }
     ans
 }
@@ -234,30 +335,72 @@ pub fn unit_problems(map: &Map) -> Vec<Problem> {
             continue;
         }
         if !units::kind_has(map, u, "may-go-prone") {
-            problems.push(Problem::new(u, format!("only British/KGL infantry may lie prone, not `{}` (prone rule)", u.kind)));
+            problems.push(Problem::new(
+                u,
+                format!(
+                    "only British/KGL infantry may lie prone, not `{}` (prone rule)",
+                    u.kind
+                ),
+            ));
         }
         let t = map.terrain(u.hex).map(|t| t.id.clone()).unwrap_or_default();
         if !units::tagged(rs, "prone-terrain", &t) {
-            let allowed = rs.tags.get("prone-terrain").map(|v| v.join(", ")).unwrap_or_default();
-            problems.push(Problem::new(u, format!("prone units are allowed only in {allowed}, not in {t} (prone rule, terrain)")));
+            let allowed = rs
+                .tags
+                .get("prone-terrain")
+                .map(|v| v.join(", "))
+                .unwrap_or_default();
+            problems.push(Problem::new(
+                u,
+                format!(
+                    "prone units are allowed only in {allowed}, not in {t} (prone rule, terrain)"
+                ),
+            ));
         }
         if let (Some(n), Some(ok)) = (nation(u), rs.tags.get("prone-nations"))
-            && !ok.iter().any(|x| *x == n)
+            && !ok.contains(&n)
         {
-            problems.push(Problem::new(u, format!("only {} infantry may lie prone, not {n} (prone rule)", ok.join("/"))));
+            problems.push(Problem::new(
+                u,
+                format!(
+                    "only {} infantry may lie prone, not {n} (prone rule)",
+                    ok.join("/")
+                ),
+            ));
         }
     }
     for stack in hexes.values() {
-        let Some(first) = stack.iter().find(|u| is_prone(map, u)) else { continue };
-        let count = |flag: &str| stack.iter().filter(|u| units::kind_has(map, u, flag)).count();
+        let Some(first) = stack.iter().find(|u| is_prone(map, u)) else {
+            continue;
+        };
+        let count = |flag: &str| {
+            stack
+                .iter()
+                .filter(|u| units::kind_has(map, u, flag))
+                .count()
+        };
         if let Some(s) = stack.iter().find(|u| !is_prone(map, u)) {
-            problems.push(Problem::new(first, format!("no stack may mix prone and standing units (`{}` is {}) (prone rule, stacking)", s.id, if s.state.is_empty() { "standing" } else { &s.state })));
+            problems.push(Problem::new(
+                first,
+                format!(
+                    "no stack may mix prone and standing units (`{}` is {}) (prone rule, stacking)",
+                    s.id,
+                    if s.state.is_empty() {
+                        "standing"
+                    } else {
+                        &s.state
+                    }
+                ),
+            ));
         }
         if count("battalion") > 1 || count("light-company") > 1 {
             problems.push(Problem::new(first, "a prone hex holds at most one battalion and its light company (prone rule, stacking)"));
         }
         if count("artillery") > 0 && (count("battalion") > 0 || count("light-company") > 0) {
-            problems.push(Problem::new(first, "an infantry and artillery stack may not lie prone (prone rule, stacking)"));
+            problems.push(Problem::new(
+                first,
+                "an infantry and artillery stack may not lie prone (prone rule, stacking)",
+            ));
         }
         if let Some(ok) = rs.tags.get("prone-nations") {
             let nations: Vec<String> = stack.iter().filter_map(|u| nation(u)).collect();
@@ -272,5 +415,8 @@ pub fn unit_problems(map: &Map) -> Vec<Problem> {
 }
 
 fn nation(u: &Unit) -> Option<String> {
-    u.extra.get("nation").and_then(|v| v.as_str()).map(|s| s.to_ascii_lowercase())
+    u.extra
+        .get("nation")
+        .and_then(|v| v.as_str())
+        .map(|s| s.to_ascii_lowercase())
 }

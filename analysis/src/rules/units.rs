@@ -38,7 +38,10 @@ const FREE_TAGS: [&str; 1] = ["prone-nations"];
 
 /// Checks the unit tables, the tags and the spotting table of a ruleset.
 pub fn check_tables(rs: &Ruleset) -> Result<()> {
-    for (table, list) in [("unit_kinds", &rs.unit_kinds), ("unit_states", &rs.unit_states)] {
+    for (table, list) in [
+        ("unit_kinds", &rs.unit_kinds),
+        ("unit_states", &rs.unit_states),
+    ] {
         let mut seen = HashSet::new();
         for t in list {
             if !seen.insert(t.id.as_str()) {
@@ -67,7 +70,9 @@ pub fn check_tables(rs: &Ruleset) -> Result<()> {
 
 /// True when the ruleset lists terrain or hexside `id` under `tag`.
 pub fn tagged(rs: &Ruleset, tag: &str, id: &str) -> bool {
-    rs.tags.get(tag).is_some_and(|ids| ids.iter().any(|i| i == id))
+    rs.tags
+        .get(tag)
+        .is_some_and(|ids| ids.iter().any(|i| i == id))
 }
 
 /// A broken unit rule: which unit, where, and what is wrong (citing the rule).
@@ -84,12 +89,21 @@ pub struct Problem {
 impl Problem {
     /// A problem with `u`.
     pub fn new(u: &Unit, message: impl Into<String>) -> Self {
-        Problem { unit: u.id.clone(), hex: u.hex, message: message.into() }
+        Problem {
+            unit: u.id.clone(),
+            hex: u.hex,
+            message: message.into(),
+        }
     }
 
     /// `unit `2/95th` in C5: ...`.
     pub fn describe(&self, map: &Map) -> String {
-        format!("unit `{}` in {}: {}", self.unit, map.label(self.hex), self.message)
+        format!(
+            "unit `{}` in {}: {}",
+            self.unit,
+            map.label(self.hex),
+            self.message
+        )
     }
 }
 
@@ -101,7 +115,11 @@ pub fn kind<'a>(map: &'a Map, u: &Unit) -> Option<&'a UnitType> {
 /// The state entry of a unit (the first state when the file gives none).
 pub fn state<'a>(map: &'a Map, u: &Unit) -> Option<&'a UnitType> {
     let states = &map.ruleset.unit_states;
-    if u.state.is_empty() { states.first() } else { states.iter().find(|s| s.id == u.state) }
+    if u.state.is_empty() {
+        states.first()
+    } else {
+        states.iter().find(|s| s.id == u.state)
+    }
 }
 
 /// True when the unit's kind carries `flag`.
@@ -118,16 +136,37 @@ pub fn state_has(map: &Map, u: &Unit, flag: &str) -> bool {
 /// is not checked further: the family's rules cannot be applied to it.
 pub fn unknown(map: &Map) -> (Vec<Problem>, Vec<usize>) {
     let rs = &map.ruleset;
-    let ids = |l: &[UnitType]| l.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(", ");
+    let ids = |l: &[UnitType]| {
+        l.iter()
+            .map(|t| t.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut problems = Vec::new();
     let mut good = Vec::new();
     for (i, u) in map.units.iter().enumerate() {
         let before = problems.len();
         if kind(map, u).is_none() {
-            problems.push(Problem::new(u, format!("unknown kind `{}`; {} knows: {}", u.kind, rs.name, ids(&rs.unit_kinds))));
+            problems.push(Problem::new(
+                u,
+                format!(
+                    "unknown kind `{}`; {} knows: {}",
+                    u.kind,
+                    rs.name,
+                    ids(&rs.unit_kinds)
+                ),
+            ));
         }
         if state(map, u).is_none() {
-            problems.push(Problem::new(u, format!("unknown state `{}`; {} knows: {}", u.state, rs.name, ids(&rs.unit_states))));
+            problems.push(Problem::new(
+                u,
+                format!(
+                    "unknown state `{}`; {} knows: {}",
+                    u.state,
+                    rs.name,
+                    ids(&rs.unit_states)
+                ),
+            ));
         }
         if problems.len() == before {
             good.push(i);
@@ -143,7 +182,17 @@ pub fn into_result(map: &Map, problems: Vec<Problem>) -> Result<()> {
     }
     let first = &problems[0];
     let place = format!("unit `{}` ({})", first.unit, map.label(first.hex));
-    let text = problems.iter().map(|p| p.describe(map)).collect::<Vec<_>>().join("; ");
+    let text = problems
+        .iter()
+        .map(|p| p.describe(map))
+        .collect::<Vec<_>>()
+        .join("; ");
     let n = problems.len();
-    Err(Error::invalid(place, format!("{n} broken unit rule{}: {text}", if n == 1 { "" } else { "s" })))
+    Err(Error::invalid(
+        place,
+        format!(
+            "{n} broken unit rule{}: {text}",
+            if n == 1 { "" } else { "s" }
+        ),
+    ))
 }
