@@ -174,7 +174,7 @@ impl LosResult {
             map.label(self.line.from),
             map.label(self.line.to),
             self.verdict.as_str(),
-            if self.hindrance > 0 {
+            if self.hindrance > 0 && self.verdict != Verdict::Blocked {
                 format!(" (hindrance {})", self.hindrance)
             } else {
                 String::new()

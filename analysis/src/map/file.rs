@@ -359,7 +359,7 @@ fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
             ));
         }
         let terrain = map.terrain(h).expect("on map");
-        if terrain.forbids_markers.iter().any(|k| *k == m.kind) {
+        if terrain.forbids_markers.contains(&m.kind) {
             return Err(Error::invalid(
                 &place,
                 format!(
