@@ -537,3 +537,83 @@ fn property_los_between_hexes_is_symmetric() {
         }
     }
 }
+
+#[test]
+fn crest_status_movement_costs() {
+    use hexsight_analysis::rules::asl::{enter_crest_cost, leave_crest_cost};
+    // Gully D4 (COT 2), shallow stream E4 (3), deep stream F4 (4) for the deep-stream case.
+    let v = small(
+        json!({"D4": {"terrain": "gully"}, "D5": {"terrain": "gully"}, "F4": {"terrain": "stream-deep"}, "H4": {"terrain": "stream-shallow"}, "C4": {"terrain": "woods"}, "J4": {"terrain": "stream-ford"}}),
+        json!([]),
+        json!([]),
+    );
+    let m = load(&v);
+    let h = |l: &str| m.parse_hex(l).unwrap();
+    let dir = |a: &str, b: &str| h(a).direction_to(h(b)).unwrap();
+    assert_eq!(
+        enter_crest_cost(&m, h("D4"), 0, None).unwrap().0,
+        2.0,
+        "from IN"
+    );
+    assert_eq!(
+        enter_crest_cost(&m, h("D4"), dir("D4", "D3"), Some(h("D3")))
+            .unwrap()
+            .0,
+        1.0,
+        "gully COT 2 - 1"
+    );
+    assert_eq!(
+        enter_crest_cost(&m, h("H4"), dir("H4", "H3"), Some(h("H3")))
+            .unwrap()
+            .0,
+        2.0,
+        "shallow stream 3 - 1"
+    );
+    assert_eq!(
+        enter_crest_cost(&m, h("F4"), dir("F4", "F3"), Some(h("F3")))
+            .unwrap()
+            .0,
+        3.0,
+        "deep stream 4 - 1"
+    );
+    let along = enter_crest_cost(&m, h("D4"), dir("D4", "D5"), Some(h("D5")))
+        .unwrap_err()
+        .to_string();
+    assert!(along.contains("along the depression"), "{along}");
+    let wrong_side = enter_crest_cost(&m, h("D4"), dir("D4", "D3"), Some(h("C4")))
+        .unwrap_err()
+        .to_string();
+    assert!(wrong_side.contains("middle hexside"), "{wrong_side}");
+    assert!(
+        enter_crest_cost(&m, h("J4"), 0, None).is_err(),
+        "no crest at a ford"
+    );
+    // Leaving: back IN 2 MF; across a protected side into woods 1 + 2; not to a depression hex.
+    let f = dir("D4", "D3");
+    assert_eq!(leave_crest_cost(&m, h("D4"), f, None).unwrap().0, 2.0);
+    assert_eq!(
+        leave_crest_cost(&m, h("D4"), f, Some(h("D3"))).unwrap().0,
+        2.0,
+        "1 + open 1"
+    );
+    assert_eq!(
+        h("D4").neighbor((f + 5) % 6),
+        h("C4"),
+        "C4 is across the NW protected hexside"
+    );
+    assert_eq!(
+        leave_crest_cost(&m, h("D4"), f, Some(h("C4"))).unwrap().0,
+        3.0,
+        "1 + woods 2"
+    );
+    assert!(
+        leave_crest_cost(&m, h("D4"), f, Some(h("E5"))).is_err(),
+        "not across a protected hexside"
+    );
+    assert!(
+        leave_crest_cost(&m, h("D4"), f, Some(h("D5")))
+            .unwrap_err()
+            .to_string()
+            .contains("crest to crest")
+    );
+}

@@ -9,17 +9,33 @@ use crate::rules::miniatures::SpotCell;
 use image::{Rgb, RgbImage};
 use std::path::Path;
 
-/// Hex circumradius in pixels.
+/// Hex circumradius in pixels for small maps.
 const SIZE: f64 = 14.0;
+/// Largest picture drawn, in pixels; big maps get smaller hexes (at least 2 pixels).
+const MAX_PIXELS: f64 = 40e6;
 
 /// Draws the cells (in the map's hex order) and writes a PNG to `path`.
 pub fn write_spot_png(map: &Map, from: Hex, cells: &[SpotCell], path: &Path) -> Result<()> {
+    if cells.len() != map.len() {
+        return Err(Error::new(
+            crate::error::ErrorKind::Query,
+            format!(
+                "{} spotting cells for a map of {} hexes",
+                cells.len(),
+                map.len()
+            ),
+        ));
+    }
     let layout = map.layout;
-    let centers: Vec<(f64, f64)> = map.hexes().map(|h| layout.center(h, SIZE)).collect();
-    let min_x = centers.iter().map(|c| c.0).fold(f64::MAX, f64::min) - SIZE;
-    let min_y = centers.iter().map(|c| c.1).fold(f64::MAX, f64::min) - SIZE;
-    let max_x = centers.iter().map(|c| c.0).fold(f64::MIN, f64::max) + SIZE;
-    let max_y = centers.iter().map(|c| c.1).fold(f64::MIN, f64::max) + SIZE;
+    // A hex of circumradius s covers about 2.6 s^2 pixels.
+    let size = SIZE
+        .min((MAX_PIXELS / (2.6 * map.len() as f64)).sqrt())
+        .max(2.0);
+    let centers: Vec<(f64, f64)> = map.hexes().map(|h| layout.center(h, size)).collect();
+    let min_x = centers.iter().map(|c| c.0).fold(f64::MAX, f64::min) - size;
+    let min_y = centers.iter().map(|c| c.1).fold(f64::MAX, f64::min) - size;
+    let max_x = centers.iter().map(|c| c.0).fold(f64::MIN, f64::max) + size;
+    let max_y = centers.iter().map(|c| c.1).fold(f64::MIN, f64::max) + size;
     let (w, hgt) = (
         (max_x - min_x).ceil() as u32 + 1,
         (max_y - min_y).ceil() as u32 + 1,
@@ -28,14 +44,14 @@ pub fn write_spot_png(map: &Map, from: Hex, cells: &[SpotCell], path: &Path) -> 
     for y in 0..hgt {
         for x in 0..w {
             let p = (x as f64 + min_x, y as f64 + min_y);
-            let h = layout.hex_at_pixel(p, SIZE);
+            let h = layout.hex_at_pixel(p, size);
             let Some(i) = map.index(h) else { continue };
             let c = &cells[i];
             let (cx, cy) = centers[i];
             let d = ((p.0 - cx).powi(2) + (p.1 - cy).powi(2)).sqrt();
             let colour = if h == from {
                 Rgb([220, 30, 30])
-            } else if c.auto && d < SIZE * 0.22 {
+            } else if c.auto && d < size * 0.22 {
                 Rgb([255, 255, 255])
             } else if !c.los {
                 Rgb([150, 150, 150])
@@ -44,7 +60,7 @@ pub fn write_spot_png(map: &Map, from: Hex, cells: &[SpotCell], path: &Path) -> 
                 Rgb([col.r, col.g, col.b])
             };
             // A thin darker rim shows the hex outline.
-            let rim = d > SIZE * 0.83;
+            let rim = d > size * 0.83;
             img.put_pixel(
                 x,
                 y,

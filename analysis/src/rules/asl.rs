@@ -785,3 +785,121 @@ pub fn unit_problems(map: &Map) -> Vec<Problem> {
     }
     problems
 }
+
+/// MF to take Crest Status in `hex` facing `facing` (B20.9): from IN the depression
+/// (`from: None`) 2 MF; from an adjacent hex outside the depression, the hex's COT minus 1 MF,
+/// entering across the counter's middle hexside, never along the depression.
+pub fn enter_crest_cost(
+    map: &Map,
+    hex: Hex,
+    facing: usize,
+    from: Option<Hex>,
+) -> crate::Result<(f64, String)> {
+    let q = |m: String| crate::Error::new(crate::ErrorKind::Query, m);
+    let t = map
+        .terrain(hex)
+        .ok_or_else(|| q(format!("{} is off the map", map.label(hex))))?;
+    if !is_depression(map, hex) || units::tagged(&map.ruleset, "no-crest", &t.id) {
+        return Err(q(format!(
+            "no Crest Status in {} ({}): only in depression hexes without bridge or ford (B20.9)",
+            map.label(hex),
+            t.id
+        )));
+    }
+    let Some(from) = from else {
+        return Ok((
+            2.0,
+            format!(
+                "from IN the depression to its crest in {}: 2 MF (B20.9)",
+                map.label(hex)
+            ),
+        ));
+    };
+    let Some(dir) = hex.direction_to(from) else {
+        return Err(q(format!(
+            "{} is not adjacent to {}",
+            map.label(from),
+            map.label(hex)
+        )));
+    };
+    if is_depression(map, from) {
+        return Err(q(format!(
+            "entering {} from {} is entering along the depression: Crest Status cannot be taken that way (B20.9)",
+            map.label(hex),
+            map.label(from)
+        )));
+    }
+    if dir != facing % 6 {
+        return Err(q(format!(
+            "the crest counter's middle hexside must be the entry hexside {} (B20.9)",
+            map.side_label(hex, from)
+        )));
+    }
+    let cot = t
+        .movement
+        .ok_or_else(|| q(format!("{} is impassable", t.id)))?;
+    Ok((
+        cot - 1.0,
+        format!(
+            "from {} onto the crest of {}: COT {cot} - 1 = {} MF (B20.9)",
+            map.label(from),
+            t.id,
+            cot - 1.0
+        ),
+    ))
+}
+
+/// MF to leave Crest Status in `hex` facing `facing` (B20.9): back IN the depression
+/// (`to: None`) 2 MF; into an adjacent hex outside the depression across a protected hexside,
+/// 1 MF plus that hex's COT, with no elevation change cost. Crest to crest is not allowed.
+pub fn leave_crest_cost(
+    map: &Map,
+    hex: Hex,
+    facing: usize,
+    to: Option<Hex>,
+) -> crate::Result<(f64, String)> {
+    let q = |m: String| crate::Error::new(crate::ErrorKind::Query, m);
+    let Some(to) = to else {
+        return Ok((
+            2.0,
+            format!(
+                "from the crest of {} back IN the depression: 2 MF (B20.9)",
+                map.label(hex)
+            ),
+        ));
+    };
+    let dir = hex.direction_to(to).ok_or_else(|| {
+        q(format!(
+            "{} is not adjacent to {}",
+            map.label(to),
+            map.label(hex)
+        ))
+    })?;
+    if is_depression(map, to) {
+        return Err(q(format!(
+            "{} is a depression hex: a unit cannot move from crest to crest, nor into the depression except back IN its own hex (B20.9)",
+            map.label(to)
+        )));
+    }
+    if !protected(facing).contains(&dir) {
+        return Err(q(format!(
+            "{} is not a protected hexside of the crest counter (B20.9)",
+            map.side_label(hex, to)
+        )));
+    }
+    let t = map
+        .terrain(to)
+        .ok_or_else(|| q(format!("{} is off the map", map.label(to))))?;
+    let cot = t
+        .movement
+        .ok_or_else(|| q(format!("{} is impassable", t.id)))?;
+    Ok((
+        1.0 + cot,
+        format!(
+            "off the crest across {}: 1 MF + COT {cot} of {} = {} MF, no elevation change cost (B20.9)",
+            map.side_label(hex, to),
+            t.id,
+            1.0 + cot
+        ),
+    ))
+}
