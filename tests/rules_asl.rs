@@ -174,6 +174,19 @@ fn units_in_a_depression_are_seen_only_by_adjacent_higher_or_along_the_depressio
         "{}",
         far.reason
     );
+    let d = details(&map, "Q5", "S4");
+    assert_eq!(
+        (d["into"].clone(), d["rim_visible"].clone()),
+        (json!(false), json!(true)),
+        "LOS reaches the rim only: {d}"
+    );
+    let mut wooded = bundled();
+    wooded["hexes"]["R4"] = json!({"terrain": "woods"});
+    let d2 = details(&load(&wooded), "Q5", "S4");
+    assert_eq!(
+        d2["rim_visible"], false,
+        "woods across the line hide the rim too: {d2}"
+    );
     assert!(los(&map, "S5", "S4").verdict.sees(), "adjacent");
     // The level-2 hill at E9 is three levels above the stream floor.
     let hill = los(&map, "E9", "S4");

@@ -699,8 +699,9 @@ fn crest_modifiers(
     }
 }
 
-/// The crest part of a `los` answer between two hexes, for JSON: `None` unless one end
-/// holds a crest unit or is a depression.
+/// The depression part of a `los` answer between two hexes, for JSON: `None` unless one end
+/// holds a crest unit or is a depression. For a crest target: LOS INTO, protected hexside
+/// crossed, TEM, units affected; for a target IN a depression: LOS INTO and whether its rim is seen.
 pub fn details(map: &Map, line: &HexLine) -> Option<Value> {
     let (pa, pb) = (hex_pos(map, line.from), hex_pos(map, line.to));
     let word = |p: Pos| match p {
@@ -722,6 +723,12 @@ pub fn details(map: &Map, line: &HexLine) -> Option<Value> {
         v["crosses_protected"] = json!(ans.crosses_protected);
         v["crest_tem"] = json!(ans.tem);
         v["affects"] = json!(ans.affects);
+    }
+    if pb == Pos::In && line.from != line.to {
+        // The rim of the target hex is at its ground level, where A6.3 does not apply.
+        let rim = trace(map, line, pa, Pos::Ground, FireKind::Direct);
+        v["into"] = json!(into(map, line, a, b).is_ok());
+        v["rim_visible"] = json!(super::answers::verdict_of(&rim).0.sees());
     }
     Some(v)
 }
