@@ -347,17 +347,35 @@ fn obstacles_block_at_the_higher_ends_level_and_cast_blind_hexes_below_it() {
 
 #[test]
 fn the_blind_hex_formula() {
-    // max(1, range / 5) + extra levels of the obstacle above the target - advantage beyond one.
-    assert_eq!(blind_hexes(2, 1000, 2, 0), 1);
-    assert_eq!(blind_hexes(9, 1000, 2, 0), 1);
-    assert_eq!(blind_hexes(10, 1000, 2, 0), 2);
-    assert_eq!(blind_hexes(10, 2000, 3, 0), 3);
+    // 1 + range / 5 (A6.41) + levels of the obstacle above the target beyond one (A6.43)
+    // - levels of the viewer above the obstacle beyond one (A6.42); at least 1 behind an
+    // obstacle, and one fewer (possibly none) behind a bare hill crest (B10.23).
+    assert_eq!(blind_hexes(2, 1000, 2, 0, false), 1);
+    assert_eq!(blind_hexes(4, 1000, 2, 0, false), 1);
+    assert_eq!(blind_hexes(5, 1000, 2, 0, false), 2);
+    assert_eq!(blind_hexes(10, 1000, 2, 0, false), 3);
     assert_eq!(
-        blind_hexes(10, 1000, 4, 0),
-        1,
-        "two levels of advantage beyond the first, never below 1"
+        blind_hexes(2, 2000, 3, 0, false),
+        2,
+        "a two-level obstacle over a level-0 target"
     );
-    assert_eq!(blind_hexes(15, 1000, 3, 0), 2);
+    assert_eq!(
+        blind_hexes(2, 1000, 3, 0, false),
+        1,
+        "one level of advantage beyond the first: never below 1"
+    );
+    assert_eq!(blind_hexes(10, 1000, 4, 0, false), 1);
+    assert_eq!(
+        blind_hexes(2, 1000, 2, 0, true),
+        0,
+        "a level-1 crest seen from level 2 close by hides nothing"
+    );
+    assert_eq!(blind_hexes(5, 1000, 2, 0, true), 1);
+    assert_eq!(
+        blind_hexes(2, 500, 2, 0, false),
+        1,
+        "half a level rounds up to one"
+    );
 }
 
 #[test]
@@ -629,4 +647,33 @@ fn crest_status_movement_costs() {
             .to_string()
             .contains("crest to crest")
     );
+}
+
+#[test]
+fn a_lower_hill_crest_casts_blind_hexes_only_at_range() {
+    // Viewer on level 2 at C1. A level-1 crest at C4 (range 3) hides nothing behind it; one at
+    // C6 (range 5) hides the hex directly behind it (B10.23 with A6.41).
+    let near = load(&small(
+        json!({"C1": {"level": 2}, "C4": {"level": 1}}),
+        json!([]),
+        json!([]),
+    ));
+    assert!(
+        los(&near, "C1", "C5").verdict.sees(),
+        "{}",
+        los(&near, "C1", "C5").reason
+    );
+    let far = load(&small(
+        json!({"C1": {"level": 2}, "C6": {"level": 1}}),
+        json!([]),
+        json!([]),
+    ));
+    let r = los(&far, "C1", "C7");
+    assert_eq!(r.verdict, Verdict::Blocked);
+    assert!(
+        r.reason.contains("hill crest") && r.reason.contains("B10.23"),
+        "{}",
+        r.reason
+    );
+    assert!(los(&far, "C1", "C8").verdict.sees());
 }

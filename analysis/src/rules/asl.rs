@@ -20,9 +20,11 @@
 //! - Obstacles (A6.2): woods and buildings (terrain `los: obstacle`, top = level + `height`)
 //!   block when their top is at or above `H`. A lower obstacle still above the lower end casts
 //!   blind hexes (A6.4): with `R` the range from the higher unit to the obstacle, the number of
-//!   blind hexes behind it is `max(1, R / 5) + (obstacle top - lower end - 1)` extra levels,
-//!   minus one for each level the viewer is above the obstacle beyond the first (A6.42), never
-//!   below 1. The lower end is blind when it is within that many hexes of the obstacle.
+//!   blind hexes behind it is `1 + R / 5` (A6.41), plus one per level the obstacle stands above
+//!   the target beyond the first (A6.43), minus one per level the viewer stands above the
+//!   obstacle beyond the first (A6.42), never below 1; a bare hill crest casts one fewer and may
+//!   cast none (B10.23). This is the count of VASL's LOS checker. The lower end is blind when it
+//!   is within that many hexes of the obstruction.
 //! - Hindrances (A6.7): counted when their hex's level is at least `H` (lower ones are seen
 //!   over); LOS is blocked once the total reaches `hindrance_limit` (6). Smoke markers always
 //!   hinder, blaze markers always block (A24).
@@ -295,13 +297,19 @@ fn along_depression(map: &Map, line: &HexLine) -> bool {
     })
 }
 
-/// The number of blind hexes an obstacle with top `top_m` (thousandths of a level) at range
-/// `range` from a viewer at `viewer` casts over a target at `low` (A6.4, A6.42, B10.23).
-pub fn blind_hexes(range: u32, top_m: i64, viewer: i32, low: i32) -> u32 {
-    let base = (range / 5).max(1) as i64;
-    let taller = ((top_m - low as i64 * 1000 + 999) / 1000 - 1).max(0);
-    let advantage = ((viewer as i64 * 1000 - top_m) / 1000 - 1).max(0);
-    (base + taller - advantage).max(1) as u32
+/// The number of blind hexes behind an obstruction whose top is `top_m` thousandths of a level,
+/// at `range` hexes from a viewer at level `viewer`, over a target at level `low` (A6.4):
+/// `1 + range / 5` (A6.41) `+ (top - low - 1)` (A6.43) `- (viewer - top - 1)` (A6.42), at least 1
+/// behind an obstacle; a bare hill crest (`crest`) casts one fewer and may cast none (B10.23).
+/// This is the count VASL's LOS checker uses: `2 * top + range / 5 - viewer - low + 1`.
+pub fn blind_hexes(range: u32, top_m: i64, viewer: i32, low: i32, crest: bool) -> u32 {
+    let top = (top_m + 999).div_euclid(1000);
+    let n = 2 * top + i64::from(range / 5) - i64::from(viewer) - i64::from(low) + 1;
+    if crest {
+        (n - 1).max(0) as u32
+    } else {
+        n.max(1) as u32
+    }
 }
 
 /// What a hex between the ends does.
@@ -370,10 +378,9 @@ fn judge_hex(c: &Ctx, h: Hex) -> Vec<Item> {
             c,
             h,
             li as i64 * 1000,
-            hi,
-            lo,
+            (hi, lo),
             &format!("the level-{li} hill crest in {label}"),
-            "B10.23, A6.4",
+            true,
         )
     {
         out.push(item);
@@ -402,10 +409,9 @@ fn judge_hex(c: &Ctx, h: Hex) -> Vec<Item> {
                     c,
                     h,
                     top,
-                    hi,
-                    lo,
+                    (hi, lo),
                     &format!("the {} obstacle in {label}", t.id),
-                    "A6.4",
+                    false,
                 )
             {
                 item.inherent = inherent;
@@ -432,9 +438,10 @@ fn judge_hex(c: &Ctx, h: Hex) -> Vec<Item> {
 }
 
 /// A blind-hex block of the lower end behind an obstruction with top `top` in `h`, if any.
-fn blind(c: &Ctx, h: Hex, top: i64, hi: End, lo: End, what: &str, rule: &str) -> Option<Item> {
+fn blind(c: &Ctx, h: Hex, top: i64, (hi, lo): (End, End), what: &str, crest: bool) -> Option<Item> {
+    let rule = if crest { "B10.23, A6.4" } else { "A6.4" };
     let range = hi.hex.distance(h);
-    let n = blind_hexes(range, top, hi.ground, lo.ground);
+    let n = blind_hexes(range, top, hi.ground, lo.ground, crest);
     let behind = h.distance(lo.hex);
     (behind <= n).then(|| Item {
         place: Place::Hex(h),
