@@ -188,12 +188,23 @@ fn units_in_a_depression_are_seen_only_by_adjacent_higher_or_along_the_depressio
         "woods across the line hide the rim too: {d2}"
     );
     assert!(los(&map, "S5", "S4").verdict.sees(), "adjacent");
-    // The level-2 hill at E9 is three levels above the stream floor.
+    // The level-2 hill at E9 is three levels above the stream floor, but 14 hexes away: its line
+    // reaches the stream only at the end, across the rim (A6.3: range must not exceed 3).
     let hill = los(&map, "E9", "S4");
-    assert!(hill.verdict.sees(), "{}", hill.reason);
-    // IN the gully at T6, LOS runs along the depression to T4 but not out to the open U2.
+    assert_eq!(hill.verdict, Verdict::Blocked, "{}", hill.reason);
+    assert!(hill.reason.contains("A6.3"), "{}", hill.reason);
+    // Two hexes away on a level-2 knoll, three levels above the floor, it sees INTO the stream.
+    let mut knoll = bundled();
+    knoll["hexes"]["S6"] = json!({"level": 2});
+    let k = load(&knoll);
+    assert!(
+        los(&k, "S6", "S4").verdict.sees(),
+        "{}",
+        los(&k, "S6", "S4").reason
+    );
+    // IN the gully at T6, LOS runs along the depression to T4 but not out to the open P6.
     assert!(los(&map, "T6", "T4").verdict.sees());
-    assert_eq!(los(&map, "T6", "Q4").verdict, Verdict::Blocked);
+    assert_eq!(los(&map, "T6", "P6").verdict, Verdict::Blocked);
     // The A6.3 rule is reciprocal.
     assert_eq!(los(&map, "S4", "Q5").verdict, Verdict::Blocked);
 }
@@ -676,4 +687,47 @@ fn a_lower_hill_crest_casts_blind_hexes_only_at_range() {
         r.reason
     );
     assert!(los(&far, "C1", "C8").verdict.sees());
+}
+
+#[test]
+fn los_into_a_depression_counts_range_against_height() {
+    // A gully down column D (D2-D9). A6.3: beyond range D (levels above the floor) the line must
+    // stay inside the depression.
+    let mut hexes = serde_json::Map::new();
+    for r in 2..=9 {
+        hexes.insert(format!("D{r}"), json!({"terrain": "gully"}));
+    }
+    let v = small(Value::Object(hexes.clone()), json!([]), json!([]));
+    let m = load(&v);
+    // From D1 (level 0, at the head of the gully) the line drops into it at once: LOS INTO D6.
+    assert!(
+        los(&m, "D1", "D6").verdict.sees(),
+        "{}",
+        los(&m, "D1", "D6").reason
+    );
+    // From F3 (level 0) to D5 the line crosses open ground two hexes out: only the rim.
+    let side = los(&m, "F3", "D5");
+    assert_eq!(side.verdict, Verdict::Blocked, "{}", side.reason);
+    assert!(
+        side.reason.contains("A6.3") && side.reason.contains("rim"),
+        "{}",
+        side.reason
+    );
+    // The same hex raised to level 2 (three above the floor) sees INTO D5 at range 2.
+    hexes.insert("F3".into(), json!({"level": 2}));
+    let high = load(&small(Value::Object(hexes.clone()), json!([]), json!([])));
+    assert!(
+        los(&high, "F3", "D5").verdict.sees(),
+        "{}",
+        los(&high, "F3", "D5").reason
+    );
+    // At level 1 (two above the floor) but five hexes away it does not.
+    hexes.insert("I3".into(), json!({"level": 1}));
+    let far = load(&small(Value::Object(hexes), json!([]), json!([])));
+    assert_eq!(
+        los(&far, "I3", "D5").verdict,
+        Verdict::Blocked,
+        "{}",
+        los(&far, "I3", "D5").reason
+    );
 }

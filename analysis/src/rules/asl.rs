@@ -6,11 +6,15 @@
 //!   depression, at its floor one level below the hex's ground, unless its state is `crest`:
 //!   then it sits on the rim, at the hex's ground level (B20.9). For `hexsight los` between
 //!   hexes, a hex with a crest unit is seen at its rim; any other depression hex at its floor.
-//! - A6.3, LOS INTO a depression: a unit IN a depression and another unit see each other only
-//!   when they are adjacent, or both are in depression hexes (IN, or on the crest, which shares
-//!   the hex) and every hex the line crosses between them is a depression hex (LOS along the
-//!   depression; a hexside stretch counts when one of its hexes is; all depressions connect), or the other unit is at least `into_advantage` levels (default 2,
-//!   so one level above the rim) above the floor. Otherwise LOS reaches only the rim.
+//! - A6.3, LOS INTO a depression: with `D` the levels the other unit stands above the floor of
+//!   the IN unit's hex, the line may cross the depression's rim only within range `D` of the
+//!   other unit: every hex (or hexside stretch) it enters farther away than `D` must be a
+//!   depression hex entered from a depression hex (a stretch counts as depression when one of its
+//!   hexes is one; all depressions connect). So an adjacent unit always sees INTO it, a unit at
+//!   range <= `D` does, a unit whose line runs inside the depression does (LOS along it, also
+//!   from a crest unit or from a ground unit whose line drops into the depression next to it),
+//!   and otherwise LOS reaches only the rim. This is how VASL's LOS checker applies A6.3; the
+//!   rule is reciprocal (looking out of a depression is the same test).
 //! - Apart from A6.3, depression hexes count at their ground (rim) level, so hills, obstacles
 //!   and blind hexes are judged on ground levels; `H` is the higher end's level.
 //! - Hills (B10.2): an intervening hex above `H` blocks; at `H`, when the ends differ, it is a
@@ -268,33 +272,58 @@ fn into(map: &Map, line: &HexLine, viewer: End, inn: End) -> Result<String, Stri
             "{v} is adjacent to the depression hex {t}, so it has LOS INTO it (A6.3)"
         ));
     }
-    let adv = map.ruleset.param("into_advantage", 2.0) as i32;
-    if viewer.elev - inn.elev >= adv {
-        return Ok(format!(
-            "{v} (level {}) is {} levels above the floor of {t} (level {}), enough to see INTO it (A6.3)",
-            viewer.elev,
-            viewer.elev - inn.elev,
-            inn.elev
-        ));
+    let d = viewer.elev - inn.elev;
+    let mut steps: Vec<Crossing> = line
+        .steps
+        .iter()
+        .map(|s| s.crossing)
+        .filter(|c| !matches!(c, Crossing::Vertex(_)))
+        .collect();
+    if viewer.hex != line.from {
+        steps.reverse();
     }
-    if viewer.pos != Pos::Ground && along_depression(map, line) {
-        return Ok(format!(
-            "{v} and {t} are both in the depression and the LOS runs along it (A6.3)"
-        ));
-    }
-    Err(format!(
-        "{t} is a depression hex: from {v} (level {}, not adjacent, not along the depression, less than {adv} levels above its floor at level {}) LOS reaches only its rim, not INTO it (A6.3)",
-        viewer.elev, inn.elev
-    ))
-}
-
-/// True when every hex the line crosses, ends included, is a depression hex (A6.3).
-fn along_depression(map: &Map, line: &HexLine) -> bool {
-    line.steps.iter().all(|s| match s.crossing {
+    let dep = |c: Crossing| match c {
         Crossing::Hex(h) => is_depression(map, h),
         Crossing::Side(x, y) => is_depression(map, x) || is_depression(map, y),
         Crossing::Vertex(_) => true,
-    })
+    };
+    let range = |c: Crossing| match c {
+        Crossing::Hex(h) => viewer.hex.distance(h),
+        Crossing::Side(x, y) => viewer.hex.distance(x).min(viewer.hex.distance(y)),
+        Crossing::Vertex(_) => 0,
+    };
+    let name = |c: Crossing| match c {
+        Crossing::Hex(h) => map.label(h),
+        Crossing::Side(x, y) => format!("the hexside {}", map.side_label(x, y)),
+        Crossing::Vertex(_) => String::new(),
+    };
+    for w in steps.windows(2) {
+        let r = range(w[1]);
+        if i64::from(r) > i64::from(d) && !(dep(w[0]) && dep(w[1])) {
+            let where_ = if dep(w[1]) {
+                format!("enters {} across the rim", name(w[1]))
+            } else {
+                format!("is still outside it, at {}", name(w[1]))
+            };
+            return Err(format!(
+                "{t} is a depression hex whose floor (level {}) is {d} level(s) below {v} (level {}): beyond range {} the line must stay inside the depression, but at range {r} it {where_}; LOS reaches only the rim (A6.3)",
+                inn.elev,
+                viewer.elev,
+                d.max(0),
+            ));
+        }
+    }
+    if i64::from(viewer.hex.distance(inn.hex)) <= i64::from(d) {
+        Ok(format!(
+            "{v} is {d} level(s) above the floor of {t} at range {} <= {d}: LOS INTO it (A6.3)",
+            viewer.hex.distance(inn.hex)
+        ))
+    } else {
+        Ok(format!(
+            "beyond range {} from {v} the line runs inside the depression to {t}: LOS INTO it (A6.3)",
+            d.max(0)
+        ))
+    }
 }
 
 /// The number of blind hexes behind an obstruction whose top is `top_m` thousandths of a level,
