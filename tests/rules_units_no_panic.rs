@@ -22,9 +22,17 @@ impl Rng {
     }
 }
 
+/// A ruleset name with pools of terrain ids, unit kinds and unit states (valid and not).
+type Pools = (
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
 #[test]
 fn random_units_never_panic() {
-    let rulesets: [(&str, &[&str], &[&str], &[&str]); 3] = [
+    let rulesets: [Pools; 3] = [
         (
             "asl",
             &[
