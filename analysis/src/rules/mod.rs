@@ -1,5 +1,6 @@
 //! Rulesets: the tables (data) and the family code that turns a sight line into a verdict.
 
+mod answers;
 pub mod asl;
 pub mod combat_commander;
 pub mod geometric;
@@ -8,6 +9,7 @@ pub mod napoleonic;
 pub mod table;
 pub mod units;
 
+pub use answers::{Answer, UnitAnswers, check_units, details, unit_answers, warnings};
 pub use table::{
     Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType,
 };
@@ -147,9 +149,6 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
         Family::Miniatures => miniatures::assess(map, line),
     }
 }
-
-mod answers;
-pub use answers::{Answer, UnitAnswers, check_units, details, unit_answers, warnings};
 
 /// Combines the two hexes beside a hexside stretch: blocked only if both block;
 /// otherwise the smaller hindrance (the line may pass on the better side).
