@@ -176,9 +176,19 @@ fn units_in_a_depression_are_seen_only_by_adjacent_higher_or_along_the_depressio
     );
     let d = details(&map, "Q5", "S4");
     assert_eq!(
-        (d["into"].clone(), d["rim_visible"].clone()),
-        (json!(false), json!(true)),
+        (
+            d["into"].clone(),
+            d["rim_visible"].clone(),
+            d["affects"].clone()
+        ),
+        (json!(false), json!(true), json!("none")),
         "LOS reaches the rim only: {d}"
+    );
+    let adj = details(&map, "R4", "S4");
+    assert_eq!(
+        (adj["into"].clone(), adj["affects"].clone()),
+        (json!(true), json!("in-only")),
+        "{adj}"
     );
     let mut wooded = bundled();
     wooded["hexes"]["R4"] = json!({"terrain": "woods"});

@@ -762,9 +762,13 @@ pub fn details(map: &Map, line: &HexLine) -> Option<Value> {
     }
     if pb == Pos::In && line.from != line.to {
         // The rim of the target hex is at its ground level, where A6.3 does not apply.
+        // With no crest unit in the hex, a shot with LOS INTO reaches the units IN it only;
+        // without, it reaches nobody (only the empty rim is seen).
         let rim = trace(map, line, pa, Pos::Ground, FireKind::Direct);
-        v["into"] = json!(into(map, line, a, b).is_ok());
+        let into_ok = into(map, line, a, b).is_ok();
+        v["into"] = json!(into_ok);
         v["rim_visible"] = json!(super::answers::verdict_of(&rim).0.sees());
+        v["affects"] = json!(if into_ok { "in-only" } else { "none" });
     }
     Some(v)
 }
