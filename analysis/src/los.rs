@@ -147,7 +147,7 @@ impl LosResult {
                 _ => None,
             })
             .collect();
-        json!({
+        let mut out = json!({
             "from": map.label(self.line.from),
             "to": map.label(self.line.to),
             "ruleset": map.ruleset.name,
@@ -160,7 +160,11 @@ impl LosResult {
             "vertices": vertices,
             "events": self.events.iter().map(event).collect::<Vec<_>>(),
             "modifiers": self.modifiers,
-        })
+        });
+        if let Some(d) = rules::details(map, &self.line) {
+            out["details"] = d;
+        }
+        out
     }
 
     /// A human-readable explanation, several lines.

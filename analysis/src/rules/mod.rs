@@ -1,9 +1,15 @@
 //! Rulesets: the tables (data) and the family code that turns a sight line into a verdict.
 
+mod answers;
+pub mod asl;
 pub mod combat_commander;
 pub mod geometric;
+pub mod miniatures;
+pub mod napoleonic;
 pub mod table;
+pub mod units;
 
+pub use answers::{Answer, UnitAnswers, check_units, details, unit_answers, warnings};
 pub use table::{
     Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType,
 };
@@ -138,6 +144,9 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
     match map.ruleset.family {
         Family::Geometric => geometric::assess(map, line),
         Family::CombatCommander => combat_commander::assess(map, line),
+        Family::Asl => asl::assess(map, line),
+        Family::Napoleonic => napoleonic::assess(map, line),
+        Family::Miniatures => miniatures::assess(map, line),
     }
 }
 
