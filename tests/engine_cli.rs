@@ -357,3 +357,21 @@ fn generate_is_deterministic_and_valid() {
     let out = ok(&["validate", s(&a)]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("valid"));
 }
+
+#[test]
+fn report_draws_spotting_maps_where_the_ruleset_has_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let hamlet = concat!(env!("CARGO_MANIFEST_DIR"), "/maps/miniatures-hamlet.json");
+    let out = dir.path().join("report");
+    ok(&["report", hamlet, "--out", s(&out), "--key", "E18"]);
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(out.join("spotting-E18.png").is_file());
+    assert!(index.contains("spotting-E18.png"));
+    // Combat Commander has no spotting table: no spotting map, and the page says so.
+    let cc = concat!(env!("CARGO_MANIFEST_DIR"), "/maps/hill-112.json");
+    let out = dir.path().join("cc");
+    ok(&["report", cc, "--out", s(&out), "--key", "C5"]);
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(!out.join("spotting-C5.png").exists());
+    assert!(index.contains("no spotting rules"), "{index}");
+}

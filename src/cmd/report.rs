@@ -200,9 +200,47 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "Hexes in the dead ground of the key hexes (coloured); uncoloured hexes are not blind from any of them.",
         )?;
     }
-    summary.push(
-        "spotting maps: the built-in rulesets have no spotting rules, so none are drawn".into(),
-    );
+    // Spotting maps where the ruleset has spotting rules (a spotting table).
+    let mut spotted = 0;
+    for &k in &keys {
+        let from = map.hex_of(k);
+        let still = hexsight_analysis::rules::miniatures::Activity::Still;
+        let Ok(cells) = hexsight_analysis::rules::miniatures::spot(&map, from, still) else {
+            break;
+        };
+        let label = map.label(from);
+        let values = cells
+            .iter()
+            .map(|c| c.los.then_some(if c.auto { 1.0 } else { c.p_spot }))
+            .collect();
+        let pic = Picture {
+            map: &map,
+            title: format!(
+                "Spotting from {label}: chance one test spots a still target (1 = spotted automatically; uncoloured = out of LOS)"
+            ),
+            layer: Layer::Scale {
+                values,
+                min: 0.0,
+                max: 1.0,
+                caption: "chance to spot".into(),
+            },
+            marked: vec![from],
+            zone: Vec::new(),
+        };
+        figure(
+            &pic,
+            &format!("spotting-{label}"),
+            &format!("Spotting from {label}"),
+            "The ruleset's spotting table: the chance that one spotting test from this key hex spots a target that stays still.",
+        )?;
+        spotted += 1;
+    }
+    if spotted == 0 {
+        summary.push(format!(
+            "spotting maps: the {} ruleset has no spotting rules, so none are drawn",
+            map.ruleset.name
+        ));
+    }
     write_atomic(
         &path("blind.json"),
         (serde_json::to_string_pretty(&blind_json)? + "\n").as_bytes(),
