@@ -45,6 +45,8 @@ pub struct Args {
 
 /// Largest map for which the report also writes the matrix as CSV.
 const CSV_LIMIT: usize = 2500;
+/// Largest map for which the report also writes the byte-per-pair `.npy` (400 MB at this size).
+const NPY_LIMIT: usize = 20_000;
 
 /// Writes the report.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
@@ -72,15 +74,17 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         "matrix.bin".to_string(),
         "visibility matrix, bit-packed (format in docs/engine.md)".to_string(),
     ));
-    super::matrix::write_matrix(&map, &m, &path("matrix.npy"))?;
-    files.push((
-        "matrix.npy".to_string(),
-        "visibility matrix as uint8 for numpy.load".to_string(),
-    ));
-    files.push((
-        "matrix.labels.json".to_string(),
-        "row and column labels of matrix.npy".to_string(),
-    ));
+    if map.len() <= NPY_LIMIT {
+        super::matrix::write_matrix(&map, &m, &path("matrix.npy"))?;
+        files.push((
+            "matrix.npy".to_string(),
+            "visibility matrix as uint8 for numpy.load".to_string(),
+        ));
+        files.push((
+            "matrix.labels.json".to_string(),
+            "row and column labels of matrix.npy".to_string(),
+        ));
+    }
     if map.len() <= CSV_LIMIT {
         super::matrix::write_matrix(&map, &m, &path("matrix.csv"))?;
         files.push((
