@@ -90,9 +90,10 @@ impl Progress {
         }
     }
 
-    /// Reports `done` of `total`.
+    /// Reports `done` of `total`: rate and ETA from the start of the run.
     pub fn update(&self, done: u64, total: u64) {
-        if self.start.elapsed() < Duration::from_millis(700) {
+        let elapsed = self.start.elapsed();
+        if elapsed < Duration::from_millis(700) {
             return;
         }
         let Ok(mut bar) = self.bar.try_lock() else {
@@ -101,7 +102,7 @@ impl Progress {
         let b = bar.get_or_insert_with(|| {
             let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             let style = format!(
-                "{{bar:40}} {{percent:>3}}% {{human_pos}}/{{human_len}} {} {{per_sec}} ETA {{eta}}",
+                "{{bar:40}} {{percent:>3}}% {{human_pos}}/{{human_len}} {} {{msg}}",
                 self.what
             );
             if let Ok(s) = ProgressStyle::with_template(&style) {
@@ -109,6 +110,14 @@ impl Progress {
             }
             b
         });
+        let secs = elapsed.as_secs_f64();
+        let rate = done as f64 / secs;
+        let eta = if rate > 0.0 {
+            total.saturating_sub(done) as f64 / rate
+        } else {
+            0.0
+        };
+        b.set_message(format!("{:.1} M/s, ETA {:.0} s", rate / 1e6, eta.ceil()));
         b.set_position(done);
     }
 
