@@ -764,10 +764,10 @@ pub fn details(map: &Map, line: &HexLine) -> Option<Value> {
         // The rim of the target hex is at its ground level, where A6.3 does not apply.
         // With no crest unit in the hex, a shot with LOS INTO reaches the units IN it only;
         // without, it reaches nobody (only the empty rim is seen).
-        let rim = trace(map, line, pa, Pos::Ground, FireKind::Direct);
+        let mut rim = trace(map, line, pa, Pos::Ground, FireKind::Direct);
         let into_ok = into(map, line, a, b).is_ok();
         v["into"] = json!(into_ok);
-        v["rim_visible"] = json!(super::answers::verdict_of(&rim).0.sees());
+        v["rim_visible"] = json!(rim.conclude(map, line).verdict.sees());
         v["affects"] = json!(if into_ok { "in-only" } else { "none" });
     }
     Some(v)
