@@ -2,7 +2,7 @@
 //! three answers for a pair of units, and extra `los` JSON details.
 
 use super::asl::{self, FireKind};
-use super::{Assessment, Effect, Family, Modifier, Verdict, combat_commander, napoleonic, units};
+use super::{Family, Modifier, combat_commander, napoleonic, units};
 use crate::error::Result;
 use crate::hex::HexLine;
 use crate::los::line_of_sight;
@@ -77,49 +77,14 @@ pub fn details(map: &Map, line: &HexLine) -> Option<Value> {
     }
 }
 
-/// The verdict of an assessment, as `los` computes it, with the reason.
-pub(crate) fn verdict_of(a: &Assessment) -> (Verdict, String) {
-    let hindrance: u32 = a
-        .events
-        .iter()
-        .map(|e| {
-            if let Effect::Hinder(v) = e.effect {
-                v
-            } else {
-                0
-            }
-        })
-        .sum();
-    let mut events: Vec<_> = a.events.iter().collect();
-    events.sort_by_key(|e| e.at);
-    if let Some(e) = events.iter().find(|e| e.effect == Effect::Block) {
-        return (Verdict::Blocked, e.reason.clone());
-    }
-    let all = events
-        .iter()
-        .map(|e| e.reason.as_str())
-        .collect::<Vec<_>>()
-        .join("; ");
-    match a.hindrance_limit {
-        Some(l) if hindrance >= l => (
-            Verdict::Blocked,
-            format!("the hindrance total {hindrance} reaches the limit of {l} (A6.7): {all}"),
-        ),
-        _ if hindrance > 0 => (Verdict::Hindered, format!("hindered {hindrance}: {all}")),
-        _ => (
-            Verdict::Clear,
-            "nothing between blocks or hinders the line".to_string(),
-        ),
-    }
-}
-
 /// The three answers for unit `a` firing at unit `b` (`fire` matters to ASL crest TEM).
 pub fn unit_answers(map: &Map, a: &Unit, b: &Unit, fire: FireKind) -> UnitAnswers {
     match map.ruleset.family {
         Family::Napoleonic => napoleonic::unit_answers(map, a, b),
         Family::Asl => {
-            let assessment = asl::unit_trace(map, a, b, fire);
-            let (verdict, reason) = verdict_of(&assessment);
+            let mut assessment = asl::unit_trace(map, a, b, fire);
+            let c = assessment.conclude(map, &HexLine::new(a.hex, b.hex));
+            let (verdict, reason) = (c.verdict, c.reason);
             let mut ans = UnitAnswers::default();
             let (fa, fb) = (map.label(a.hex), map.label(b.hex));
             if verdict.sees() {

@@ -139,6 +139,84 @@ pub struct Assessment {
     pub hindrance_limit: Option<u32>,
 }
 
+/// The verdict an assessment comes to, with what decided it.
+#[derive(Clone, Debug)]
+pub struct Conclusion {
+    /// Clear, hindered or blocked.
+    pub verdict: Verdict,
+    /// Total hindrance along the line.
+    pub hindrance: u32,
+    /// The first thing that blocks, if any.
+    pub blocked_by: Option<Event>,
+    /// One sentence that says why, citing the rules of the events behind it.
+    pub reason: String,
+}
+
+impl Assessment {
+    /// Puts the events in order along `line` (a hexside crossing before the hex it leads
+    /// into) and draws the verdict: the first block, else the hindrance total against the
+    /// family's limit, else clear.
+    pub fn conclude(&mut self, map: &Map, line: &HexLine) -> Conclusion {
+        self.events.sort_by_key(|e| {
+            (
+                e.at,
+                !matches!(e.place, Place::Hexside(..) | Place::HexsidePair(..)),
+            )
+        });
+        let hindrance: u32 = self
+            .events
+            .iter()
+            .map(|e| {
+                if let Effect::Hinder(v) = e.effect {
+                    v
+                } else {
+                    0
+                }
+            })
+            .sum();
+        let blocked_by = self
+            .events
+            .iter()
+            .find(|e| e.effect == Effect::Block)
+            .cloned();
+        let all = || {
+            self.events
+                .iter()
+                .map(|e| e.reason.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let (verdict, reason) = match (&blocked_by, self.hindrance_limit) {
+            (Some(e), _) => (Verdict::Blocked, e.reason.clone()),
+            (None, Some(limit)) if hindrance >= limit => (
+                Verdict::Blocked,
+                format!(
+                    "the hindrance total {hindrance} reaches the blocking limit of {limit}: {}",
+                    all()
+                ),
+            ),
+            (None, _) if hindrance > 0 => (
+                Verdict::Hindered,
+                format!("hindered {hindrance}: {}", all()),
+            ),
+            (None, _) => (
+                Verdict::Clear,
+                format!(
+                    "nothing between {} and {} blocks or hinders the line",
+                    map.label(line.from),
+                    map.label(line.to)
+                ),
+            ),
+        };
+        Conclusion {
+            verdict,
+            hindrance,
+            blocked_by,
+            reason,
+        }
+    }
+}
+
 /// Asks the map's rule family about a walked line.
 pub fn assess(map: &Map, line: &HexLine) -> Assessment {
     match map.ruleset.family {
@@ -148,6 +226,52 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
         Family::Napoleonic => napoleonic::assess(map, line),
         Family::Miniatures => miniatures::assess(map, line),
     }
+}
+
+/// The events of the hexsides a line crosses. `judge` says what one crossed hexside does;
+/// where the line slips between two hexsides at a vertex it is stopped only when both
+/// stop it (`rule` is cited for that reading).
+pub fn hexside_events(
+    map: &Map,
+    line: &HexLine,
+    rule: &str,
+    judge: impl Fn(Hex, Hex) -> Option<(Effect, String)>,
+) -> Vec<Event> {
+    let mut events = Vec::new();
+    for crossing in line.side_crossings() {
+        match crossing {
+            crate::hex::SideCrossing::One(a, b, at) => {
+                if let Some((effect, reason)) = judge(a, b) {
+                    events.push(Event {
+                        at,
+                        place: Place::Hexside(a, b),
+                        effect,
+                        reason,
+                    });
+                }
+            }
+            crate::hex::SideCrossing::Pair(a, b, c, at) => {
+                let x = judge(a, b);
+                let y = judge(a, c);
+                if let Some(effect) = both_sides(x.as_ref().map(|p| p.0), y.as_ref().map(|p| p.0)) {
+                    let reason = format!(
+                        "the line passes through the vertex between hexsides {} and {}, and both stop it{rule}: {}; {}",
+                        map.side_label(a, b),
+                        map.side_label(a, c),
+                        x.map(|p| p.1).unwrap_or_default(),
+                        y.map(|p| p.1).unwrap_or_default()
+                    );
+                    events.push(Event {
+                        at,
+                        place: Place::HexsidePair(a, b, c),
+                        effect,
+                        reason,
+                    });
+                }
+            }
+        }
+    }
+    events
 }
 
 /// Combines the two hexes beside a hexside stretch: blocked only if both block;

@@ -242,8 +242,8 @@ pub fn unit_answers(map: &Map, a: &Unit, b: &Unit) -> UnitAnswers {
     let over = units::kind_has(map, a, "fires-over-friends");
     let (line, verdict, reason) = if over {
         let line = HexLine::new(a.hex, b.hex);
-        let (v, r) = super::answers::verdict_of(&trace(map, &line, Some(&a.side)));
-        (line, v, r)
+        let c = trace(map, &line, Some(&a.side)).conclude(map, &line);
+        (line, c.verdict, c.reason)
     } else {
         let los = line_of_sight(map, a.hex, b.hex);
         (los.line, los.verdict, los.reason)
