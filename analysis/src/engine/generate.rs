@@ -174,6 +174,9 @@ pub fn generate(g: &Generator) -> Result<Map> {
         for _ in 0..size {
             set(map, i, t);
             let nb = neighbours(map, i);
+            if nb.is_empty() {
+                break; // a one-hex map
+            }
             i = nb[rng.below(nb.len() as u32) as usize];
         }
     };
@@ -286,6 +289,23 @@ pub fn generate(g: &Generator) -> Result<Map> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tiny_maps_generate() {
+        for (cols, rows) in [(1, 1), (1, 5), (5, 1), (2, 2)] {
+            for rs in ["geometric", "combat-commander"] {
+                let g = Generator {
+                    cols,
+                    rows,
+                    seed: 2,
+                    ruleset: rs.into(),
+                    layout: Layout::default(),
+                    dense: true,
+                };
+                assert_eq!(generate(&g).unwrap().len(), (cols * rows) as usize);
+            }
+        }
+    }
 
     #[test]
     fn the_same_seed_gives_the_same_map_and_it_round_trips() {
