@@ -379,3 +379,50 @@ fn report_draws_spotting_maps_where_the_ruleset_has_them() {
     assert!(!out.join("spotting-C5.png").exists());
     assert!(index.contains("no spotting rules"), "{index}");
 }
+
+#[test]
+fn the_hindrance_matrix_agrees_with_the_bits_and_the_viewshed() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = generated(dir.path(), "combat-commander", 12, 10, false);
+    let csv = dir.path().join("m.csv");
+    let npy = dir.path().join("h.npy");
+    ok(&["matrix", s(&map), "--out", s(&csv)]);
+    ok(&["matrix", s(&map), "--out", s(&npy), "--hindrance"]);
+    let (cols, rows, bits) = read_csv(&csv);
+    let ((nr, nc), data) = read_npy(&npy);
+    assert_eq!((nr, nc), (rows.len(), cols.len()));
+    for (i, row) in bits.iter().enumerate() {
+        for (j, &b) in row.iter().enumerate() {
+            assert_eq!(
+                data[i * nc + j] != 255,
+                b == 1,
+                "{} -> {}",
+                rows[i],
+                cols[j]
+            );
+        }
+    }
+    let mut hindered = 0;
+    for from in ["C5", "H2", "L10"] {
+        let out = ok(&["viewshed", s(&map), "--from", from, "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let i = rows.iter().position(|r| r == from).unwrap();
+        for (j, c) in cols.iter().enumerate() {
+            let t = &v["hexes"][c];
+            let byte = data[i * nc + j];
+            if t["verdict"] == "blocked" {
+                assert_eq!(byte, 255, "{from} -> {c}");
+            } else {
+                assert_eq!(
+                    u64::from(byte),
+                    t["hindrance"].as_u64().unwrap(),
+                    "{from} -> {c}"
+                );
+                hindered += usize::from(byte > 0);
+            }
+        }
+    }
+    assert!(hindered > 0, "no hindered line to check");
+    let out = hexsight(&["matrix", s(&map), "--out", s(&csv), "--hindrance"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--hindrance writes .npy only"));
+}

@@ -5,7 +5,8 @@ use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{
-    BitMatrix, Control, Matrix, available_memory, check_memory, matrix, write_csv_sel,
+    BLOCKED_BYTE, BitMatrix, Control, Matrix, Selection, available_memory, check_memory,
+    check_memory_bytes, matrix, sight_matrix, write_csv_sel,
 };
 use hexsight_analysis::export::{bin, npy, write_with};
 use hexsight_analysis::map::write_atomic;
@@ -30,6 +31,10 @@ pub struct Args {
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
+    /// Write `.npy` values with the hindrance: 0 clear, 1..254 the total hindrance of a
+    /// hindered line, 255 blocked (one byte per pair in memory).
+    #[arg(long)]
+    hindrance: bool,
     /// Compute every pair with the plain, explained LOS query (slow; for checking).
     #[arg(long, hide = true)]
     plain: bool,
@@ -90,10 +95,19 @@ pub fn memory_budget(max_mb: Option<u64>) -> u64 {
 
 /// Computes the matrix and writes it.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    format_of(&a.out)?;
+    let format = format_of(&a.out)?;
+    if a.hindrance && format != Format::Npy {
+        bail!(
+            "{}: --hindrance writes .npy only (one byte per pair)",
+            a.out.display()
+        );
+    }
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
     let sel = super::selection(&map, a.from.as_deref(), a.to.as_deref())?;
+    if a.hindrance {
+        return run_hindrance(&a, &map, &sel);
+    }
     check_memory(&map, &sel, memory_budget(a.max_memory))
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
     let cancel = super::interrupt_flag();
@@ -132,6 +146,40 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         m.bits.count(),
         pairs,
         rayon::current_num_threads(),
+        a.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--hindrance`: one byte per pair with the hindrance total, written as `.npy`.
+fn run_hindrance(a: &Args, map: &Map, sel: &Selection) -> anyhow::Result<ExitCode> {
+    check_memory_bytes(map, sel, memory_budget(a.max_memory))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    let cancel = super::interrupt_flag();
+    let progress = super::Progress::new("pairs");
+    let engine = Engine::new(map);
+    let ctl = Control {
+        cancel,
+        progress: &|d, t| progress.update(d, t),
+    };
+    let data = sight_matrix(&engine, sel, &ctl)?;
+    progress.finish();
+    let secs = progress.seconds();
+    let values = "0 = the row's observer sees the column's target clearly, 1..254 = seen through this total hindrance (254 or more), 255 = blocked";
+    write_atomic(
+        &npy::sidecar_path(&a.out),
+        npy::sidecar_for(map, sel, values).as_bytes(),
+    )?;
+    write_with(&a.out, |w| {
+        npy::write_bytes(sel.from.len(), sel.to.len(), &data, w)
+    })?;
+    let seen = data.iter().filter(|&&b| b != BLOCKED_BYTE).count();
+    let hindered = data.iter().filter(|&&b| b != BLOCKED_BYTE && b > 0).count();
+    eprintln!(
+        "{} x {} hexes, {seen} of {} ordered pairs in LOS ({hindered} hindered), computed in {secs:.3} s; wrote {}",
+        sel.from.len(),
+        sel.to.len(),
+        data.len(),
         a.out.display()
     );
     Ok(ExitCode::SUCCESS)

@@ -191,7 +191,16 @@ pub fn estimate_bytes(map: &Map, sel: &Selection) -> u64 {
 
 /// Refuses, with a message naming the way out, a run that would not fit in `available` bytes.
 pub fn check_memory(map: &Map, sel: &Selection, available: u64) -> Result<()> {
-    let need = estimate_bytes(map, sel);
+    check_need(sel, estimate_bytes(map, sel), available)
+}
+
+/// Like [`check_memory`] for [`sight_matrix`], one byte per pair.
+pub fn check_memory_bytes(map: &Map, sel: &Selection, available: u64) -> Result<()> {
+    let need = estimate_bytes(map, sel) + sel.from.len() as u64 * sel.to.len() as u64;
+    check_need(sel, need, available)
+}
+
+fn check_need(sel: &Selection, need: u64, available: u64) -> Result<()> {
     if need > available {
         let mb = |b: u64| b.div_ceil(1 << 20);
         return Err(Error::new(
@@ -320,6 +329,43 @@ impl SharedRows {
         // SAFETY: in bounds (checked above); row `i` is exclusively ours (caller's promise).
         unsafe { *self.ptr.add(i * self.words + j / 64) |= 1 << (j % 64) };
     }
+}
+
+/// A blocked pair in [`sight_matrix`].
+pub const BLOCKED_BYTE: u8 = 255;
+
+/// One byte per ordered pair of `sel`, row by row: the total hindrance of the
+/// line when the observer sees the target (0 = clear, capped at 254), or
+/// [`BLOCKED_BYTE`] when blocked. Every pair is answered on its own, in parallel.
+pub fn sight_matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Vec<u8>> {
+    let cols = sel.to.len();
+    let mut data = vec![0u8; sel.from.len() * cols];
+    let total = data.len() as u64;
+    let done = AtomicU64::new(0);
+    if cols > 0 {
+        data.par_chunks_mut(cols).enumerate().for_each(|(r, row)| {
+            if ctl.cancel.load(Ordering::Relaxed) {
+                return;
+            }
+            let i = sel.from[r];
+            for (c, &j) in sel.to.iter().enumerate() {
+                let s = engine.sight(i, j);
+                row[c] = if s.verdict == crate::rules::Verdict::Blocked {
+                    BLOCKED_BYTE
+                } else {
+                    s.hindrance.min(254) as u8
+                };
+            }
+            (ctl.progress)(
+                done.fetch_add(cols as u64, Ordering::Relaxed) + cols as u64,
+                total,
+            );
+        });
+    }
+    if ctl.cancel.load(Ordering::Relaxed) {
+        return Err(cancelled());
+    }
+    Ok(data)
 }
 
 /// The matrix computed the plain way: one full LOS query per ordered pair.
