@@ -444,6 +444,8 @@ impl<'m> Engine<'m> {
         mut seen: impl FnMut(usize, usize),
     ) -> bool {
         let a = &self.groups[g];
+        // Reused for every offset: a walk laid out as (index delta, k0, k1).
+        let mut steps_buf: Vec<(i32, u32, u32)> = Vec::new();
         for b in &self.groups[g..] {
             if stop.load(AtomicOrdering::Relaxed) {
                 return false;
@@ -476,10 +478,22 @@ impl<'m> Engine<'m> {
                 {
                     // The walk laid out once for this offset, then swept over the group.
                     let (fa, fb) = self.factors[g];
-                    let steps: Vec<(i32, u32, u32)> = l
-                        .hex_spans(w)
-                        .map(|(h, k1)| ((fa * h.q as i64 + fb * h.r as i64) as i32, h.k0, k1))
-                        .collect();
+                    steps_buf.clear();
+                    let hexes = l.hexes_of(w);
+                    if l.sides_of(w).is_empty() {
+                        // Without side stretches a hex ends where the next begins.
+                        for (m, h) in hexes.iter().enumerate() {
+                            let k1 = hexes.get(m + 1).map_or(w.k_end, |n| n.k0);
+                            steps_buf.push(((fa * h.q as i64 + fb * h.r as i64) as i32, h.k0, k1));
+                        }
+                    } else {
+                        steps_buf.extend(
+                            l.hex_spans(w).map(|(h, k1)| {
+                                ((fa * h.q as i64 + fb * h.r as i64) as i32, h.k0, k1)
+                            }),
+                        );
+                    }
+                    let steps: &[(i32, u32, u32)] = &steps_buf;
                     let sides = l.sides_of(w);
                     let cells = self.map.cells();
                     let den = w.den as i64;
@@ -508,7 +522,7 @@ impl<'m> Engine<'m> {
                             let e0 = lo as i64 * MILLI + observer_eye;
                             let e1 = lt as i64 * MILLI + target_eye;
                             if geometric_steps(
-                                &steps,
+                                steps,
                                 sides,
                                 surface,
                                 base0 + lane as i64,
@@ -524,7 +538,7 @@ impl<'m> Engine<'m> {
                             for &(level, mask) in &level_masks[..n_levels] {
                                 let l = (level - flat.level_min) as usize;
                                 let mut blocked = 0u64;
-                                for &(d, _, _) in &steps {
+                                for &(d, _, _) in steps {
                                     blocked |= flat.window(l, (base0 + d as i64) as usize);
                                     if blocked & mask == mask {
                                         break;
