@@ -316,7 +316,7 @@ impl EditorApp {
             ctx2.request_repaint();
         });
         self.exports = Some(rx);
-        self.status = "Exporting PNG…".into();
+        self.status = "Exporting PNG...".into();
     }
 
     // ----- commands ----------------------------------------------------------
@@ -649,7 +649,7 @@ impl EditorApp {
                 ui.label(format!("{t}, level {}{}", c.level, if c.slope { ", slope" } else { "" }));
                 ui.separator();
             }
-            ui.label(format!("{}×{} {}", map.cols, map.rows, map.ruleset.name));
+            ui.label(format!("{}x{} {}", map.cols, map.rows, map.ruleset.name));
             ui.separator();
             ui.label(format!("zoom {:.0}%", self.view.zoom / 24.0 * 100.0));
             ui.separator();
@@ -831,7 +831,7 @@ impl EditorApp {
         };
         let map = self.doc.map();
         let col = canvas::verdict_color(los.verdict);
-        ui.label(RichText::new(format!("{} → {}", map.label(los.line.from), map.label(los.line.to))).strong());
+        ui.label(RichText::new(format!("{} -> {}", map.label(los.line.from), map.label(los.line.to))).strong());
         ui.label(RichText::new(format!("Verdict: {}", los.verdict.as_str())).color(col).strong().size(16.0));
         if los.hindrance > 0 {
             ui.label(format!("Hindrance: {}", los.hindrance));
@@ -1037,12 +1037,14 @@ impl EditorApp {
         let h = self.hover;
         if self.tool.is_brush() {
             let painting = resp.is_pointer_button_down_on() && primary_down;
+            let had_stroke = self.stroke.is_some();
             if painting && let Some(h) = h {
                 self.brush_at(h);
-            } else if !painting && self.stroke.is_some() {
+            } else if !painting && had_stroke {
                 self.end_stroke();
             }
             if resp.clicked_by(PointerButton::Primary)
+                && !had_stroke
                 && self.stroke.is_none()
                 && let Some(h) = h
             {

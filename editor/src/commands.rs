@@ -53,14 +53,14 @@ impl Command {
     /// Menu text.
     pub fn label(&self) -> String {
         match self {
-            Command::New => "New map…".into(),
-            Command::Open => "Open…".into(),
+            Command::New => "New map...".into(),
+            Command::Open => "Open...".into(),
             Command::OpenPath(p) => p.display().to_string(),
             Command::Save => "Save".into(),
-            Command::SaveAs => "Save as…".into(),
-            Command::ExportPng => "Export view as PNG…".into(),
-            Command::ExportSvg => "Export view as SVG…".into(),
-            Command::Properties => "Map properties…".into(),
+            Command::SaveAs => "Save as...".into(),
+            Command::ExportPng => "Export view as PNG...".into(),
+            Command::ExportSvg => "Export view as SVG...".into(),
+            Command::Properties => "Map properties...".into(),
             Command::Quit => "Quit".into(),
             Command::Undo => "Undo".into(),
             Command::Redo => "Redo".into(),

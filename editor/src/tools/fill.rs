@@ -51,7 +51,8 @@ mod tests {
         for row in 0..5 {
             map.cell_mut(map.layout.hex_at(2, row)).unwrap().terrain = 1;
         }
-        let n = fill(&mut map, map.layout.hex_at(0, 0), 3);
+        let start = map.layout.hex_at(0, 0);
+        let n = fill(&mut map, start, 3);
         assert_eq!(n, 10);
         assert_eq!(map.cell(map.layout.hex_at(4, 4)).unwrap().terrain, 0);
     }
