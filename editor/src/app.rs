@@ -279,7 +279,8 @@ impl EditorApp {
         }
     }
 
-    fn export_svg(&mut self, path: &Path) {
+    /// Writes the canvas view (map, overlay, LOS, legend) as SVG.
+    pub fn export_svg(&mut self, path: &Path) {
         let size = self.canvas_rect.size();
         let overlay = self.overlay_data();
         let scene = Scene {
@@ -297,7 +298,7 @@ impl EditorApp {
         let mut svg = SvgSurface::default();
         scene.draw(&mut svg);
         if self.legend {
-            canvas::draw_legend(&mut svg, self.doc.map(), self.overlay, Pos2::new(8.0, size.y - 8.0));
+            canvas::draw_legend(&mut svg, self.doc.map(), self.overlay, Pos2::new(8.0, 8.0));
         }
         let text = svg.finish(size, Color32::from_rgb(0x2b, 0x2d, 0x31));
         match hexsight_analysis::map::write_atomic(path, text.as_bytes()) {
@@ -950,7 +951,8 @@ impl EditorApp {
         self.canvas_rect = rect;
         ui.painter().rect_filled(rect, 0.0, Color32::from_rgb(0x2b, 0x2d, 0x31));
         if self.fit_pending && rect.width() > 50.0 {
-            self.view = View::fit(self.doc.map(), rect.size());
+            let legend = if self.legend { canvas::LEGEND_WIDTH + 8.0 } else { 0.0 };
+            self.view = View::fit(self.doc.map(), rect.size(), legend);
             self.fit_pending = false;
         }
         let ctx = ui.ctx().clone();
@@ -979,7 +981,11 @@ impl EditorApp {
             (Tool::Hexside, Some(p), Some(h)) => tools::hexside::nearest_side(map, h, self.view.to_map(rect.min, p), 1.0, 0.4),
             _ => None,
         };
+        // The target follows the pointer only when it moves, so a target set
+        // otherwise (command line, a click) is not replaced by a resting pointer.
+        let moved = ctx.input(|i| i.pointer.delta() != egui::Vec2::ZERO || i.pointer.any_pressed());
         if self.tool == Tool::Los
+            && moved
             && let Some(h) = self.hover
         {
             self.los_to = Some(h);
@@ -1022,7 +1028,7 @@ impl EditorApp {
         let mut surface = EguiSurface { ctx: &ctx, shapes: Vec::with_capacity(map.len().min(20_000) * 2) };
         scene.draw(&mut surface);
         if self.legend {
-            canvas::draw_legend(&mut surface, map, self.overlay, rect.left_bottom() + vec2(8.0, -8.0));
+            canvas::draw_legend(&mut surface, map, self.overlay, rect.left_top() + vec2(8.0, 8.0));
         }
         let painter = ui.painter_at(rect);
         painter.extend(surface.shapes);

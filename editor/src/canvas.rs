@@ -44,12 +44,14 @@ impl View {
     }
 
     /// The view that fits the whole map in `size` with a margin.
-    pub fn fit(map: &Map, size: Vec2) -> View {
+    /// `left` points on the left are kept free (for the legend).
+    pub fn fit(map: &Map, size: Vec2, left: f32) -> View {
         let b = map_bounds(map);
         let margin = 24.0;
-        let avail = (size - vec2(2.0 * margin, 2.0 * margin)).max(vec2(10.0, 10.0));
+        let left = if size.x - left > 300.0 { left } else { 0.0 };
+        let avail = (size - vec2(2.0 * margin + left, 2.0 * margin)).max(vec2(10.0, 10.0));
         let zoom = (avail.x / b.width()).min(avail.y / b.height()).clamp(MIN_ZOOM, MAX_ZOOM);
-        let pan = (size - b.size() * zoom) / 2.0 - b.min.to_vec2() * zoom;
+        let pan = (size + vec2(left, 0.0) - b.size() * zoom) / 2.0 - b.min.to_vec2() * zoom;
         View { zoom, pan }
     }
 
@@ -281,6 +283,13 @@ pub struct Scene<'a> {
     pub side: Option<hexsight_analysis::hex::Side>,
 }
 
+/// Width of the legend box in points.
+pub const LEGEND_WIDTH: f32 = 150.0;
+const VIEW_CLEAR: Color32 = Color32::from_rgb(60, 220, 110);
+const VIEW_HINDERED: Color32 = Color32::from_rgb(250, 190, 40);
+const VIEW_BLOCKED: Color32 = Color32::from_rgb(25, 25, 35);
+const BLIND: Color32 = Color32::from_rgb(40, 20, 70);
+
 /// Parses `#rrggbb`.
 pub fn parse_color(s: Option<&str>) -> Option<Color32> {
     let s = s?.strip_prefix('#')?;
@@ -331,7 +340,7 @@ fn mix(a: Color32, b: Color32, t: f32) -> Color32 {
 /// lower ground darker, so hills read at a glance.
 pub fn shaded(base: Color32, level: i32) -> Color32 {
     if level > 0 {
-        mix(base, Color32::from_rgb(255, 240, 200), (0.17 * level as f32).min(0.7))
+        mix(base, Color32::from_rgb(255, 244, 214), (0.24 * level as f32).min(0.75))
     } else if level < 0 {
         mix(base, Color32::from_rgb(40, 35, 30), (0.2 * -level as f32).min(0.6))
     } else {
@@ -392,12 +401,12 @@ impl Scene<'_> {
         let fade = if stale { 0.5 } else { 1.0 };
         match (kind, out) {
             (Overlay::Viewshed, JobOutput::Viewshed(v)) => match v.get(index)? {
-                Verdict::Clear => Some(with_alpha(Color32::from_rgb(40, 200, 90), 0.42 * fade)),
-                Verdict::Hindered => Some(with_alpha(Color32::from_rgb(250, 190, 40), 0.5 * fade)),
-                Verdict::Blocked => Some(with_alpha(Color32::from_rgb(20, 20, 30), 0.35 * fade)),
+                Verdict::Clear => Some(with_alpha(VIEW_CLEAR, 0.22 * fade)),
+                Verdict::Hindered => Some(with_alpha(VIEW_HINDERED, 0.45 * fade)),
+                Verdict::Blocked => Some(with_alpha(VIEW_BLOCKED, 0.6 * fade)),
             },
             (Overlay::Blind, JobOutput::Viewshed(v)) => match v.get(index)? {
-                Verdict::Blocked => Some(with_alpha(Color32::from_rgb(20, 10, 40), 0.62 * fade)),
+                Verdict::Blocked => Some(with_alpha(BLIND, 0.62 * fade)),
                 _ => None,
             },
             (Overlay::Exposure, JobOutput::Exposure(v)) => {
@@ -425,6 +434,19 @@ impl Scene<'_> {
                 fill = mix(fill, Color32::from_rgb(t.r(), t.g(), t.b()), a);
             }
             s.polygon(&self.corners(h), fill, grid);
+        }
+
+        // Blind hexes are hatched as well as darkened, so they read in print too.
+        if let Some((Overlay::Blind, JobOutput::Viewshed(v), _)) = self.overlay {
+            let st = Stroke::new((z * 0.05).clamp(0.8, 2.0), Color32::from_rgba_unmultiplied(200, 180, 255, 150));
+            for &h in &hexes {
+                if map.index(h).and_then(|i| v.get(i)) == Some(&Verdict::Blocked) {
+                    let c = self.corners(h);
+                    for t in [0.2f32, 0.5, 0.8] {
+                        s.line(&[c[1] + (c[2] - c[1]) * t, c[5] + (c[4] - c[5]) * t], st);
+                    }
+                }
+            }
         }
 
         // Crest lines: inside a slope hex, along each side that faces lower ground.
@@ -528,20 +550,20 @@ impl Scene<'_> {
         let ctr = self.center(h);
         let markers: Vec<_> = map.markers_at(h).collect();
         for (k, m) in markers.iter().enumerate() {
-            let r = z * 0.26;
-            let p = ctr + vec2(z * 0.38 - k as f32 * r * 0.9, -z * 0.3);
+            let r = z * 0.27;
+            let p = ctr + vec2(z * 0.4 - k as f32 * r * 0.9, -z * 0.28);
             let col = marker_color(map, m.kind as usize);
             s.circle(p, r, col, Stroke::new(1.0, Color32::from_black_alpha(160)));
             if z >= 18.0 {
                 let name = map.ruleset.markers.get(m.kind as usize).map(|x| x.name.as_str()).unwrap_or("?");
                 let short: String = name.chars().take(3).collect::<String>().to_uppercase();
-                s.text(p, Align2::CENTER_CENTER, &short, (z * 0.16).clamp(6.0, 12.0), Color32::BLACK);
+                s.text(p, Align2::CENTER_CENTER, &short, (z * 0.18).clamp(6.0, 13.0), Color32::BLACK);
             }
         }
         let units: Vec<_> = map.units_at(h).collect();
         for (k, u) in units.iter().enumerate() {
-            let half = z * 0.3;
-            let p = ctr + vec2(-z * 0.12 + k as f32 * z * 0.12, z * 0.05 + k as f32 * z * 0.1);
+            let half = z * 0.34;
+            let p = ctr + vec2(-z * 0.1 + k as f32 * z * 0.12, z * 0.08 + k as f32 * z * 0.1);
             let col = side_color(&u.side);
             let r = Rect::from_center_size(p, vec2(2.0 * half, 2.0 * half));
             let pts = [r.left_top(), r.right_top(), r.right_bottom(), r.left_bottom()];
@@ -565,7 +587,7 @@ impl Scene<'_> {
             }
             if z >= 16.0 {
                 let short: String = u.kind.chars().take(3).collect::<String>().to_uppercase();
-                s.text(p, Align2::CENTER_CENTER, if short.is_empty() { "?" } else { &short }, (z * 0.17).clamp(6.0, 12.0), Color32::WHITE);
+                s.text(p, Align2::CENTER_CENTER, if short.is_empty() { "?" } else { &short }, (z * 0.2).clamp(6.0, 14.0), Color32::WHITE);
             }
         }
     }
@@ -618,7 +640,7 @@ impl Scene<'_> {
 }
 
 /// Draws the legend (terrain colours, hexside features, markers and the
-/// overlay's scale) with its bottom-left corner at `at`.
+/// overlay's scale) with its top-left corner at `at`.
 pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at: Pos2) {
     let rs = &map.ruleset;
     let mut rows: Vec<(Color32, bool, String)> = Vec::new();
@@ -633,11 +655,11 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
     }
     match overlay {
         Some(Overlay::Viewshed) => {
-            rows.push((Color32::from_rgb(40, 200, 90), false, "seen, clear".into()));
-            rows.push((Color32::from_rgb(250, 190, 40), false, "seen, hindered".into()));
-            rows.push((Color32::from_rgb(60, 60, 70), false, "not seen".into()));
+            rows.push((VIEW_CLEAR, false, "seen, clear".into()));
+            rows.push((VIEW_HINDERED, false, "seen, hindered".into()));
+            rows.push((VIEW_BLOCKED, false, "not seen".into()));
         }
-        Some(Overlay::Blind) => rows.push((Color32::from_rgb(40, 30, 70), false, "not seen from the selected hex".into())),
+        Some(Overlay::Blind) => rows.push((BLIND, false, "not seen (blind)".into())),
         Some(Overlay::Exposure) => {
             rows.push((heat_color(1.0), false, "seen by the most hexes".into()));
             rows.push((heat_color(0.5), false, "".into()));
@@ -647,8 +669,8 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
     }
     let line = 15.0;
     let h = rows.len() as f32 * line + 12.0;
-    let w = 150.0;
-    let top = at.y - h;
+    let w = LEGEND_WIDTH;
+    let top = at.y;
     let bg = Rect::from_min_size(pos2(at.x, top), vec2(w, h));
     s.polygon(
         &[bg.left_top(), bg.right_top(), bg.right_bottom(), bg.left_bottom()],

@@ -289,3 +289,50 @@ fn autosaved_work_is_offered_at_the_next_start() {
     assert_eq!(app.doc.path.as_deref(), Some(s.map.as_path()));
     assert!(!data.join("recovery-4294967294.json").exists());
 }
+
+#[test]
+fn the_view_exports_to_svg_with_its_overlay() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    h.state_mut().selected = Some(hex(&h, "G5"));
+    h.state_mut().overlay = Some(hexsight_editor::canvas::Overlay::Blind);
+    h.run_steps(2);
+    h.state_mut().finish_jobs();
+    h.run_steps(2);
+    let out = s.dir.path().join("view.svg");
+    h.state_mut().export_svg(&out);
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert!(svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.matches("<polygon").count() >= 150, "every hex is drawn");
+    assert!(svg.contains(">G5</text>") && svg.contains("not seen (blind)"));
+}
+
+#[test]
+fn a_100_by_100_map_stays_responsive() {
+    let s = setup();
+    let mut map = Map::load(&s.map).unwrap();
+    map = Map::new("big", "combat-commander", map.ruleset.clone(), 100, 100, map.layout);
+    for (i, h) in map.hexes().collect::<Vec<_>>().into_iter().enumerate() {
+        let c = map.cell_mut(h).unwrap();
+        c.terrain = (i % 7 % 6) as u16;
+        c.level = (i % 5) as i32;
+        c.slope = i % 3 == 0;
+    }
+    let path = s.dir.path().join("big.json");
+    map.save(&path).unwrap();
+    let mut h = harness(&s.dir.path().join("data"), Some(path));
+    // Whole map in view (the worst case), then zoomed in.
+    let t = std::time::Instant::now();
+    h.run_steps(10);
+    let whole = t.elapsed() / 10;
+    h.state_mut().view.zoom = 40.0;
+    let t = std::time::Instant::now();
+    h.run_steps(10);
+    let zoomed = t.elapsed() / 10;
+    eprintln!("frame: whole map {whole:?}, zoomed {zoomed:?}");
+    assert!(whole.as_millis() < 250 && zoomed.as_millis() < 100, "whole {whole:?}, zoomed {zoomed:?}");
+    // Painting on the big map is one step as well.
+    key(&mut h, Key::B);
+    click(&mut h, "J2");
+    assert!(h.state().doc.undo_label().is_some());
+}
