@@ -170,7 +170,7 @@ mod tests {
     fn every_tool_has_its_own_key() {
         let mut keys: Vec<_> = Command::with_shortcuts().iter().filter_map(|c| c.shortcut()).collect();
         let n = keys.len();
-        keys.sort_by_key(|k| format_shortcut(k));
+        keys.sort_by_key(format_shortcut);
         keys.dedup();
         assert_eq!(keys.len(), n, "two commands share a shortcut");
         assert_eq!(Command::SaveAs.shortcut_text(), "Ctrl+Shift+S");

@@ -13,7 +13,7 @@ pub fn toggle(map: &mut Map, h: Hex, kind: u16) -> Result<bool, String> {
         map.markers.remove(i);
         return Ok(true);
     }
-    if t.forbids_markers.iter().any(|f| *f == mk.id) {
+    if t.forbids_markers.contains(&mk.id) {
         return Err(format!("{} may not be placed in {} ({})", mk.name, t.name, map.label(h)));
     }
     map.markers.push(Marker { hex: h, kind, extra: Default::default() });

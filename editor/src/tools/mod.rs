@@ -182,7 +182,7 @@ pub fn drop_forbidden_markers(map: &mut Map, h: Hex) -> usize {
         .markers
         .iter()
         .enumerate()
-        .filter(|(_, m)| t.forbids_markers.iter().any(|f| *f == m.id))
+        .filter(|(_, m)| t.forbids_markers.contains(&m.id))
         .map(|(i, _)| i as u16)
         .collect();
     let before = map.markers.len();
