@@ -9,7 +9,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "hexsight", version, about = "Who can see whom on hex maps: exact line of sight, matrices, viewsheds")]
+#[command(
+    name = "hexsight",
+    version,
+    about = "Who can see whom on hex maps: exact line of sight, matrices, viewsheds"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -32,7 +32,12 @@ pub struct Error {
 impl Error {
     /// An error of `kind` with `message`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, file: None, place: None, message: message.into() }
+        Error {
+            kind,
+            file: None,
+            place: None,
+            message: message.into(),
+        }
     }
 
     /// An inconsistency at `place`.
@@ -62,7 +67,11 @@ impl Error {
             Some(i) => message[..i].to_string(),
             None => message,
         };
-        let kind = if err.is_io() { ErrorKind::Io } else { ErrorKind::Syntax };
+        let kind = if err.is_io() {
+            ErrorKind::Io
+        } else {
+            ErrorKind::Syntax
+        };
         Error::new(kind, message)
             .at(format!("line {}, column {}", err.line(), err.column()))
             .in_file(file)

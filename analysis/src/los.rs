@@ -30,8 +30,23 @@ pub fn line_of_sight(map: &Map, from: Hex, to: Hex) -> LosResult {
     let line = HexLine::new(from, to);
     let mut a = rules::assess(map, &line);
     // Hexside crossings come before the hex they lead into.
-    a.events.sort_by_key(|e| (e.at, !matches!(e.place, Place::Hexside(..) | Place::HexsidePair(..))));
-    let hindrance: u32 = a.events.iter().map(|e| if let Effect::Hinder(v) = e.effect { v } else { 0 }).sum();
+    a.events.sort_by_key(|e| {
+        (
+            e.at,
+            !matches!(e.place, Place::Hexside(..) | Place::HexsidePair(..)),
+        )
+    });
+    let hindrance: u32 = a
+        .events
+        .iter()
+        .map(|e| {
+            if let Effect::Hinder(v) = e.effect {
+                v
+            } else {
+                0
+            }
+        })
+        .sum();
     let blocked_by = a.events.iter().find(|e| e.effect == Effect::Block).cloned();
     let over_limit = a.hindrance_limit.is_some_and(|l| hindrance >= l);
     let verdict = if blocked_by.is_some() || over_limit {
@@ -50,14 +65,30 @@ pub fn line_of_sight(map: &Map, from: Hex, to: Hex) -> LosResult {
         ),
         (None, Verdict::Hindered) => format!("hindered {hindrance}: {}", joined(&a.events)),
         (None, Verdict::Clear) => {
-            format!("nothing between {} and {} blocks or hinders the line", map.label(from), map.label(to))
+            format!(
+                "nothing between {} and {} blocks or hinders the line",
+                map.label(from),
+                map.label(to)
+            )
         }
     };
-    LosResult { line, verdict, hindrance, events: a.events, blocked_by, modifiers: a.modifiers, reason }
+    LosResult {
+        line,
+        verdict,
+        hindrance,
+        events: a.events,
+        blocked_by,
+        modifiers: a.modifiers,
+        reason,
+    }
 }
 
 fn joined(events: &[Event]) -> String {
-    events.iter().map(|e| e.reason.as_str()).collect::<Vec<_>>().join("; ")
+    events
+        .iter()
+        .map(|e| e.reason.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Traces LOS between two labelled hexes, with an error naming a label that is not on the map.
@@ -110,7 +141,9 @@ impl LosResult {
             .steps
             .iter()
             .filter_map(|s| match s.crossing {
-                Crossing::Vertex(v) => Some(json!(v.iter().map(|h| map.label(*h)).collect::<Vec<_>>())),
+                Crossing::Vertex(v) => {
+                    Some(json!(v.iter().map(|h| map.label(*h)).collect::<Vec<_>>()))
+                }
                 _ => None,
             })
             .collect();
@@ -137,13 +170,23 @@ impl LosResult {
             map.label(self.line.from),
             map.label(self.line.to),
             self.verdict.as_str(),
-            if self.hindrance > 0 { format!(" (hindrance {})", self.hindrance) } else { String::new() }
+            if self.hindrance > 0 && self.verdict != Verdict::Blocked {
+                format!(" (hindrance {})", self.hindrance)
+            } else {
+                String::new()
+            }
         );
         if let Some(b) = &self.blocked_by {
             let what = match b.place {
                 Place::Hex(h) | Place::Marker(h) => map.label(h),
-                Place::AlongSide(a, c) | Place::Hexside(a, c) => format!("hexside {}", map.side_label(a, c)),
-                Place::HexsidePair(a, c, d) => format!("hexsides {} and {}", map.side_label(a, c), map.side_label(a, d)),
+                Place::AlongSide(a, c) | Place::Hexside(a, c) => {
+                    format!("hexside {}", map.side_label(a, c))
+                }
+                Place::HexsidePair(a, c, d) => format!(
+                    "hexsides {} and {}",
+                    map.side_label(a, c),
+                    map.side_label(a, d)
+                ),
             };
             s += &format!("blocked by: {what}\n");
         }
@@ -152,7 +195,13 @@ impl LosResult {
             .trace_json(map)
             .iter()
             .map(|v| match v {
-                Value::Array(a) => format!("[{}]", a.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join("|")),
+                Value::Array(a) => format!(
+                    "[{}]",
+                    a.iter()
+                        .filter_map(|x| x.as_str())
+                        .collect::<Vec<_>>()
+                        .join("|")
+                ),
                 v => v.as_str().unwrap_or_default().to_string(),
             })
             .collect();

@@ -20,7 +20,10 @@ pub struct Args {
 /// Prints the cost and its parts.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
-    let hex = |l: &str| map.parse_hex(l).ok_or_else(|| anyhow!("`{l}` is not a hex of {}", a.map.display()));
+    let hex = |l: &str| {
+        map.parse_hex(l)
+            .ok_or_else(|| anyhow!("`{l}` is not a hex of {}", a.map.display()))
+    };
     let (cost, why) = movement_cost(&map, hex(&a.from)?, hex(&a.to)?)?;
     println!("{} -> {}: {cost} MP ({})", a.from, a.to, why.join(", "));
     Ok(ExitCode::SUCCESS)

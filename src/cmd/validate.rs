@@ -20,21 +20,43 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     println!("{}: valid", a.map.display());
     println!("name: {}", map.name);
     println!("ruleset: {} ({:?} family)", map.ruleset_ref, rs.family);
-    println!("grid: {} x {} {:?}-top, {} hexes", map.cols, map.rows, map.layout.orientation, map.len());
+    println!(
+        "grid: {} x {} {:?}-top, {} hexes",
+        map.cols,
+        map.rows,
+        map.layout.orientation,
+        map.len()
+    );
     if let Some(s) = &map.scale {
         println!("scale: {} {} per hex", s.hex, s.unit);
     }
     let mut terrain: BTreeMap<&str, usize> = BTreeMap::new();
     let mut levels: BTreeMap<i32, usize> = BTreeMap::new();
     for c in map.cells() {
-        *terrain.entry(rs.terrain[c.terrain as usize].id.as_str()).or_default() += 1;
+        *terrain
+            .entry(rs.terrain[c.terrain as usize].id.as_str())
+            .or_default() += 1;
         *levels.entry(c.level).or_default() += 1;
     }
     let fmt = |m: Vec<String>| m.join(", ");
-    println!("terrain: {}", fmt(terrain.iter().map(|(k, v)| format!("{k} {v}")).collect()));
-    println!("levels: {}", fmt(levels.iter().map(|(k, v)| format!("{k}: {v}")).collect()));
-    println!("slope hexes: {}", map.cells().iter().filter(|c| c.slope).count());
-    println!("hexsides: {}, markers: {}, units: {}", map.hexsides.len(), map.markers.len(), map.units.len());
+    println!(
+        "terrain: {}",
+        fmt(terrain.iter().map(|(k, v)| format!("{k} {v}")).collect())
+    );
+    println!(
+        "levels: {}",
+        fmt(levels.iter().map(|(k, v)| format!("{k}: {v}")).collect())
+    );
+    println!(
+        "slope hexes: {}",
+        map.cells().iter().filter(|c| c.slope).count()
+    );
+    println!(
+        "hexsides: {}, markers: {}, units: {}",
+        map.hexsides.len(),
+        map.markers.len(),
+        map.units.len()
+    );
     let warnings = match rs.family {
         Family::CombatCommander => combat_commander::warnings(&map),
         Family::Geometric => Vec::new(),

@@ -16,7 +16,11 @@ impl BitMatrix {
     /// An all-zero `n` x `n` matrix.
     pub fn new(n: usize) -> Self {
         let words_per_row = n.div_ceil(64);
-        BitMatrix { n, words_per_row, bits: vec![0; n * words_per_row] }
+        BitMatrix {
+            n,
+            words_per_row,
+            bits: vec![0; n * words_per_row],
+        }
     }
 
     /// Side length.

@@ -90,7 +90,11 @@ pub struct Side {
 impl Side {
     /// The hexside between two hexes (in either order).
     pub fn new(x: Hex, y: Hex) -> Self {
-        if x <= y { Side { a: x, b: y } } else { Side { a: y, b: x } }
+        if x <= y {
+            Side { a: x, b: y }
+        } else {
+            Side { a: y, b: x }
+        }
     }
 
     /// True when `h` is one of the two hexes of this side.

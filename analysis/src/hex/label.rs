@@ -24,7 +24,11 @@ pub fn format_label(col: u32, row: u32, first_row: u32) -> String {
 pub fn parse_label(label: &str, first_row: u32) -> Option<(u32, u32)> {
     let split = label.find(|c: char| !c.is_ascii_alphabetic())?;
     let (letters, digits) = label.split_at(split);
-    if letters.is_empty() || letters.len() > 6 || digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    if letters.is_empty()
+        || letters.len() > 6
+        || digits.is_empty()
+        || !digits.bytes().all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     let mut col: u64 = 0;

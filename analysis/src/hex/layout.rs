@@ -108,7 +108,8 @@ impl Layout {
 
     /// The corners of `h` in pixels.
     pub fn corners(&self, h: Hex, size: f64) -> [(f64, f64); 6] {
-        self.skewed_corners(h).map(|(x, y)| self.skewed_to_pixel((x as f64, y as f64), size))
+        self.skewed_corners(h)
+            .map(|(x, y)| self.skewed_to_pixel((x as f64, y as f64), size))
     }
 
     /// The hex containing a pixel position (nearest centre).
@@ -137,7 +138,9 @@ impl Layout {
 
     /// The direction index of a side name (case-insensitive).
     pub fn side_index(&self, name: &str) -> Option<usize> {
-        self.side_names().iter().position(|s| s.eq_ignore_ascii_case(name))
+        self.side_names()
+            .iter()
+            .position(|s| s.eq_ignore_ascii_case(name))
     }
 }
 
@@ -162,7 +165,10 @@ mod tests {
         let mut v = Vec::new();
         for orientation in [Orientation::Flat, Orientation::Pointy] {
             for stagger in [Stagger::Odd, Stagger::Even] {
-                v.push(Layout { orientation, stagger });
+                v.push(Layout {
+                    orientation,
+                    stagger,
+                });
             }
         }
         v
@@ -186,7 +192,10 @@ mod tests {
         let (_, yb) = l.center(l.hex_at(1, 0), 10.0);
         let (_, yc) = l.center(l.hex_at(2, 0), 10.0);
         assert!(yb > ya && (yc - ya).abs() < 1e-9);
-        let even = Layout { stagger: Stagger::Even, ..l };
+        let even = Layout {
+            stagger: Stagger::Even,
+            ..l
+        };
         let (_, ya) = even.center(even.hex_at(0, 0), 10.0);
         let (_, yb) = even.center(even.hex_at(1, 0), 10.0);
         assert!(ya > yb);

@@ -129,7 +129,11 @@ enum Place {
 fn walk_offset(d: Hex) -> Vec<Step> {
     let origin = Hex::new(0, 0);
     if d == origin {
-        return vec![Step { crossing: Crossing::Hex(origin), t0: Ratio::ZERO, t1: Ratio::ONE }];
+        return vec![Step {
+            crossing: Crossing::Hex(origin),
+            t0: Ratio::ZERO,
+            t1: Ratio::ONE,
+        }];
     }
     let (dq, dr, ds) = (d.q as i64, d.r as i64, d.s() as i64);
     let cuts = cut_points([(dq - dr).abs(), (dr - ds).abs(), (ds - dq).abs()]);
@@ -243,7 +247,10 @@ mod tests {
     fn adjacent_hexes_cross_only_their_common_side() {
         let a = Hex::new(0, 0);
         for b in a.neighbors() {
-            assert_eq!(kinds(&HexLine::new(a, b)), vec![Crossing::Hex(a), Crossing::Hex(b)]);
+            assert_eq!(
+                kinds(&HexLine::new(a, b)),
+                vec![Crossing::Hex(a), Crossing::Hex(b)]
+            );
         }
     }
 
@@ -252,7 +259,11 @@ mod tests {
         let line = HexLine::new(Hex::new(0, 0), Hex::new(3, 0));
         let hexes: Vec<Hex> = line.hexes().collect();
         assert_eq!(hexes, (0..=3).map(|q| Hex::new(q, 0)).collect::<Vec<_>>());
-        assert!(line.steps.iter().all(|s| matches!(s.crossing, Crossing::Hex(_))));
+        assert!(
+            line.steps
+                .iter()
+                .all(|s| matches!(s.crossing, Crossing::Hex(_)))
+        );
     }
 
     #[test]
@@ -286,15 +297,27 @@ mod tests {
         // Axial offset (4, 1) is cube (4, 1, -5): at a third of its length the
         // line is at cube (4/3, 1/3, -5/3), a vertex of the grid.
         let line = HexLine::new(Hex::new(0, 0), Hex::new(3, 0) + Hex::new(1, 1));
-        let vertices = line.steps.iter().filter(|s| matches!(s.crossing, Crossing::Vertex(_))).count();
-        let sides = line.steps.iter().filter(|s| matches!(s.crossing, Crossing::Side(..))).count();
+        let vertices = line
+            .steps
+            .iter()
+            .filter(|s| matches!(s.crossing, Crossing::Vertex(_)))
+            .count();
+        let sides = line
+            .steps
+            .iter()
+            .filter(|s| matches!(s.crossing, Crossing::Side(..)))
+            .count();
         assert_eq!(sides, 0);
         assert!(vertices >= 1, "{:?}", kinds(&line));
     }
 
     #[test]
     fn reversing_a_line_reverses_its_walk() {
-        for (a, b) in [(Hex::new(0, 0), Hex::new(5, -2)), (Hex::new(1, 1), Hex::new(-3, 5)), (Hex::new(0, 0), Hex::new(4, 2))] {
+        for (a, b) in [
+            (Hex::new(0, 0), Hex::new(5, -2)),
+            (Hex::new(1, 1), Hex::new(-3, 5)),
+            (Hex::new(0, 0), Hex::new(4, 2)),
+        ] {
             let fwd = kinds(&HexLine::new(a, b));
             let mut back = kinds(&HexLine::new(b, a));
             back.reverse();
@@ -306,7 +329,10 @@ mod tests {
                 }
                 h => h,
             };
-            assert_eq!(fwd.into_iter().map(norm).collect::<Vec<_>>(), back.into_iter().map(norm).collect::<Vec<_>>());
+            assert_eq!(
+                fwd.into_iter().map(norm).collect::<Vec<_>>(),
+                back.into_iter().map(norm).collect::<Vec<_>>()
+            );
         }
     }
 }

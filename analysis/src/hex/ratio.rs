@@ -20,12 +20,22 @@ impl Ratio {
     /// `num / den`; panics only on a zero denominator, which callers never build.
     pub fn new(num: i64, den: i64) -> Self {
         assert!(den != 0, "zero denominator");
-        if den < 0 { Ratio { num: -num, den: -den } } else { Ratio { num, den } }
+        if den < 0 {
+            Ratio {
+                num: -num,
+                den: -den,
+            }
+        } else {
+            Ratio { num, den }
+        }
     }
 
     /// The midpoint of two fractions.
     pub fn midpoint(self, other: Ratio) -> Ratio {
-        Ratio::new(self.num * other.den + other.num * self.den, 2 * self.den * other.den)
+        Ratio::new(
+            self.num * other.den + other.num * self.den,
+            2 * self.den * other.den,
+        )
     }
 
     /// The value as a float, for drawing and display only.
@@ -62,7 +72,10 @@ mod tests {
     fn equal_fractions_compare_equal_and_order_is_exact() {
         assert_eq!(Ratio::new(1, 2), Ratio::new(3, 6));
         assert!(Ratio::new(1, 3) < Ratio::new(334, 1000));
-        assert_eq!(Ratio::new(1, 4).midpoint(Ratio::new(1, 2)), Ratio::new(3, 8));
+        assert_eq!(
+            Ratio::new(1, 4).midpoint(Ratio::new(1, 2)),
+            Ratio::new(3, 8)
+        );
         assert_eq!(Ratio::new(1, -2), Ratio::new(-1, 2));
     }
 }

@@ -127,12 +127,17 @@ impl<'de> Deserialize<'de> for Entries {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("an object from hex labels to hex entries")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> std::result::Result<Entries, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> std::result::Result<Entries, A::Error> {
                 let mut seen = HashSet::new();
                 let mut out = Vec::new();
                 while let Some(key) = m.next_key::<String>()? {
                     if !seen.insert(key.to_ascii_uppercase()) {
-                        return Err(serde::de::Error::custom(format!("duplicate hex entry `{key}`")));
+                        return Err(serde::de::Error::custom(format!(
+                            "duplicate hex entry `{key}`"
+                        )));
                     }
                     out.push((key, m.next_value()?));
                 }
@@ -195,7 +200,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
@@ -235,7 +243,10 @@ fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
     if f.hexsight != FORMAT_VERSION {
         return Err(Error::invalid(
             "hexsight",
-            format!("unsupported map format version {} (this build reads version {FORMAT_VERSION})", f.hexsight),
+            format!(
+                "unsupported map format version {} (this build reads version {FORMAT_VERSION})",
+                f.hexsight
+            ),
         ));
     }
     let g = &f.grid;
@@ -243,9 +254,15 @@ fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
         return Err(Error::invalid("grid", "cols and rows must be at least 1"));
     }
     if u64::from(g.cols) * u64::from(g.rows) > MAX_HEXES {
-        return Err(Error::invalid("grid", format!("{}x{} is more than {MAX_HEXES} hexes", g.cols, g.rows)));
+        return Err(Error::invalid(
+            "grid",
+            format!("{}x{} is more than {MAX_HEXES} hexes", g.cols, g.rows),
+        ));
     }
-    let layout = Layout { orientation: g.orientation, stagger: g.stagger };
+    let layout = Layout {
+        orientation: g.orientation,
+        stagger: g.stagger,
+    };
     let rs = ruleset.clone();
     let mut map = Map::new(&f.name, &f.ruleset, ruleset, g.cols, g.rows, layout);
     map.first_row = g.first_row;
@@ -253,9 +270,16 @@ fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
     map.extra = f.extra;
     if let Some(s) = f.scale {
         if !(s.hex.is_finite() && s.hex > 0.0) {
-            return Err(Error::invalid("scale.hex", format!("the length of a hex must be positive, not {}", s.hex)));
+            return Err(Error::invalid(
+                "scale.hex",
+                format!("the length of a hex must be positive, not {}", s.hex),
+            ));
         }
-        map.scale = Some(Scale { hex: s.hex, unit: s.unit, extra: s.extra });
+        map.scale = Some(Scale {
+            hex: s.hex,
+            unit: s.unit,
+            extra: s.extra,
+        });
     }
     let default = apply_entry(&rs, map.default, &f.default, "default")?;
     map.default = default;
@@ -268,7 +292,10 @@ fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
     for (label, entry) in &f.hexes.0 {
         let h = hex_on_map(&map, label, &format!("hexes.{label}"))?;
         if !seen.insert(h) {
-            return Err(Error::invalid(format!("hexes.{label}"), format!("hex {} is listed twice", map.label(h))));
+            return Err(Error::invalid(
+                format!("hexes.{label}"),
+                format!("hex {} is listed twice", map.label(h)),
+            ));
         }
         let cell = apply_entry(&rs, default, entry, &format!("hex {}", map.label(h)))?;
         *map.cell_mut(h).expect("on map") = cell;
@@ -280,31 +307,74 @@ fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
         let place = format!("hexsides[{i}] ({} {})", s.hex, s.side);
         let h = hex_on_map(&map, &s.hex, &place)?;
         let dir = layout.side_index(&s.side).ok_or_else(|| {
-            Error::invalid(&place, format!("unknown side `{}`; valid: {}", s.side, layout.side_names().join(", ")))
+            Error::invalid(
+                &place,
+                format!(
+                    "unknown side `{}`; valid: {}",
+                    s.side,
+                    layout.side_names().join(", ")
+                ),
+            )
         })?;
         let kind = rs.hexside_index(&s.terrain).ok_or_else(|| {
-            Error::invalid(&place, format!("unknown hexside terrain `{}`; valid: {}", s.terrain, none_if_empty(rs.hexside_ids())))
+            Error::invalid(
+                &place,
+                format!(
+                    "unknown hexside terrain `{}`; valid: {}",
+                    s.terrain,
+                    none_if_empty(rs.hexside_ids())
+                ),
+            )
         })?;
         let side = Side::new(h, h.neighbor(dir));
-        let feature = HexsideFeature { kind: kind as u16, from: h, extra: s.extra };
+        let feature = HexsideFeature {
+            kind: kind as u16,
+            from: h,
+            extra: s.extra,
+        };
         if map.hexsides.insert(side, feature).is_some() {
-            return Err(Error::invalid(&place, format!("hexside {} is given twice", map.side_label(side.a, side.b))));
+            return Err(Error::invalid(
+                &place,
+                format!("hexside {} is given twice", map.side_label(side.a, side.b)),
+            ));
         }
     }
     for (i, m) in f.markers.into_iter().enumerate() {
         let place = format!("markers[{i}] ({})", m.hex);
         let h = hex_on_map(&map, &m.hex, &place)?;
         let kind = rs.marker_index(&m.kind).ok_or_else(|| {
-            Error::invalid(&place, format!("unknown marker `{}`; valid: {}", m.kind, none_if_empty(rs.marker_ids())))
+            Error::invalid(
+                &place,
+                format!(
+                    "unknown marker `{}`; valid: {}",
+                    m.kind,
+                    none_if_empty(rs.marker_ids())
+                ),
+            )
         })?;
         if map.markers_at(h).any(|x| x.kind as usize == kind) {
-            return Err(Error::invalid(&place, format!("a {} marker is already in {}", m.kind, map.label(h))));
+            return Err(Error::invalid(
+                &place,
+                format!("a {} marker is already in {}", m.kind, map.label(h)),
+            ));
         }
         let terrain = map.terrain(h).expect("on map");
-        if terrain.forbids_markers.iter().any(|k| *k == m.kind) {
-            return Err(Error::invalid(&place, format!("a {} marker may not be placed in {} ({})", m.kind, terrain.id, map.label(h))));
+        if terrain.forbids_markers.contains(&m.kind) {
+            return Err(Error::invalid(
+                &place,
+                format!(
+                    "a {} marker may not be placed in {} ({})",
+                    m.kind,
+                    terrain.id,
+                    map.label(h)
+                ),
+            ));
         }
-        map.markers.push(Marker { hex: h, kind: kind as u16, extra: m.extra });
+        map.markers.push(Marker {
+            hex: h,
+            kind: kind as u16,
+            extra: m.extra,
+        });
     }
     let mut ids = HashSet::new();
     for (i, u) in f.units.into_iter().enumerate() {
@@ -313,45 +383,78 @@ fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
             return Err(Error::invalid(&place, "a unit needs a non-empty id"));
         }
         if !ids.insert(u.id.clone()) {
-            return Err(Error::invalid(&place, format!("unit id `{}` is used twice", u.id)));
+            return Err(Error::invalid(
+                &place,
+                format!("unit id `{}` is used twice", u.id),
+            ));
         }
         let h = hex_on_map(&map, &u.hex, &place)?;
         let facing = match &u.facing {
             None => None,
             Some(s) => Some(layout.side_index(s).ok_or_else(|| {
-                Error::invalid(&place, format!("unknown facing `{s}`; valid: {}", layout.side_names().join(", ")))
+                Error::invalid(
+                    &place,
+                    format!(
+                        "unknown facing `{s}`; valid: {}",
+                        layout.side_names().join(", ")
+                    ),
+                )
             })?),
         };
-        map.units.push(Unit { id: u.id, hex: h, side: u.side, kind: u.kind, state: u.state, facing, extra: u.extra });
+        map.units.push(Unit {
+            id: u.id,
+            hex: h,
+            side: u.side,
+            kind: u.kind,
+            state: u.state,
+            facing,
+            extra: u.extra,
+        });
     }
     Ok(map)
 }
 
 fn none_if_empty(s: String) -> String {
-    if s.is_empty() { "(none in this ruleset)".to_string() } else { s }
+    if s.is_empty() {
+        "(none in this ruleset)".to_string()
+    } else {
+        s
+    }
 }
 
 fn hex_on_map(map: &Map, label: &str, place: &str) -> Result<Hex> {
     map.parse_hex(label).ok_or_else(|| {
         let last = map.label(map.hex_of(map.len() - 1));
         let first = map.label(map.hex_of(0));
-        Error::invalid(place, format!("`{label}` is not a hex of this {}x{} map ({first} to {last})", map.cols, map.rows))
+        Error::invalid(
+            place,
+            format!(
+                "`{label}` is not a hex of this {}x{} map ({first} to {last})",
+                map.cols, map.rows
+            ),
+        )
     })
 }
 
 fn apply_entry(rs: &Ruleset, base: Cell, e: &EntryFile, place: &str) -> Result<Cell> {
     let mut cell = base;
     if let Some(t) = &e.terrain {
-        let i = rs
-            .terrain_index(t)
-            .ok_or_else(|| Error::invalid(place, format!("unknown terrain `{t}`; valid: {}", rs.terrain_ids())))?;
+        let i = rs.terrain_index(t).ok_or_else(|| {
+            Error::invalid(
+                place,
+                format!("unknown terrain `{t}`; valid: {}", rs.terrain_ids()),
+            )
+        })?;
         cell.terrain = i as u16;
     }
     if let Some(l) = e.level {
         if l < rs.levels.min || l > rs.levels.max {
             return Err(Error::invalid(
                 place,
-                format!("level {l} is outside {}'s levels {} to {}", rs.name, rs.levels.min, rs.levels.max),
+                format!(
+                    "level {l} is outside {}'s levels {} to {}",
+                    rs.name, rs.levels.min, rs.levels.max
+                ),
             ));
         }
         cell.level = l;
@@ -392,7 +495,10 @@ fn to_file(map: &Map) -> MapFile {
         .iter()
         .map(|(side, f)| {
             let other = if side.a == f.from { side.b } else { side.a };
-            let dir = f.from.direction_to(other).expect("hexside hexes are adjacent");
+            let dir = f
+                .from
+                .direction_to(other)
+                .expect("hexside hexes are adjacent");
             HexsideFile {
                 hex: map.label(f.from),
                 side: names[dir].to_string(),
@@ -413,14 +519,22 @@ fn to_file(map: &Map) -> MapFile {
             first_row: map.first_row,
             extra: map.grid_extra.clone(),
         },
-        scale: map.scale.as_ref().map(|s| ScaleFile { hex: s.hex, unit: s.unit.clone(), extra: s.extra.clone() }),
+        scale: map.scale.as_ref().map(|s| ScaleFile {
+            hex: s.hex,
+            unit: s.unit.clone(),
+            extra: s.extra.clone(),
+        }),
         default,
         hexes: Entries(entries),
         hexsides,
         markers: map
             .markers
             .iter()
-            .map(|m| MarkerFile { hex: map.label(m.hex), kind: rs.markers[m.kind as usize].id.clone(), extra: m.extra.clone() })
+            .map(|m| MarkerFile {
+                hex: map.label(m.hex),
+                kind: rs.markers[m.kind as usize].id.clone(),
+                extra: m.extra.clone(),
+            })
             .collect(),
         units: map
             .units
@@ -461,5 +575,7 @@ pub fn same_content(a: &Map, b: &Map) -> bool {
 
 /// Hexes listed in `hexes` that would need to be written (for summaries).
 pub fn listed_hexes(map: &Map) -> BTreeMap<Hex, Cell> {
-    map.hexes().filter_map(|h| map.cell(h).filter(|c| **c != map.default).map(|c| (h, *c))).collect()
+    map.hexes()
+        .filter_map(|h| map.cell(h).filter(|c| **c != map.default).map(|c| (h, *c)))
+        .collect()
 }

@@ -111,8 +111,19 @@ pub struct Map {
 
 impl Map {
     /// A blank map: every hex holds the ruleset's first terrain at level 0.
-    pub fn new(name: &str, ruleset_ref: &str, ruleset: Arc<Ruleset>, cols: u32, rows: u32, layout: Layout) -> Map {
-        let default = Cell { terrain: 0, level: ruleset.levels.min.max(0).min(ruleset.levels.max), slope: false };
+    pub fn new(
+        name: &str,
+        ruleset_ref: &str,
+        ruleset: Arc<Ruleset>,
+        cols: u32,
+        rows: u32,
+        layout: Layout,
+    ) -> Map {
+        let default = Cell {
+            terrain: 0,
+            level: ruleset.levels.min.max(0).min(ruleset.levels.max),
+            slope: false,
+        };
         Map {
             name: name.to_string(),
             ruleset_ref: ruleset_ref.to_string(),
@@ -156,7 +167,8 @@ impl Map {
     /// The hex at a dense index.
     pub fn hex_of(&self, index: usize) -> Hex {
         let rows = self.rows as usize;
-        self.layout.hex_at((index / rows) as i32, (index % rows) as i32)
+        self.layout
+            .hex_at((index / rows) as i32, (index % rows) as i32)
     }
 
     /// True when the hex is on the map.
@@ -202,7 +214,9 @@ impl Map {
     /// Parses a label into a hex on this map.
     pub fn parse_hex(&self, text: &str) -> Option<Hex> {
         let (col, row) = label::parse_label(text.trim(), self.first_row)?;
-        let h = self.layout.hex_at(i32::try_from(col).ok()?, i32::try_from(row).ok()?);
+        let h = self
+            .layout
+            .hex_at(i32::try_from(col).ok()?, i32::try_from(row).ok()?);
         self.contains(h).then_some(h)
     }
 
@@ -228,7 +242,8 @@ impl Map {
 
     /// The terrain table entry of a hex.
     pub fn terrain(&self, h: Hex) -> Option<&crate::rules::TerrainType> {
-        self.cell(h).map(|c| &self.ruleset.terrain[c.terrain as usize])
+        self.cell(h)
+            .map(|c| &self.ruleset.terrain[c.terrain as usize])
     }
 
     /// The label of a hexside, as `C5/C6`.

@@ -51,7 +51,14 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
         std::cmp::Ordering::Greater => Some((line.to, lt)),
         std::cmp::Ordering::Equal => None,
     };
-    let ends = Ends { from: line.from, to: line.to, lo, lt, high: lo.max(lt), low };
+    let ends = Ends {
+        from: line.from,
+        to: line.to,
+        lo,
+        lt,
+        high: lo.max(lt),
+        low,
+    };
     let between = line.between();
     let is_hex_step = |s: &&crate::hex::Step| !matches!(s.crossing, Crossing::Vertex(_));
     let first = between.iter().position(|s| is_hex_step(&s));
@@ -67,7 +74,12 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
         match step.crossing {
             Crossing::Hex(h) => {
                 for (place, effect, reason) in judge_hex(map, &ends, h, next_to_low(i)) {
-                    events.push(Event { at: step.t0, place, effect, reason });
+                    events.push(Event {
+                        at: step.t0,
+                        place,
+                        effect,
+                        reason,
+                    });
                 }
             }
             Crossing::Side(a, b) => {
@@ -82,7 +94,12 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
                         map.label(b),
                         rb
                     );
-                    events.push(Event { at: step.t0, place: Place::AlongSide(a, b), effect, reason });
+                    events.push(Event {
+                        at: step.t0,
+                        place: Place::AlongSide(a, b),
+                        effect,
+                        reason,
+                    });
                 }
             }
             Crossing::Vertex(_) => {}
@@ -92,7 +109,12 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
         match c {
             SideCrossing::One(a, b, at) => {
                 if let Some((effect, reason)) = judge_side(map, &ends, a, b) {
-                    events.push(Event { at, place: Place::Hexside(a, b), effect, reason });
+                    events.push(Event {
+                        at,
+                        place: Place::Hexside(a, b),
+                        effect,
+                        reason,
+                    });
                 }
             }
             SideCrossing::Pair(a, b, c, at) => {
@@ -106,17 +128,28 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
                         x.map(|p| p.1).unwrap_or_default(),
                         y.map(|p| p.1).unwrap_or_default()
                     );
-                    events.push(Event { at, place: Place::HexsidePair(a, b, c), effect, reason });
+                    events.push(Event {
+                        at,
+                        place: Place::HexsidePair(a, b, c),
+                        effect,
+                        reason,
+                    });
                 }
             }
         }
     }
-    Assessment { events, modifiers: modifiers(map, line, &ends), hindrance_limit: None }
+    Assessment {
+        events,
+        modifiers: modifiers(map, line, &ends),
+        hindrance_limit: None,
+    }
 }
 
 /// What a hex between the ends does: its markers, its hill, its terrain.
 fn judge_hex(map: &Map, e: &Ends, h: Hex, next_to_low: bool) -> Vec<(Place, Effect, String)> {
-    let Some(cell) = map.cell(h) else { return Vec::new() };
+    let Some(cell) = map.cell(h) else {
+        return Vec::new();
+    };
     let rs = &map.ruleset;
     let label = map.label(h);
     let mut out = Vec::new();
@@ -165,7 +198,10 @@ fn judge_hex(map: &Map, e: &Ends, h: Hex, next_to_low: bool) -> Vec<(Place, Effe
         LosEffect::Obstacle if li >= e.high => out.push((
             Place::Hex(h),
             Effect::Block,
-            format!("{} in {label} at level {li} is an obstacle at or above both ends (T88.4)", t.id),
+            format!(
+                "{} in {label} at level {li} is an obstacle at or above both ends (T88.4)",
+                t.id
+            ),
         )),
         LosEffect::Obstacle => {
             if let Some((low, ll)) = e.low
@@ -187,7 +223,10 @@ fn judge_hex(map: &Map, e: &Ends, h: Hex, next_to_low: bool) -> Vec<(Place, Effe
         LosEffect::Hindrance(v) if li >= e.high => out.push((
             Place::Hex(h),
             Effect::Hinder(v),
-            format!("{} in {label} at level {li} hinders the line ({v}) (T88.5)", t.id),
+            format!(
+                "{} in {label} at level {li} hinders the line ({v}) (T88.5)",
+                t.id
+            ),
         )),
         LosEffect::Hindrance(_) | LosEffect::Clear => {}
     }
@@ -199,11 +238,18 @@ fn summarise(items: Vec<(Place, Effect, String)>) -> (Option<Effect>, String) {
     if items.is_empty() {
         return (None, "no effect".to_string());
     }
-    let reason = items.iter().map(|i| i.2.as_str()).collect::<Vec<_>>().join("; ");
+    let reason = items
+        .iter()
+        .map(|i| i.2.as_str())
+        .collect::<Vec<_>>()
+        .join("; ");
     if items.iter().any(|i| i.1 == Effect::Block) {
         return (Some(Effect::Block), reason);
     }
-    let total = items.iter().map(|i| if let Effect::Hinder(v) = i.1 { v } else { 0 }).sum();
+    let total = items
+        .iter()
+        .map(|i| if let Effect::Hinder(v) = i.1 { v } else { 0 })
+        .sum();
     (Some(Effect::Hinder(total)), reason)
 }
 
@@ -215,7 +261,12 @@ fn judge_side(map: &Map, e: &Ends, a: Hex, b: Hex) -> Option<(Effect, String)> {
     if [a, b].contains(&e.from) || [a, b].contains(&e.to) {
         return None; // The observer's or target's own hexside (terrain chart: hedge).
     }
-    let level = [a, b].iter().filter_map(|h| map.cell(*h)).map(|c| c.level).max().unwrap_or(0);
+    let level = [a, b]
+        .iter()
+        .filter_map(|h| map.cell(*h))
+        .map(|c| c.level)
+        .max()
+        .unwrap_or(0);
     if level < e.high {
         return None;
     }
@@ -227,7 +278,10 @@ fn judge_side(map: &Map, e: &Ends, a: Hex, b: Hex) -> Option<(Effect, String)> {
                 ht.id, ht.id
             ),
         )),
-        LosEffect::Hindrance(v) => Some((Effect::Hinder(v), format!("the {} on hexside {side} hinders the line ({v})", ht.id))),
+        LosEffect::Hindrance(v) => Some((
+            Effect::Hinder(v),
+            format!("the {} on hexside {side} hinders the line ({v})", ht.id),
+        )),
         LosEffect::Clear => None,
     }
 }
@@ -239,13 +293,19 @@ fn modifiers(map: &Map, line: &HexLine, e: &Ends) -> Vec<Modifier> {
         out.push(Modifier {
             name: "height advantage".into(),
             value: -fp,
-            text: format!("the target (level {}) is higher than the firer (level {}): -{fp} FP (T88.2)", e.lt, e.lo),
+            text: format!(
+                "the target (level {}) is higher than the firer (level {}): -{fp} FP (T88.2)",
+                e.lt, e.lo
+            ),
         });
     } else if e.lt < e.lo {
         out.push(Modifier {
             name: "height advantage".into(),
             value: fp,
-            text: format!("the target hex (level {}) is lower than the firer (level {}): +{fp} FP (T88.2)", e.lt, e.lo),
+            text: format!(
+                "the target hex (level {}) is lower than the firer (level {}): +{fp} FP (T88.2)",
+                e.lt, e.lo
+            ),
         });
     }
     if let Some(t) = map.terrain(e.from)
@@ -257,13 +317,19 @@ fn modifiers(map: &Map, line: &HexLine, e: &Ends) -> Vec<Modifier> {
             text: format!("no weapon may fire from a {} hex (T89)", t.id),
         });
     }
-    let cover_of = |a: Hex, b: Hex| map.hexside(a, b).map(|f| &map.ruleset.hexsides[f.kind as usize]).filter(|t| t.cover > 0);
+    let cover_of = |a: Hex, b: Hex| {
+        map.hexside(a, b)
+            .map(|f| &map.ruleset.hexsides[f.kind as usize])
+            .filter(|t| t.cover > 0)
+    };
     let entering = match line.side_crossings().last() {
         Some(SideCrossing::One(a, b, _)) if *b == e.to && e.from != e.to => cover_of(*a, *b),
-        Some(SideCrossing::Pair(t, b, c, _)) if *t == e.to => match (cover_of(*t, *b), cover_of(*t, *c)) {
-            (Some(x), Some(y)) => Some(if x.cover <= y.cover { x } else { y }),
-            _ => None,
-        },
+        Some(SideCrossing::Pair(t, b, c, _)) if *t == e.to => {
+            match (cover_of(*t, *b), cover_of(*t, *c)) {
+                (Some(x), Some(y)) => Some(if x.cover <= y.cover { x } else { y }),
+                _ => None,
+            }
+        }
         _ => None,
     };
     if let Some(ht) = entering {
@@ -279,7 +345,11 @@ fn modifiers(map: &Map, line: &HexLine, e: &Ends) -> Vec<Modifier> {
     if let Some(t) = map.terrain(e.to)
         && t.tem != 0
     {
-        out.push(Modifier { name: "terrain cover".into(), value: t.tem, text: format!("the target is in {}: cover {}", t.id, t.tem) });
+        out.push(Modifier {
+            name: "terrain cover".into(),
+            value: t.tem,
+            text: format!("the target is in {}: cover {}", t.id, t.tem),
+        });
     }
     out
 }
@@ -287,10 +357,20 @@ fn modifiers(map: &Map, line: &HexLine, e: &Ends) -> Vec<Modifier> {
 /// Movement points to enter adjacent hex `to` from `from`, with the reasons.
 pub fn movement_cost(map: &Map, from: Hex, to: Hex) -> Result<(f64, Vec<String>)> {
     if !from.is_adjacent(to) {
-        return Err(Error::new(ErrorKind::Query, format!("{} and {} are not adjacent", map.label(from), map.label(to))));
+        return Err(Error::new(
+            ErrorKind::Query,
+            format!("{} and {} are not adjacent", map.label(from), map.label(to)),
+        ));
     }
-    let t = map.terrain(to).ok_or_else(|| Error::new(ErrorKind::Query, format!("{} is off the map", map.label(to))))?;
-    let mut cost = t.movement.ok_or_else(|| Error::new(ErrorKind::Query, format!("{} is impassable", t.id)))?;
+    let t = map.terrain(to).ok_or_else(|| {
+        Error::new(
+            ErrorKind::Query,
+            format!("{} is off the map", map.label(to)),
+        )
+    })?;
+    let mut cost = t
+        .movement
+        .ok_or_else(|| Error::new(ErrorKind::Query, format!("{} is impassable", t.id)))?;
     let mut why = vec![format!("{} costs {cost}", t.id)];
     if let Some(f) = map.hexside(from, to) {
         let ht = &map.ruleset.hexsides[f.kind as usize];
@@ -302,7 +382,11 @@ pub fn movement_cost(map: &Map, from: Hex, to: Hex) -> Result<(f64, Vec<String>)
     if map.level(to) > map.level(from) {
         let up = map.ruleset.param("uphill_movement", 1.0);
         cost += up;
-        why.push(format!("+{up} to move up from level {} to {} (T88.1)", map.level(from), map.level(to)));
+        why.push(format!(
+            "+{up} to move up from level {} to {} (T88.1)",
+            map.level(from),
+            map.level(to)
+        ));
     }
     Ok((cost, why))
 }
@@ -312,7 +396,10 @@ pub fn warnings(map: &Map) -> Vec<String> {
     let mut out = Vec::new();
     for h in map.hexes() {
         let c = map.cell(h).expect("on map");
-        let lower_neighbour = h.neighbors().iter().any(|n| map.cell(*n).is_some_and(|x| x.level < c.level));
+        let lower_neighbour = h
+            .neighbors()
+            .iter()
+            .any(|n| map.cell(*n).is_some_and(|x| x.level < c.level));
         if c.level > 0 && lower_neighbour && !c.slope {
             out.push(format!(
                 "{} (level {}) borders lower ground but is not a slope hex: LOS from below will treat it as the crest (T88.3.1)",
@@ -321,7 +408,10 @@ pub fn warnings(map: &Map) -> Vec<String> {
             ));
         }
         if c.slope && !lower_neighbour {
-            out.push(format!("{} is a slope hex but borders no lower hex (T88.3.1)", map.label(h)));
+            out.push(format!(
+                "{} is a slope hex but borders no lower hex (T88.3.1)",
+                map.label(h)
+            ));
         }
     }
     out

@@ -11,7 +11,8 @@ use crate::map::Map;
 /// Heights are compared in thousandths of a level.
 pub const MILLI: i64 = 1000;
 
-const RULE: &str = "geometric: a hex blocks when its surface is strictly above the sight line inside it";
+const RULE: &str =
+    "geometric: a hex blocks when its surface is strictly above the sight line inside it";
 
 /// Converts a height in levels to thousandths of a level.
 pub fn milli(levels: f64) -> i64 {
@@ -42,13 +43,15 @@ impl Heights {
 
     /// A hex's surface (ground plus terrain), if on the map.
     pub fn surface(&self, map: &Map, h: Hex) -> Option<i64> {
-        map.cell(h).map(|c| c.level as i64 * MILLI + self.terrain[c.terrain as usize])
+        map.cell(h)
+            .map(|c| c.level as i64 * MILLI + self.terrain[c.terrain as usize])
     }
 }
 
 /// True when `surface` is strictly above the line (from `e0` at 0 to `e1` at 1) at `t`.
 pub fn above(surface: i64, e0: i64, e1: i64, t: Ratio) -> bool {
-    (surface as i128) * (t.den as i128) > (e0 as i128) * (t.den as i128) + ((e1 - e0) as i128) * (t.num as i128)
+    (surface as i128) * (t.den as i128)
+        > (e0 as i128) * (t.den as i128) + ((e1 - e0) as i128) * (t.num as i128)
 }
 
 /// Judges a walked line.
@@ -75,22 +78,38 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
         match step.crossing {
             Crossing::Hex(h) => {
                 if blocks(h, step.t0, step.t1).is_some() {
-                    events.push(Event { at: step.t0, place: Place::Hex(h), effect: Effect::Block, reason: describe(h, step.t0, step.t1) });
+                    events.push(Event {
+                        at: step.t0,
+                        place: Place::Hex(h),
+                        effect: Effect::Block,
+                        reason: describe(h, step.t0, step.t1),
+                    });
                 }
             }
             Crossing::Side(a, b) => {
-                if both_sides(blocks(a, step.t0, step.t1), blocks(b, step.t0, step.t1)) == Some(Effect::Block) {
+                if both_sides(blocks(a, step.t0, step.t1), blocks(b, step.t0, step.t1))
+                    == Some(Effect::Block)
+                {
                     let reason = format!(
                         "the line runs along the hexside {}, and both sides rise above it: {}; {}",
                         map.side_label(a, b),
                         describe(a, step.t0, step.t1),
                         describe(b, step.t0, step.t1)
                     );
-                    events.push(Event { at: step.t0, place: Place::AlongSide(a, b), effect: Effect::Block, reason });
+                    events.push(Event {
+                        at: step.t0,
+                        place: Place::AlongSide(a, b),
+                        effect: Effect::Block,
+                        reason,
+                    });
                 }
             }
             Crossing::Vertex(_) => {}
         }
     }
-    Assessment { events, modifiers: Vec::new(), hindrance_limit: None }
+    Assessment {
+        events,
+        modifiers: Vec::new(),
+        hindrance_limit: None,
+    }
 }

@@ -4,7 +4,9 @@ pub mod combat_commander;
 pub mod geometric;
 pub mod table;
 
-pub use table::{Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType};
+pub use table::{
+    Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType,
+};
 
 use crate::hex::{Hex, HexLine, Ratio};
 use crate::map::Map;
@@ -67,7 +69,11 @@ impl Place {
     /// hex on the observer's side.
     pub fn hex(self) -> Hex {
         match self {
-            Place::Hex(h) | Place::Marker(h) | Place::AlongSide(h, _) | Place::Hexside(h, _) | Place::HexsidePair(h, _, _) => h,
+            Place::Hex(h)
+            | Place::Marker(h)
+            | Place::AlongSide(h, _)
+            | Place::Hexside(h, _)
+            | Place::HexsidePair(h, _, _) => h,
         }
     }
 
@@ -141,9 +147,8 @@ pub fn both_sides(a: Option<Effect>, b: Option<Effect>) -> Option<Effect> {
     match (a, b) {
         (Some(Effect::Block), Some(Effect::Block)) => Some(Effect::Block),
         (Some(Effect::Hinder(x)), Some(Effect::Hinder(y))) => Some(Effect::Hinder(x.min(y))),
-        (Some(Effect::Block), Some(Effect::Hinder(x))) | (Some(Effect::Hinder(x)), Some(Effect::Block)) => {
-            Some(Effect::Hinder(x))
-        }
+        (Some(Effect::Block), Some(Effect::Hinder(x)))
+        | (Some(Effect::Hinder(x)), Some(Effect::Block)) => Some(Effect::Hinder(x)),
         _ => None,
     }
 }

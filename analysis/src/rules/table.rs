@@ -168,8 +168,14 @@ pub struct Ruleset {
 }
 
 const BUILTIN: [(&str, &str); 2] = [
-    ("geometric", include_str!("../../../maps/rulesets/geometric.json")),
-    ("combat-commander", include_str!("../../../maps/rulesets/combat-commander.json")),
+    (
+        "geometric",
+        include_str!("../../../maps/rulesets/geometric.json"),
+    ),
+    (
+        "combat-commander",
+        include_str!("../../../maps/rulesets/combat-commander.json"),
+    ),
 ];
 
 impl Ruleset {
@@ -202,11 +208,17 @@ impl Ruleset {
         if self.hexsight_ruleset != 1 {
             return Err(Error::invalid(
                 "hexsight_ruleset",
-                format!("unsupported ruleset format version {} (this build reads version 1)", self.hexsight_ruleset),
+                format!(
+                    "unsupported ruleset format version {} (this build reads version 1)",
+                    self.hexsight_ruleset
+                ),
             ));
         }
         if self.terrain.is_empty() {
-            return Err(Error::invalid("terrain", "a ruleset needs at least one terrain type"));
+            return Err(Error::invalid(
+                "terrain",
+                "a ruleset needs at least one terrain type",
+            ));
         }
         if self.levels.min > self.levels.max {
             return Err(Error::invalid("levels", "min is above max"));
@@ -217,7 +229,10 @@ impl Ruleset {
         for t in &self.terrain {
             for m in &t.forbids_markers {
                 if self.marker_index(m).is_none() {
-                    return Err(Error::invalid(format!("terrain {}", t.id), format!("forbids unknown marker `{m}`")));
+                    return Err(Error::invalid(
+                        format!("terrain {}", t.id),
+                        format!("forbids unknown marker `{m}`"),
+                    ));
                 }
             }
         }
@@ -246,17 +261,29 @@ impl Ruleset {
 
     /// The valid terrain ids, for error messages.
     pub fn terrain_ids(&self) -> String {
-        self.terrain.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(", ")
+        self.terrain
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// The valid hexside ids, for error messages.
     pub fn hexside_ids(&self) -> String {
-        self.hexsides.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(", ")
+        self.hexsides
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// The valid marker ids, for error messages.
     pub fn marker_ids(&self) -> String {
-        self.markers.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(", ")
+        self.markers
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -264,7 +291,10 @@ fn unique_ids<'a>(table: &str, ids: impl Iterator<Item = &'a str>) -> Result<()>
     let mut seen = HashSet::new();
     for id in ids {
         if !seen.insert(id) {
-            return Err(Error::new(ErrorKind::Invalid, format!("duplicate id `{id}`")).at(table.to_string()));
+            return Err(
+                Error::new(ErrorKind::Invalid, format!("duplicate id `{id}`"))
+                    .at(table.to_string()),
+            );
         }
     }
     Ok(())
@@ -295,6 +325,9 @@ mod tests {
         let text = "{\"hexsight_ruleset\":1,\n \"nmae\":\"x\"}";
         let err = Ruleset::from_json(text, Path::new("r.json")).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Syntax);
-        assert!(err.to_string().starts_with("r.json: line 2, column"), "{err}");
+        assert!(
+            err.to_string().starts_with("r.json: line 2, column"),
+            "{err}"
+        );
     }
 }

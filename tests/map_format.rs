@@ -1,0 +1,87 @@
+//! The map format's options: pointy-top grids, rows numbered from 0, even stagger,
+//! hexsides given from either hex.
+
+use hexsight_analysis::{Map, Verdict, line_of_sight_labels};
+use std::path::Path;
+
+fn load(text: &str) -> Map {
+    Map::from_json(text, Path::new("t.json")).unwrap()
+}
+
+#[test]
+fn a_hexside_given_from_either_hex_is_the_same_hexside() {
+    let a = load(
+        r#"{"hexsight":1,"name":"t","ruleset":"combat-commander","grid":{"cols":3,"rows":8},
+        "hexsides":[{"hex":"A3","side":"S","terrain":"hedge"}]}"#,
+    );
+    let b = load(
+        r#"{"hexsight":1,"name":"t","ruleset":"combat-commander","grid":{"cols":3,"rows":8},
+        "hexsides":[{"hex":"A4","side":"N","terrain":"hedge"}]}"#,
+    );
+    assert_eq!(
+        a.hexsides.keys().collect::<Vec<_>>(),
+        b.hexsides.keys().collect::<Vec<_>>()
+    );
+    for m in [&a, &b] {
+        assert_eq!(
+            line_of_sight_labels(m, "A1", "A6").unwrap().verdict,
+            Verdict::Blocked
+        );
+    }
+    assert!(
+        b.to_json().contains(r#""hex": "A4""#),
+        "saved from the hex it was given from"
+    );
+}
+
+#[test]
+fn pointy_top_maps_use_east_and_west_sides_and_rows_of_hexes() {
+    let m = load(
+        r#"{"hexsight":1,"name":"t","ruleset":"combat-commander","grid":{"cols":8,"rows":3,"orientation":"pointy"},
+        "hexes":{"C1":{"terrain":"woods"}},
+        "hexsides":[{"hex":"E1","side":"E","terrain":"wall"}]}"#,
+    );
+    // On a pointy-top grid A1..H1 lie on one straight row.
+    assert_eq!(
+        line_of_sight_labels(&m, "A1", "E1").unwrap().verdict,
+        Verdict::Blocked
+    );
+    let r = line_of_sight_labels(&m, "D1", "H1").unwrap();
+    assert_eq!(r.verdict, Verdict::Blocked);
+    assert!(
+        r.reason.contains("wall") && r.reason.contains("E1/F1"),
+        "{}",
+        r.reason
+    );
+    let err = Map::from_json(
+        r#"{"hexsight":1,"name":"t","ruleset":"combat-commander","grid":{"cols":8,"rows":3,"orientation":"pointy"},
+        "hexsides":[{"hex":"E1","side":"N","terrain":"wall"}]}"#,
+        Path::new("p.json"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("NW, NE, E, SE, SW, W"), "{err}");
+}
+
+#[test]
+fn rows_may_be_numbered_from_zero() {
+    let m = load(
+        r#"{"hexsight":1,"name":"t","ruleset":"geometric","grid":{"cols":3,"rows":3,"first_row":0},
+        "hexes":{"B0":{"terrain":"woods"}}}"#,
+    );
+    let b0 = m.parse_hex("B0").unwrap();
+    assert_eq!(m.label(b0), "B0");
+    assert!(m.parse_hex("B3").is_none(), "rows run 0 to 2");
+    assert!(m.to_json().contains("\"first_row\": 0"));
+}
+
+#[test]
+fn even_columns_can_be_the_lower_ones() {
+    let m = load(
+        r#"{"hexsight":1,"name":"t","ruleset":"geometric","grid":{"cols":6,"rows":5,"stagger":"even"}}"#,
+    );
+    // With even columns lower, B3 -> F3 (odd columns, now the higher ones) runs along hexsides.
+    let r = line_of_sight_labels(&m, "B3", "F3").unwrap();
+    assert_eq!(r.trace_json(&m).iter().filter(|v| v.is_array()).count(), 2);
+    assert!(m.to_json().contains("\"stagger\": \"even\""));
+}
