@@ -154,7 +154,10 @@ impl EditorApp {
     /// An editor with its files in `store`, opening `path` if given.
     pub fn new(store: Store, path: Option<PathBuf>) -> EditorApp {
         let mut app = EditorApp {
-            doc: Document::new(blank_map(&NewMapForm::default()).expect("the built-in ruleset exists"), None),
+            doc: Document::new(
+                blank_map(&NewMapForm::default()).expect("the built-in ruleset exists"),
+                None,
+            ),
             view: View::default(),
             fit_pending: true,
             tool: Tool::Terrain,
@@ -208,7 +211,8 @@ impl EditorApp {
 
     /// The screen position of a hex centre on the canvas (for tests and scripting).
     pub fn screen_pos(&self, h: Hex) -> Pos2 {
-        self.view.to_screen(self.canvas_rect.min, self.doc.map().layout.center(h, 1.0))
+        self.view
+            .to_screen(self.canvas_rect.min, self.doc.map().layout.center(h, 1.0))
     }
 
     // ----- files -------------------------------------------------------------
@@ -240,9 +244,18 @@ impl EditorApp {
         self.editing_unit = None;
         self.autosaved_generation = None;
         let rs = &self.doc.map().ruleset;
-        self.settings.terrain = self.settings.terrain.min(rs.terrain.len().saturating_sub(1) as u16);
-        self.settings.hexside = self.settings.hexside.min(rs.hexsides.len().saturating_sub(1) as u16);
-        self.settings.marker = self.settings.marker.min(rs.markers.len().saturating_sub(1) as u16);
+        self.settings.terrain = self
+            .settings
+            .terrain
+            .min(rs.terrain.len().saturating_sub(1) as u16);
+        self.settings.hexside = self
+            .settings
+            .hexside
+            .min(rs.hexsides.len().saturating_sub(1) as u16);
+        self.settings.marker = self
+            .settings
+            .marker
+            .min(rs.markers.len().saturating_sub(1) as u16);
         self.settings.level = self.settings.level.clamp(rs.levels.min, rs.levels.max);
     }
 
@@ -271,7 +284,10 @@ impl EditorApp {
         }
         let due = force || self.last_autosave.elapsed() >= Duration::from_secs(AUTOSAVE_SECS);
         if due && self.autosaved_generation != Some(self.doc.generation()) {
-            match self.store.autosave(self.doc.map(), self.doc.path.as_deref()) {
+            match self
+                .store
+                .autosave(self.doc.map(), self.doc.path.as_deref())
+            {
                 Ok(()) => self.autosaved_generation = Some(self.doc.generation()),
                 Err(e) => self.status = format!("Autosave failed: {e}"),
             }
@@ -323,7 +339,10 @@ impl EditorApp {
     // ----- commands ----------------------------------------------------------
 
     fn needs_confirmation(cmd: &Command) -> bool {
-        matches!(cmd, Command::New | Command::Open | Command::OpenPath(_) | Command::Quit)
+        matches!(
+            cmd,
+            Command::New | Command::Open | Command::OpenPath(_) | Command::Quit
+        )
     }
 
     /// Runs a command; those that would drop unsaved work ask first.
@@ -340,20 +359,48 @@ impl EditorApp {
     fn run_confirmed(&mut self, ctx: &egui::Context, cmd: Command) {
         match cmd {
             Command::New => self.dialog = Some(Dialog::NewMap(NewMapForm::default())),
-            Command::Open => self.dialog = Some(Dialog::Path { purpose: PathPurpose::Open, text: self.dir_hint() }),
+            Command::Open => {
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::Open,
+                    text: self.dir_hint(),
+                })
+            }
             Command::OpenPath(p) => self.open(&p),
             Command::Save => match self.doc.path.clone() {
                 Some(p) => {
                     self.save_to(&p);
                 }
-                None => self.dialog = Some(Dialog::Path { purpose: PathPurpose::SaveAs, text: self.dir_hint() }),
+                None => {
+                    self.dialog = Some(Dialog::Path {
+                        purpose: PathPurpose::SaveAs,
+                        text: self.dir_hint(),
+                    })
+                }
             },
             Command::SaveAs => {
-                let text = self.doc.path.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| self.dir_hint());
-                self.dialog = Some(Dialog::Path { purpose: PathPurpose::SaveAs, text });
+                let text = self
+                    .doc
+                    .path
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|| self.dir_hint());
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::SaveAs,
+                    text,
+                });
             }
-            Command::ExportPng => self.dialog = Some(Dialog::Path { purpose: PathPurpose::Png, text: self.export_hint("png") }),
-            Command::ExportSvg => self.dialog = Some(Dialog::Path { purpose: PathPurpose::Svg, text: self.export_hint("svg") }),
+            Command::ExportPng => {
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::Png,
+                    text: self.export_hint("png"),
+                })
+            }
+            Command::ExportSvg => {
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::Svg,
+                    text: self.export_hint("svg"),
+                })
+            }
             Command::Properties => {
                 let m = self.doc.map();
                 self.dialog = Some(Dialog::Properties(PropertiesForm {
@@ -370,12 +417,20 @@ impl EditorApp {
             Command::Undo => {
                 self.end_stroke();
                 let label = self.doc.undo_label().map(str::to_string);
-                self.status = if self.doc.undo() { format!("Undid {}", label.unwrap_or_default()) } else { "Nothing to undo".into() };
+                self.status = if self.doc.undo() {
+                    format!("Undid {}", label.unwrap_or_default())
+                } else {
+                    "Nothing to undo".into()
+                };
             }
             Command::Redo => {
                 self.end_stroke();
                 let label = self.doc.redo_label().map(str::to_string);
-                self.status = if self.doc.redo() { format!("Redid {}", label.unwrap_or_default()) } else { "Nothing to redo".into() };
+                self.status = if self.doc.redo() {
+                    format!("Redid {}", label.unwrap_or_default())
+                } else {
+                    "Nothing to redo".into()
+                };
             }
             Command::ResetZoom => self.fit_pending = true,
             Command::ZoomIn => self.view.zoom_at(self.canvas_rect.size() / 2.0, 1.25),
@@ -455,12 +510,18 @@ impl EditorApp {
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui, &mut cmds));
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
-        egui::Panel::left("tools").resizable(true).default_size(230.0).show(ui, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| self.tool_panel(ui, &mut cmds));
-        });
-        egui::Panel::right("inspector").resizable(true).default_size(320.0).show(ui, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| self.inspector(ui, &mut cmds));
-        });
+        egui::Panel::left("tools")
+            .resizable(true)
+            .default_size(230.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| self.tool_panel(ui, &mut cmds));
+            });
+        egui::Panel::right("inspector")
+            .resizable(true)
+            .default_size(320.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| self.inspector(ui, &mut cmds));
+            });
         egui::CentralPanel::no_frame().show(ui, |ui| self.canvas(ui));
 
         self.dialogs(&ctx, &mut cmds);
@@ -476,7 +537,11 @@ impl EditorApp {
         if self.jobs.busy() {
             ctx.request_repaint_after(Duration::from_millis(100));
         }
-        let title = format!("{}{} — hexsight editor", self.doc.title(), if self.doc.is_dirty() { " •" } else { "" });
+        let title = format!(
+            "{}{} — hexsight editor",
+            self.doc.title(),
+            if self.doc.is_dirty() { " •" } else { "" }
+        );
         if title != self.title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.title = title;
@@ -513,7 +578,13 @@ impl EditorApp {
     }
 
     fn handle_dropped_files(&mut self, ctx: &egui::Context, cmds: &mut Vec<Command>) {
-        let dropped: Vec<PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .collect()
+        });
         if let Some(p) = dropped.into_iter().next() {
             cmds.push(Command::OpenPath(p));
         }
@@ -525,7 +596,11 @@ impl EditorApp {
             return;
         };
         let generation = self.doc.generation();
-        if self.los.as_ref().is_some_and(|l| l.0 == from && l.1 == to && l.2 == generation) {
+        if self
+            .los
+            .as_ref()
+            .is_some_and(|l| l.0 == from && l.1 == to && l.2 == generation)
+        {
             return;
         }
         let map = self.doc.map();
@@ -538,10 +613,15 @@ impl EditorApp {
 
     fn overlay_key(&self) -> Option<JobKey> {
         let kind = match self.overlay? {
-            Overlay::Viewshed | Overlay::Blind => JobKind::Viewshed(self.selected.filter(|h| self.doc.map().contains(*h))?),
+            Overlay::Viewshed | Overlay::Blind => {
+                JobKind::Viewshed(self.selected.filter(|h| self.doc.map().contains(*h))?)
+            }
             Overlay::Exposure => JobKind::Exposure,
         };
-        Some(JobKey { generation: self.doc.generation(), kind })
+        Some(JobKey {
+            generation: self.doc.generation(),
+            kind,
+        })
     }
 
     fn request_overlay(&mut self, ctx: &egui::Context) {
@@ -551,7 +631,8 @@ impl EditorApp {
         }
         if let Some(key) = self.overlay_key() {
             let c = ctx.clone();
-            self.jobs.request(key, self.doc.map(), move || c.request_repaint());
+            self.jobs
+                .request(key, self.doc.map(), move || c.request_repaint());
         }
     }
 
@@ -610,11 +691,13 @@ impl EditorApp {
             ui.menu_button("Edit", |ui| {
                 let undo = self.doc.undo_label().map(|l| format!("Undo {l}"));
                 let redo = self.doc.redo_label().map(|l| format!("Redo {l}"));
-                let b = egui::Button::new(undo.clone().unwrap_or("Undo".into())).shortcut_text(Command::Undo.shortcut_text());
+                let b = egui::Button::new(undo.clone().unwrap_or("Undo".into()))
+                    .shortcut_text(Command::Undo.shortcut_text());
                 if ui.add_enabled(undo.is_some(), b).clicked() {
                     cmds.push(Command::Undo);
                 }
-                let b = egui::Button::new(redo.clone().unwrap_or("Redo".into())).shortcut_text(Command::Redo.shortcut_text());
+                let b = egui::Button::new(redo.clone().unwrap_or("Redo".into()))
+                    .shortcut_text(Command::Redo.shortcut_text());
                 if ui.add_enabled(redo.is_some(), b).clicked() {
                     cmds.push(Command::Redo);
                 }
@@ -645,9 +728,18 @@ impl EditorApp {
             let map = self.doc.map();
             if let Some(h) = self.hover.filter(|h| map.contains(*h)) {
                 let c = map.cell(h).copied().unwrap_or_default();
-                let t = map.ruleset.terrain.get(c.terrain as usize).map(|t| t.name.as_str()).unwrap_or("?");
+                let t = map
+                    .ruleset
+                    .terrain
+                    .get(c.terrain as usize)
+                    .map(|t| t.name.as_str())
+                    .unwrap_or("?");
                 ui.monospace(format!("{:<5}", map.label(h)));
-                ui.label(format!("{t}, level {}{}", c.level, if c.slope { ", slope" } else { "" }));
+                ui.label(format!(
+                    "{t}, level {}{}",
+                    c.level,
+                    if c.slope { ", slope" } else { "" }
+                ));
                 ui.separator();
             }
             ui.label(format!("{}x{} {}", map.cols, map.rows, map.ruleset.name));
@@ -659,8 +751,16 @@ impl EditorApp {
                     JobKind::Viewshed(_) => "viewshed",
                     JobKind::Exposure => "exposure",
                 };
-                ui.add(egui::ProgressBar::new(frac).desired_width(120.0).text(format!("{what} {:.0}% ({secs:.0}s)", frac * 100.0)));
-                if ui.small_button("Cancel").on_hover_text("Cancel the analysis (Esc)").clicked() {
+                ui.add(
+                    egui::ProgressBar::new(frac)
+                        .desired_width(120.0)
+                        .text(format!("{what} {:.0}% ({secs:.0}s)", frac * 100.0)),
+                );
+                if ui
+                    .small_button("Cancel")
+                    .on_hover_text("Cancel the analysis (Esc)")
+                    .clicked()
+                {
                     self.jobs.cancel();
                     self.overlay = None;
                     self.status = "Analysis cancelled".into();
@@ -674,20 +774,26 @@ impl EditorApp {
     fn tool_panel(&mut self, ui: &mut Ui, cmds: &mut Vec<Command>) {
         ui.add_space(4.0);
         ui.heading("Tools");
-        egui::Grid::new("toolgrid").num_columns(2).spacing(vec2(4.0, 4.0)).show(ui, |ui| {
-            for (i, t) in Tool::ALL.iter().enumerate() {
-                let text = format!("{}  {}", t.name(), t.key().name());
-                let r = ui
-                    .add_sized(vec2(104.0, 24.0), egui::Button::selectable(self.tool == *t, text))
-                    .on_hover_text(format!("{} ({})\n{}", t.name(), t.key().name(), t.help()));
-                if r.clicked() {
-                    cmds.push(Command::Tool(*t));
+        egui::Grid::new("toolgrid")
+            .num_columns(2)
+            .spacing(vec2(4.0, 4.0))
+            .show(ui, |ui| {
+                for (i, t) in Tool::ALL.iter().enumerate() {
+                    let text = format!("{}  {}", t.name(), t.key().name());
+                    let r = ui
+                        .add_sized(
+                            vec2(104.0, 24.0),
+                            egui::Button::selectable(self.tool == *t, text),
+                        )
+                        .on_hover_text(format!("{} ({})\n{}", t.name(), t.key().name(), t.help()));
+                    if r.clicked() {
+                        cmds.push(Command::Tool(*t));
+                    }
+                    if i % 2 == 1 {
+                        ui.end_row();
+                    }
                 }
-                if i % 2 == 1 {
-                    ui.end_row();
-                }
-            }
-        });
+            });
         ui.separator();
         self.tool_options(ui, cmds);
         ui.separator();
@@ -700,7 +806,11 @@ impl EditorApp {
             ui.horizontal(|ui| {
                 ui.label("Brush");
                 for n in 1..=3 {
-                    if ui.selectable_label(self.settings.brush == n, format!(" {n} ")).on_hover_text(format!("Brush size {n} ({n})")).clicked() {
+                    if ui
+                        .selectable_label(self.settings.brush == n, format!(" {n} "))
+                        .on_hover_text(format!("Brush size {n} ({n})"))
+                        .clicked()
+                    {
                         cmds.push(Command::Brush(n));
                     }
                 }
@@ -714,7 +824,10 @@ impl EditorApp {
                     ui.selectable_value(&mut self.settings.level_mode, LevelMode::Set, "Set");
                 });
                 if self.settings.level_mode == LevelMode::Set {
-                    ui.add(egui::Slider::new(&mut self.settings.level, rs.levels.min..=rs.levels.max).text("level"));
+                    ui.add(
+                        egui::Slider::new(&mut self.settings.level, rs.levels.min..=rs.levels.max)
+                            .text("level"),
+                    );
                 }
             }
             Tool::Hexside => {
@@ -744,7 +857,15 @@ impl EditorApp {
             Tool::Unit => {
                 ui.label("New units");
                 let names = self.doc.map().layout.side_names();
-                unit_fields(ui, "template", &mut self.settings.unit.side, &mut self.settings.unit.kind, &mut self.settings.unit.state, &mut self.settings.unit.facing, &names);
+                unit_fields(
+                    ui,
+                    "template",
+                    &mut self.settings.unit.side,
+                    &mut self.settings.unit.kind,
+                    &mut self.settings.unit.state,
+                    &mut self.settings.unit.facing,
+                    &names,
+                );
             }
             Tool::Los => {
                 ui.label("Click an observer, then move over targets.");
@@ -779,7 +900,13 @@ impl EditorApp {
             }
         }
         ui.add_space(6.0);
-        ui.label(RichText::new(format!("Levels {} to {}: higher is lighter; brown lines are crests.", rs.levels.min, rs.levels.max)).small());
+        ui.label(
+            RichText::new(format!(
+                "Levels {} to {}: higher is lighter; brown lines are crests.",
+                rs.levels.min, rs.levels.max
+            ))
+            .small(),
+        );
     }
 
     fn inspector(&mut self, ui: &mut Ui, cmds: &mut Vec<Command>) {
@@ -790,7 +917,10 @@ impl EditorApp {
         self.overlay_choice(ui);
         match (self.overlay, self.selected) {
             (Some(Overlay::Viewshed | Overlay::Blind), None) => {
-                ui.colored_label(Color32::from_rgb(240, 180, 60), "Select a hex (Select or LOS tool) to see its overlay.");
+                ui.colored_label(
+                    Color32::from_rgb(240, 180, 60),
+                    "Select a hex (Select or LOS tool) to see its overlay.",
+                );
             }
             (Some(o), _) => {
                 if let Some(h) = self.selected
@@ -800,7 +930,11 @@ impl EditorApp {
                 }
                 if let Some((_, frac, _)) = self.jobs.progress() {
                     ui.horizontal(|ui| {
-                        ui.add(egui::ProgressBar::new(frac).desired_width(160.0).show_percentage());
+                        ui.add(
+                            egui::ProgressBar::new(frac)
+                                .desired_width(160.0)
+                                .show_percentage(),
+                        );
                         if ui.button("Cancel").clicked() {
                             cmds.push(Command::CancelJob);
                         }
@@ -815,30 +949,59 @@ impl EditorApp {
 
     fn overlay_choice(&mut self, ui: &mut Ui) {
         ui.radio_value(&mut self.overlay, None, "No overlay");
-        ui.radio_value(&mut self.overlay, Some(Overlay::Viewshed), "Viewshed").on_hover_text("Hexes the selected hex sees: green clear, amber hindered.");
-        ui.radio_value(&mut self.overlay, Some(Overlay::Blind), "Blind hexes").on_hover_text("Hexes the selected hex does not see, darkened.");
+        ui.radio_value(&mut self.overlay, Some(Overlay::Viewshed), "Viewshed")
+            .on_hover_text("Hexes the selected hex sees: green clear, amber hindered.");
+        ui.radio_value(&mut self.overlay, Some(Overlay::Blind), "Blind hexes")
+            .on_hover_text("Hexes the selected hex does not see, darkened.");
         ui.radio_value(&mut self.overlay, Some(Overlay::Exposure), "Exposure")
             .on_hover_text("For every hex, how many hexes see it (all pairs: slow on big maps).");
         ui.add_enabled(false, egui::RadioButton::new(false, "Spotting"))
-            .on_disabled_hover_text(format!("The {} ruleset has no spotting rules.", self.doc.map().ruleset.name));
+            .on_disabled_hover_text(format!(
+                "The {} ruleset has no spotting rules.",
+                self.doc.map().ruleset.name
+            ));
     }
 
     fn los_panel(&mut self, ui: &mut Ui) {
         ui.heading("Line of sight");
         let Some(los) = self.los() else {
-            let hint = if self.los_from.is_some() { "Move over a target hex." } else { "LOS tool (O): click an observer hex." };
+            let hint = if self.los_from.is_some() {
+                "Move over a target hex."
+            } else {
+                "LOS tool (O): click an observer hex."
+            };
             ui.label(hint);
             return;
         };
         let map = self.doc.map();
         let col = canvas::verdict_color(los.verdict);
-        ui.label(RichText::new(format!("{} -> {}", map.label(los.line.from), map.label(los.line.to))).strong());
-        ui.label(RichText::new(format!("Verdict: {}", los.verdict.as_str())).color(col).strong().size(16.0));
+        ui.label(
+            RichText::new(format!(
+                "{} -> {}",
+                map.label(los.line.from),
+                map.label(los.line.to)
+            ))
+            .strong(),
+        );
+        ui.label(
+            RichText::new(format!("Verdict: {}", los.verdict.as_str()))
+                .color(col)
+                .strong()
+                .size(16.0),
+        );
         if los.hindrance > 0 {
             ui.label(format!("Hindrance: {}", los.hindrance));
         }
         if let Some(b) = &los.blocked_by {
-            ui.label(format!("Blocked by: {}", b.place.hexes().iter().map(|h| map.label(*h)).collect::<Vec<_>>().join("/")));
+            ui.label(format!(
+                "Blocked by: {}",
+                b.place
+                    .hexes()
+                    .iter()
+                    .map(|h| map.label(*h))
+                    .collect::<Vec<_>>()
+                    .join("/")
+            ));
         }
         ui.label(RichText::new("Reason").strong());
         ui.label(&los.reason);
@@ -847,7 +1010,13 @@ impl EditorApp {
             .trace_json(map)
             .iter()
             .map(|v| match v {
-                serde_json::Value::Array(a) => format!("[{}]", a.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join("|")),
+                serde_json::Value::Array(a) => format!(
+                    "[{}]",
+                    a.iter()
+                        .filter_map(|x| x.as_str())
+                        .collect::<Vec<_>>()
+                        .join("|")
+                ),
                 v => v.as_str().unwrap_or_default().to_string(),
             })
             .collect();
@@ -856,8 +1025,14 @@ impl EditorApp {
             ui.label(RichText::new("Along the line").strong());
             for e in &los.events {
                 let (tag, c) = match e.effect {
-                    Effect::Block => ("blocks".to_string(), canvas::verdict_color(hexsight_analysis::Verdict::Blocked)),
-                    Effect::Hinder(v) => (format!("hinders {v}"), canvas::verdict_color(hexsight_analysis::Verdict::Hindered)),
+                    Effect::Block => (
+                        "blocks".to_string(),
+                        canvas::verdict_color(hexsight_analysis::Verdict::Blocked),
+                    ),
+                    Effect::Hinder(v) => (
+                        format!("hinders {v}"),
+                        canvas::verdict_color(hexsight_analysis::Verdict::Hindered),
+                    ),
                 };
                 ui.horizontal_wrapped(|ui| {
                     ui.colored_label(c, tag);
@@ -889,25 +1064,54 @@ impl EditorApp {
             return;
         };
         let c = map.cell(h).copied().unwrap_or_default();
-        let t = map.ruleset.terrain.get(c.terrain as usize).map(|t| t.name.clone()).unwrap_or_default();
+        let t = map
+            .ruleset
+            .terrain
+            .get(c.terrain as usize)
+            .map(|t| t.name.clone())
+            .unwrap_or_default();
         ui.label(RichText::new(map.label(h)).strong());
-        ui.label(format!("{t}, level {}{}", c.level, if c.slope { ", slope" } else { "" }));
+        ui.label(format!(
+            "{t}, level {}{}",
+            c.level,
+            if c.slope { ", slope" } else { "" }
+        ));
         for m in map.markers_at(h) {
-            ui.label(format!("Marker: {}", map.ruleset.markers.get(m.kind as usize).map(|x| x.name.as_str()).unwrap_or("?")));
+            ui.label(format!(
+                "Marker: {}",
+                map.ruleset
+                    .markers
+                    .get(m.kind as usize)
+                    .map(|x| x.name.as_str())
+                    .unwrap_or("?")
+            ));
         }
         for d in 0..6 {
             if let Some(f) = map.hexside(h, h.neighbor(d)) {
-                let name = map.ruleset.hexsides.get(f.kind as usize).map(|x| x.name.as_str()).unwrap_or("?");
+                let name = map
+                    .ruleset
+                    .hexsides
+                    .get(f.kind as usize)
+                    .map(|x| x.name.as_str())
+                    .unwrap_or("?");
                 ui.label(format!("{} side: {name}", map.layout.side_names()[d]));
             }
         }
         let units: Vec<String> = map.units_at(h).map(|u| u.id.clone()).collect();
         for id in units {
-            let Some(u) = self.doc.map().unit(&id).cloned() else { continue };
+            let Some(u) = self.doc.map().unit(&id).cloned() else {
+                continue;
+            };
             let editing = self.editing_unit.as_deref() == Some(id.as_str());
             ui.horizontal(|ui| {
                 swatch(ui, canvas::side_color(&u.side), false);
-                if ui.selectable_label(editing, format!("{} ({} {} {})", u.id, u.side, u.kind, u.state)).clicked() {
+                if ui
+                    .selectable_label(
+                        editing,
+                        format!("{} ({} {} {})", u.id, u.side, u.kind, u.state),
+                    )
+                    .clicked()
+                {
                     self.editing_unit = if editing { None } else { Some(id.clone()) };
                 }
             });
@@ -916,17 +1120,30 @@ impl EditorApp {
     }
 
     fn unit_editor(&mut self, ui: &mut Ui) {
-        let Some(id) = self.editing_unit.clone() else { return };
+        let Some(id) = self.editing_unit.clone() else {
+            return;
+        };
         let Some(u) = self.doc.map().unit(&id).cloned() else {
             self.editing_unit = None;
             return;
         };
         ui.group(|ui| {
             ui.label(RichText::new(format!("Unit {id}")).strong());
-            let (mut side, mut kind, mut state, mut facing) = (u.side.clone(), u.kind.clone(), u.state.clone(), u.facing);
+            let (mut side, mut kind, mut state, mut facing) =
+                (u.side.clone(), u.kind.clone(), u.state.clone(), u.facing);
             let names = self.doc.map().layout.side_names();
-            unit_fields(ui, &id, &mut side, &mut kind, &mut state, &mut facing, &names);
-            if (side.as_str(), kind.as_str(), state.as_str(), facing) != (u.side.as_str(), u.kind.as_str(), u.state.as_str(), u.facing) {
+            unit_fields(
+                ui,
+                &id,
+                &mut side,
+                &mut kind,
+                &mut state,
+                &mut facing,
+                &names,
+            );
+            if (side.as_str(), kind.as_str(), state.as_str(), facing)
+                != (u.side.as_str(), u.kind.as_str(), u.state.as_str(), u.facing)
+            {
                 self.doc.edit("Edit unit", |m| {
                     if let Some(x) = m.units.iter_mut().find(|x| x.id == id) {
                         x.side = side;
@@ -937,7 +1154,8 @@ impl EditorApp {
                 });
             }
             if ui.button("Remove unit").clicked() {
-                self.doc.edit("Remove unit", |m| m.units.retain(|x| x.id != id));
+                self.doc
+                    .edit("Remove unit", |m| m.units.retain(|x| x.id != id));
                 self.editing_unit = None;
             }
         });
@@ -949,9 +1167,14 @@ impl EditorApp {
         let rect = ui.available_rect_before_wrap();
         let resp = ui.allocate_rect(rect, Sense::click_and_drag());
         self.canvas_rect = rect;
-        ui.painter().rect_filled(rect, 0.0, Color32::from_rgb(0x2b, 0x2d, 0x31));
+        ui.painter()
+            .rect_filled(rect, 0.0, Color32::from_rgb(0x2b, 0x2d, 0x31));
         if self.fit_pending && rect.width() > 50.0 {
-            let legend = if self.legend { canvas::LEGEND_WIDTH + 8.0 } else { 0.0 };
+            let legend = if self.legend {
+                canvas::LEGEND_WIDTH + 8.0
+            } else {
+                0.0
+            };
             self.view = View::fit(self.doc.map(), rect.size(), legend);
             self.fit_pending = false;
         }
@@ -959,7 +1182,8 @@ impl EditorApp {
         let space = ctx.input(|i| i.key_down(Key::Space)) && !ctx.egui_wants_keyboard_input();
 
         // Pan and zoom.
-        let panning = resp.dragged_by(PointerButton::Middle) || (space && resp.dragged_by(PointerButton::Primary));
+        let panning = resp.dragged_by(PointerButton::Middle)
+            || (space && resp.dragged_by(PointerButton::Primary));
         if panning {
             self.view.pan += resp.drag_delta();
         }
@@ -976,9 +1200,19 @@ impl EditorApp {
         // The hex and side under the pointer.
         let pointer = resp.hover_pos().or_else(|| resp.interact_pointer_pos());
         let map = self.doc.map();
-        self.hover = pointer.map(|p| map.layout.hex_at_pixel(self.view.to_map(rect.min, p), 1.0)).filter(|h| map.contains(*h));
-        self.hover_side = match (self.tool, pointer, self.hover.or_else(|| pointer.map(|p| map.layout.hex_at_pixel(self.view.to_map(rect.min, p), 1.0)))) {
-            (Tool::Hexside, Some(p), Some(h)) => tools::hexside::nearest_side(map, h, self.view.to_map(rect.min, p), 1.0, 0.4),
+        self.hover = pointer
+            .map(|p| map.layout.hex_at_pixel(self.view.to_map(rect.min, p), 1.0))
+            .filter(|h| map.contains(*h));
+        self.hover_side = match (
+            self.tool,
+            pointer,
+            self.hover.or_else(|| {
+                pointer.map(|p| map.layout.hex_at_pixel(self.view.to_map(rect.min, p), 1.0))
+            }),
+        ) {
+            (Tool::Hexside, Some(p), Some(h)) => {
+                tools::hexside::nearest_side(map, h, self.view.to_map(rect.min, p), 1.0, 0.4)
+            }
             _ => None,
         };
         // The target follows the pointer only when it moves, so a target set
@@ -1009,7 +1243,14 @@ impl EditorApp {
         let map = self.doc.map();
         let brush = match (self.tool.is_brush(), self.hover) {
             (true, Some(h)) => tools::brush_hexes(map, h, self.settings.brush),
-            (false, Some(h)) if matches!(self.tool, Tool::Fill | Tool::Marker | Tool::Unit | Tool::Eyedropper) => vec![h],
+            (false, Some(h))
+                if matches!(
+                    self.tool,
+                    Tool::Fill | Tool::Marker | Tool::Unit | Tool::Eyedropper
+                ) =>
+            {
+                vec![h]
+            }
             _ => Vec::new(),
         };
         let overlay = self.overlay_data();
@@ -1019,22 +1260,40 @@ impl EditorApp {
             rect,
             labels: self.labels,
             overlay: overlay.as_ref().map(|(o, d, s)| (*o, d.as_ref(), *s)),
-            los: if self.tool == Tool::Los || self.los_from.is_some() { self.los() } else { None },
+            los: if self.tool == Tool::Los || self.los_from.is_some() {
+                self.los()
+            } else {
+                None
+            },
             hover: if brush.is_empty() { self.hover } else { None },
             selected: self.selected,
             brush: &brush,
             side: self.hover_side,
         };
-        let mut surface = EguiSurface { ctx: &ctx, shapes: Vec::with_capacity(map.len().min(20_000) * 2) };
+        let mut surface = EguiSurface {
+            ctx: &ctx,
+            shapes: Vec::with_capacity(map.len().min(20_000) * 2),
+        };
         scene.draw(&mut surface);
         if self.legend {
-            canvas::draw_legend(&mut surface, map, self.overlay, rect.left_top() + vec2(8.0, 8.0));
+            canvas::draw_legend(
+                &mut surface,
+                map,
+                self.overlay,
+                rect.left_top() + vec2(8.0, 8.0),
+            );
         }
         let painter = ui.painter_at(rect);
         painter.extend(surface.shapes);
         if ctx.input(|i| !i.raw.hovered_files.is_empty()) {
             painter.rect_filled(rect, 0.0, Color32::from_black_alpha(120));
-            painter.text(rect.center(), egui::Align2::CENTER_CENTER, "Drop the map file to open it", egui::FontId::proportional(24.0), Color32::WHITE);
+            painter.text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "Drop the map file to open it",
+                egui::FontId::proportional(24.0),
+                Color32::WHITE,
+            );
         }
     }
 
@@ -1104,7 +1363,8 @@ impl EditorApp {
             Tool::Marker if primary => {
                 let kind = self.settings.marker;
                 let mut result = Ok(false);
-                self.doc.edit("Marker", |m| result = tools::marker::toggle(m, h, kind));
+                self.doc
+                    .edit("Marker", |m| result = tools::marker::toggle(m, h, kind));
                 if let Err(e) = result {
                     self.status = e;
                 }
@@ -1112,7 +1372,8 @@ impl EditorApp {
             Tool::Unit => {
                 if secondary {
                     let mut removed = None;
-                    self.doc.edit("Remove unit", |m| removed = tools::unit::remove_top(m, h));
+                    self.doc
+                        .edit("Remove unit", |m| removed = tools::unit::remove_top(m, h));
                     if let Some(u) = removed {
                         self.status = format!("Removed {}", u.id);
                     }
@@ -1122,7 +1383,8 @@ impl EditorApp {
                 } else {
                     let t = self.settings.unit.clone();
                     let mut id = None;
-                    self.doc.edit("Place unit", |m| id = tools::unit::place(m, h, &t));
+                    self.doc
+                        .edit("Place unit", |m| id = tools::unit::place(m, h, &t));
                     self.editing_unit = id;
                     self.selected = Some(h);
                 }
@@ -1131,9 +1393,17 @@ impl EditorApp {
                 if let Some(c) = self.doc.map().cell(h).copied() {
                     self.settings.terrain = c.terrain;
                     self.settings.level = c.level;
-                    self.status = format!("Picked {} level {}", self.doc.map().ruleset.terrain[c.terrain as usize].name, c.level);
+                    self.status = format!(
+                        "Picked {} level {}",
+                        self.doc.map().ruleset.terrain[c.terrain as usize].name,
+                        c.level
+                    );
                 }
-                let back = if self.prev_tool == Tool::Eyedropper { Tool::Terrain } else { self.prev_tool };
+                let back = if self.prev_tool == Tool::Eyedropper {
+                    Tool::Terrain
+                } else {
+                    self.prev_tool
+                };
                 self.set_tool(back);
             }
             Tool::Los => {
@@ -1161,9 +1431,15 @@ impl EditorApp {
             };
             self.doc.begin(label);
             let slope = !self.doc.map().cell(h).is_some_and(|c| c.slope);
-            self.stroke = Some(Stroke { last: None, touched: HashSet::new(), slope });
+            self.stroke = Some(Stroke {
+                last: None,
+                touched: HashSet::new(),
+                slope,
+            });
         }
-        let Some(stroke) = self.stroke.as_mut() else { return };
+        let Some(stroke) = self.stroke.as_mut() else {
+            return;
+        };
         if stroke.last == Some(h) {
             return;
         }
@@ -1211,7 +1487,9 @@ impl EditorApp {
                 ui.set_max_width(520.0);
                 ui.heading("Problem");
                 ui.label(RichText::new(err).monospace());
-                if ui.button("OK").clicked() || ui.input(|i| i.key_pressed(Key::Enter) || i.key_pressed(Key::Escape)) {
+                if ui.button("OK").clicked()
+                    || ui.input(|i| i.key_pressed(Key::Enter) || i.key_pressed(Key::Escape))
+                {
                     close = true;
                 }
             });
@@ -1220,7 +1498,9 @@ impl EditorApp {
             }
             return;
         }
-        let Some(dialog) = self.dialog.clone() else { return };
+        let Some(dialog) = self.dialog.clone() else {
+            return;
+        };
         let mut keep = true;
         match dialog {
             Dialog::Path { purpose, mut text } => {
@@ -1235,7 +1515,8 @@ impl EditorApp {
                     ui.set_min_width(480.0);
                     ui.heading(title);
                     ui.label("Path:");
-                    let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(f32::INFINITY));
+                    let r =
+                        ui.add(egui::TextEdit::singleline(&mut text).desired_width(f32::INFINITY));
                     if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
                         go = true;
                     }
@@ -1254,7 +1535,8 @@ impl EditorApp {
                         if ui.button("OK").clicked() {
                             go = true;
                         }
-                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape)) {
+                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape))
+                        {
                             keep = false;
                             self.pending = None;
                         }
@@ -1291,7 +1573,8 @@ impl EditorApp {
                         if ui.button("Discard").clicked() {
                             choice = Some(1);
                         }
-                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape)) {
+                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape))
+                        {
                             choice = Some(2);
                         }
                     });
@@ -1308,7 +1591,10 @@ impl EditorApp {
                                 }
                             }
                             None => {
-                                self.dialog = Some(Dialog::Path { purpose: PathPurpose::SaveAs, text: self.dir_hint() });
+                                self.dialog = Some(Dialog::Path {
+                                    purpose: PathPurpose::SaveAs,
+                                    text: self.dir_hint(),
+                                });
                                 return;
                             }
                         }
@@ -1346,7 +1632,11 @@ impl EditorApp {
                         ui.label("Orientation");
                         ui.horizontal(|ui| {
                             ui.selectable_value(&mut f.orientation, Orientation::Flat, "Flat top");
-                            ui.selectable_value(&mut f.orientation, Orientation::Pointy, "Pointy top");
+                            ui.selectable_value(
+                                &mut f.orientation,
+                                Orientation::Pointy,
+                                "Pointy top",
+                            );
                         });
                         ui.end_row();
                         ui.label("Shifted");
@@ -1357,12 +1647,15 @@ impl EditorApp {
                         ui.end_row();
                         ui.label("Ruleset");
                         ui.horizontal(|ui| {
-                            egui::ComboBox::from_id_salt("rs").selected_text(f.ruleset.clone()).show_ui(ui, |ui| {
-                                for n in Ruleset::builtin_names() {
-                                    ui.selectable_value(&mut f.ruleset, n.to_string(), n);
-                                }
-                            });
-                            ui.text_edit_singleline(&mut f.ruleset).on_hover_text("A built-in name or the path of a ruleset file");
+                            egui::ComboBox::from_id_salt("rs")
+                                .selected_text(f.ruleset.clone())
+                                .show_ui(ui, |ui| {
+                                    for n in Ruleset::builtin_names() {
+                                        ui.selectable_value(&mut f.ruleset, n.to_string(), n);
+                                    }
+                                });
+                            ui.text_edit_singleline(&mut f.ruleset)
+                                .on_hover_text("A built-in name or the path of a ruleset file");
                         });
                         ui.end_row();
                     });
@@ -1370,7 +1663,8 @@ impl EditorApp {
                         if ui.button("Create").clicked() {
                             create = true;
                         }
-                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape)) {
+                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape))
+                        {
                             keep = false;
                         }
                     });
@@ -1400,7 +1694,11 @@ impl EditorApp {
                         ui.checkbox(&mut f.has_scale, "Scale");
                         ui.add_enabled_ui(f.has_scale, |ui| {
                             ui.horizontal(|ui| {
-                                ui.add(egui::DragValue::new(&mut f.hex).range(0.001..=1e6).speed(1.0));
+                                ui.add(
+                                    egui::DragValue::new(&mut f.hex)
+                                        .range(0.001..=1e6)
+                                        .speed(1.0),
+                                );
                                 ui.add(egui::TextEdit::singleline(&mut f.unit).desired_width(50.0));
                                 ui.label("per hex");
                             });
@@ -1411,7 +1709,8 @@ impl EditorApp {
                         if ui.button("Apply").clicked() {
                             apply = true;
                         }
-                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape)) {
+                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape))
+                        {
                             keep = false;
                         }
                     });
@@ -1424,8 +1723,16 @@ impl EditorApp {
                         if !f2.has_scale {
                             m.scale = None;
                         } else if f2.hex.is_finite() && f2.hex > 0.0 {
-                            let extra = m.scale.as_ref().map(|s| s.extra.clone()).unwrap_or_default();
-                            m.scale = Some(hexsight_analysis::map::Scale { hex: f2.hex, unit: f2.unit.trim().to_string(), extra });
+                            let extra = m
+                                .scale
+                                .as_ref()
+                                .map(|s| s.extra.clone())
+                                .unwrap_or_default();
+                            m.scale = Some(hexsight_analysis::map::Scale {
+                                hex: f2.hex,
+                                unit: f2.unit.trim().to_string(),
+                                extra,
+                            });
                         }
                     });
                 } else if keep {
@@ -1437,10 +1744,16 @@ impl EditorApp {
                 let mut later = false;
                 egui::Modal::new(egui::Id::unique("recovery")).show(ctx, |ui| {
                     ui.heading("Recover unsaved work?");
-                    ui.label("The editor did not close cleanly last time. Autosaved work was found:");
+                    ui.label(
+                        "The editor did not close cleanly last time. Autosaved work was found:",
+                    );
                     for (i, r) in self.recoveries.iter().enumerate() {
                         ui.horizontal(|ui| {
-                            let what = r.original.as_ref().map(|p| p.display().to_string()).unwrap_or("untitled map".into());
+                            let what = r
+                                .original
+                                .as_ref()
+                                .map(|p| p.display().to_string())
+                                .unwrap_or("untitled map".into());
                             ui.label(format!("{what} ({})", ago(r.saved_at)));
                             if ui.button("Recover").clicked() {
                                 action = Some((i, true));
@@ -1450,7 +1763,11 @@ impl EditorApp {
                             }
                         });
                     }
-                    if ui.button("Later").on_hover_text("Keep the recovery files and decide at the next start").clicked() {
+                    if ui
+                        .button("Later")
+                        .on_hover_text("Keep the recovery files and decide at the next start")
+                        .clicked()
+                    {
                         later = true;
                     }
                 });
@@ -1466,7 +1783,12 @@ impl EditorApp {
                                 self.status = "Recovered unsaved work: save it to keep it".into();
                                 self.recoveries.clear();
                             }
-                            Err(e) => self.error = Some(format!("The recovery file {} does not load:\n\n{e}", r.file.display())),
+                            Err(e) => {
+                                self.error = Some(format!(
+                                    "The recovery file {} does not load:\n\n{e}",
+                                    r.file.display()
+                                ))
+                            }
                         }
                     } else {
                         let _ = std::fs::remove_file(&r.file);
@@ -1512,43 +1834,80 @@ fn menu_item(ui: &mut Ui, c: Command, enabled: bool, cmds: &mut Vec<Command>) {
 }
 
 fn swatch(ui: &mut Ui, col: Color32, thin: bool) {
-    let size = if thin { vec2(18.0, 6.0) } else { vec2(18.0, 14.0) };
+    let size = if thin {
+        vec2(18.0, 6.0)
+    } else {
+        vec2(18.0, 14.0)
+    };
     let (r, _) = ui.allocate_exact_size(size, Sense::hover());
     ui.painter().rect_filled(r, 2.0, col);
-    ui.painter().rect_stroke(r, 2.0, egui::Stroke::new(1.0, Color32::from_black_alpha(140)), egui::StrokeKind::Inside);
+    ui.painter().rect_stroke(
+        r,
+        2.0,
+        egui::Stroke::new(1.0, Color32::from_black_alpha(140)),
+        egui::StrokeKind::Inside,
+    );
 }
 
-fn unit_fields(ui: &mut Ui, id: &str, side: &mut String, kind: &mut String, state: &mut String, facing: &mut Option<usize>, names: &[&str; 6]) {
-    egui::Grid::new(("unitfields", id)).num_columns(2).show(ui, |ui| {
-        ui.label("Side");
-        ui.add(egui::TextEdit::singleline(side).desired_width(120.0));
-        ui.end_row();
-        ui.label("Kind");
-        ui.add(egui::TextEdit::singleline(kind).desired_width(120.0));
-        ui.end_row();
-        ui.label("State");
-        egui::ComboBox::from_id_salt(("state", id)).selected_text(if state.is_empty() { "(none)" } else { state.as_str() }).show_ui(ui, |ui| {
-            for s in tools::unit::STATES {
-                ui.selectable_value(state, s.to_string(), if s.is_empty() { "(none)" } else { s });
-            }
+fn unit_fields(
+    ui: &mut Ui,
+    id: &str,
+    side: &mut String,
+    kind: &mut String,
+    state: &mut String,
+    facing: &mut Option<usize>,
+    names: &[&str; 6],
+) {
+    egui::Grid::new(("unitfields", id))
+        .num_columns(2)
+        .show(ui, |ui| {
+            ui.label("Side");
+            ui.add(egui::TextEdit::singleline(side).desired_width(120.0));
+            ui.end_row();
+            ui.label("Kind");
+            ui.add(egui::TextEdit::singleline(kind).desired_width(120.0));
+            ui.end_row();
+            ui.label("State");
+            egui::ComboBox::from_id_salt(("state", id))
+                .selected_text(if state.is_empty() {
+                    "(none)"
+                } else {
+                    state.as_str()
+                })
+                .show_ui(ui, |ui| {
+                    for s in tools::unit::STATES {
+                        ui.selectable_value(
+                            state,
+                            s.to_string(),
+                            if s.is_empty() { "(none)" } else { s },
+                        );
+                    }
+                });
+            ui.end_row();
+            ui.label("Facing");
+            egui::ComboBox::from_id_salt(("facing", id))
+                .selected_text(facing.map_or("(none)", |f| names[f % 6]))
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(facing, None, "(none)");
+                    for (i, n) in names.iter().enumerate() {
+                        ui.selectable_value(facing, Some(i), *n);
+                    }
+                });
+            ui.end_row();
         });
-        ui.end_row();
-        ui.label("Facing");
-        egui::ComboBox::from_id_salt(("facing", id)).selected_text(facing.map_or("(none)", |f| names[f % 6])).show_ui(ui, |ui| {
-            ui.selectable_value(facing, None, "(none)");
-            for (i, n) in names.iter().enumerate() {
-                ui.selectable_value(facing, Some(i), *n);
-            }
-        });
-        ui.end_row();
-    });
     if state == "crest" && facing.is_none() {
-        ui.colored_label(Color32::from_rgb(240, 180, 60), "A crest state needs a facing.");
+        ui.colored_label(
+            Color32::from_rgb(240, 180, 60),
+            "A crest state needs a facing.",
+        );
     }
 }
 
 fn ago(t: u64) -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
     let s = now.saturating_sub(t);
     match s {
         0..60 => format!("{s} s ago"),
@@ -1560,7 +1919,18 @@ fn ago(t: u64) -> String {
 
 /// A blank map from the new-map form; the error names a bad ruleset.
 pub fn blank_map(f: &NewMapForm) -> Result<Map, String> {
-    let rs = hexsight_analysis::map::resolve_ruleset(f.ruleset.trim(), Path::new("./new-map.json")).map_err(|e| e.to_string())?;
+    let rs = hexsight_analysis::map::resolve_ruleset(f.ruleset.trim(), Path::new("./new-map.json"))
+        .map_err(|e| e.to_string())?;
     let (cols, rows) = (f.cols.clamp(1, 1000), f.rows.clamp(1, 1000));
-    Ok(Map::new(&f.name, f.ruleset.trim(), rs, cols, rows, Layout { orientation: f.orientation, stagger: f.stagger }))
+    Ok(Map::new(
+        &f.name,
+        f.ruleset.trim(),
+        rs,
+        cols,
+        rows,
+        Layout {
+            orientation: f.orientation,
+            stagger: f.stagger,
+        },
+    ))
 }

@@ -27,7 +27,10 @@ pub struct View {
 
 impl Default for View {
     fn default() -> Self {
-        View { zoom: 24.0, pan: vec2(40.0, 40.0) }
+        View {
+            zoom: 24.0,
+            pan: vec2(40.0, 40.0),
+        }
     }
 }
 
@@ -50,7 +53,9 @@ impl View {
         let margin = 24.0;
         let left = if size.x - left > 300.0 { left } else { 0.0 };
         let avail = (size - vec2(2.0 * margin + left, 2.0 * margin)).max(vec2(10.0, 10.0));
-        let zoom = (avail.x / b.width()).min(avail.y / b.height()).clamp(MIN_ZOOM, MAX_ZOOM);
+        let zoom = (avail.x / b.width())
+            .min(avail.y / b.height())
+            .clamp(MIN_ZOOM, MAX_ZOOM);
         let pan = (size + vec2(left, 0.0) - b.size() * zoom) / 2.0 - b.min.to_vec2() * zoom;
         View { zoom, pan }
     }
@@ -99,7 +104,12 @@ pub fn visible_hexes(map: &Map, view: &View, origin: Pos2, rect: Rect) -> Vec<He
     let pad = view.zoom * 1.2;
     let r = rect.expand(pad);
     let (mut c0, mut c1, mut r0, mut r1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
-    for corner in [r.left_top(), r.right_top(), r.left_bottom(), r.right_bottom()] {
+    for corner in [
+        r.left_top(),
+        r.right_top(),
+        r.left_bottom(),
+        r.right_bottom(),
+    ] {
         let h = map.layout.hex_at_pixel(view.to_map(origin, corner), 1.0);
         let (c, rr) = map.layout.offset_of(h);
         c0 = c0.min(c);
@@ -143,7 +153,8 @@ pub struct EguiSurface<'a> {
 
 impl Surface for EguiSurface<'_> {
     fn polygon(&mut self, pts: &[Pos2], fill: Color32, stroke: Stroke) {
-        self.shapes.push(Shape::convex_polygon(pts.to_vec(), fill, stroke));
+        self.shapes
+            .push(Shape::convex_polygon(pts.to_vec(), fill, stroke));
     }
     fn line(&mut self, pts: &[Pos2], stroke: Stroke) {
         self.shapes.push(Shape::line(pts.to_vec(), stroke));
@@ -155,7 +166,9 @@ impl Surface for EguiSurface<'_> {
         }
     }
     fn text(&mut self, pos: Pos2, anchor: Align2, text: &str, size: f32, color: Color32) {
-        let galley = self.ctx.fonts_mut(|f| f.layout_no_wrap(text.to_string(), egui::FontId::proportional(size), color));
+        let galley = self.ctx.fonts_mut(|f| {
+            f.layout_no_wrap(text.to_string(), egui::FontId::proportional(size), color)
+        });
         let rect = anchor.anchor_size(pos, galley.size());
         self.shapes.push(Shape::galley(rect.min, galley, color));
     }
@@ -173,34 +186,62 @@ fn svg_paint(attr: &str, c: Color32) -> String {
         return format!("{attr}=\"none\"");
     }
     let [r, g, b, a] = c.to_srgba_unmultiplied();
-    format!("{attr}=\"rgb({r},{g},{b})\" {attr}-opacity=\"{:.3}\"", a as f32 / 255.0)
+    format!(
+        "{attr}=\"rgb({r},{g},{b})\" {attr}-opacity=\"{:.3}\"",
+        a as f32 / 255.0
+    )
 }
 
 fn svg_stroke(s: Stroke) -> String {
     if s.width <= 0.0 || s.color.a() == 0 {
         return "stroke=\"none\"".into();
     }
-    format!("{} stroke-width=\"{:.2}\" stroke-linejoin=\"round\" stroke-linecap=\"round\"", svg_paint("stroke", s.color), s.width)
+    format!(
+        "{} stroke-width=\"{:.2}\" stroke-linejoin=\"round\" stroke-linecap=\"round\"",
+        svg_paint("stroke", s.color),
+        s.width
+    )
 }
 
 fn svg_points(pts: &[Pos2]) -> String {
-    pts.iter().map(|p| format!("{:.2},{:.2}", p.x, p.y)).collect::<Vec<_>>().join(" ")
+    pts.iter()
+        .map(|p| format!("{:.2},{:.2}", p.x, p.y))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 impl Surface for SvgSurface {
     fn polygon(&mut self, pts: &[Pos2], fill: Color32, stroke: Stroke) {
-        self.body += &format!("<polygon points=\"{}\" {} {}/>\n", svg_points(pts), svg_paint("fill", fill), svg_stroke(stroke));
+        self.body += &format!(
+            "<polygon points=\"{}\" {} {}/>\n",
+            svg_points(pts),
+            svg_paint("fill", fill),
+            svg_stroke(stroke)
+        );
     }
     fn line(&mut self, pts: &[Pos2], stroke: Stroke) {
-        self.body += &format!("<polyline points=\"{}\" fill=\"none\" {}/>\n", svg_points(pts), svg_stroke(stroke));
+        self.body += &format!(
+            "<polyline points=\"{}\" fill=\"none\" {}/>\n",
+            svg_points(pts),
+            svg_stroke(stroke)
+        );
     }
     fn circle(&mut self, c: Pos2, r: f32, fill: Color32, stroke: Stroke) {
-        self.body +=
-            &format!("<circle cx=\"{:.2}\" cy=\"{:.2}\" r=\"{:.2}\" {} {}/>\n", c.x, c.y, r, svg_paint("fill", fill), svg_stroke(stroke));
+        self.body += &format!(
+            "<circle cx=\"{:.2}\" cy=\"{:.2}\" r=\"{:.2}\" {} {}/>\n",
+            c.x,
+            c.y,
+            r,
+            svg_paint("fill", fill),
+            svg_stroke(stroke)
+        );
     }
     fn text(&mut self, pos: Pos2, anchor: Align2, text: &str, size: f32, color: Color32) {
         let h = match anchor.x() {
@@ -317,17 +358,29 @@ pub fn fallback_color(i: usize) -> Color32 {
 
 /// The colour of terrain `i` of the map's ruleset.
 pub fn terrain_color(map: &Map, i: usize) -> Color32 {
-    map.ruleset.terrain.get(i).and_then(|t| parse_color(t.color.as_deref())).unwrap_or_else(|| fallback_color(i))
+    map.ruleset
+        .terrain
+        .get(i)
+        .and_then(|t| parse_color(t.color.as_deref()))
+        .unwrap_or_else(|| fallback_color(i))
 }
 
 /// Colour of a hexside kind.
 pub fn hexside_color(map: &Map, i: usize) -> Color32 {
-    map.ruleset.hexsides.get(i).and_then(|t| parse_color(t.color.as_deref())).unwrap_or(Color32::from_rgb(60, 60, 60))
+    map.ruleset
+        .hexsides
+        .get(i)
+        .and_then(|t| parse_color(t.color.as_deref()))
+        .unwrap_or(Color32::from_rgb(60, 60, 60))
 }
 
 /// Colour of a marker kind.
 pub fn marker_color(map: &Map, i: usize) -> Color32 {
-    map.ruleset.markers.get(i).and_then(|t| parse_color(t.color.as_deref())).unwrap_or(Color32::from_rgb(200, 200, 200))
+    map.ruleset
+        .markers
+        .get(i)
+        .and_then(|t| parse_color(t.color.as_deref()))
+        .unwrap_or(Color32::from_rgb(200, 200, 200))
 }
 
 fn mix(a: Color32, b: Color32, t: f32) -> Color32 {
@@ -340,9 +393,17 @@ fn mix(a: Color32, b: Color32, t: f32) -> Color32 {
 /// lower ground darker, so hills read at a glance.
 pub fn shaded(base: Color32, level: i32) -> Color32 {
     if level > 0 {
-        mix(base, Color32::from_rgb(255, 244, 214), (0.24 * level as f32).min(0.75))
+        mix(
+            base,
+            Color32::from_rgb(255, 244, 214),
+            (0.24 * level as f32).min(0.75),
+        )
     } else if level < 0 {
-        mix(base, Color32::from_rgb(40, 35, 30), (0.2 * -level as f32).min(0.6))
+        mix(
+            base,
+            Color32::from_rgb(40, 35, 30),
+            (0.2 * -level as f32).min(0.6),
+        )
     } else {
         base
     }
@@ -358,7 +419,9 @@ pub fn side_color(side: &str) -> Color32 {
         "french" | "france" => Color32::from_rgb(0x3b, 0x5b, 0xa5),
         "russian" | "soviet" => Color32::from_rgb(0x9c, 0x3a, 0x32),
         _ => {
-            let h = s.bytes().fold(7u32, |a, b| a.wrapping_mul(31).wrapping_add(b as u32));
+            let h = s
+                .bytes()
+                .fold(7u32, |a, b| a.wrapping_mul(31).wrapping_add(b as u32));
             fallback_color(h as usize + 3)
         }
     }
@@ -389,11 +452,15 @@ impl Scene<'_> {
     }
 
     fn center(&self, h: Hex) -> Pos2 {
-        self.view.to_screen(self.origin(), self.map.layout.center(h, 1.0))
+        self.view
+            .to_screen(self.origin(), self.map.layout.center(h, 1.0))
     }
 
     fn corners(&self, h: Hex) -> [Pos2; 6] {
-        self.map.layout.corners(h, 1.0).map(|p| self.view.to_screen(self.origin(), p))
+        self.map
+            .layout
+            .corners(h, 1.0)
+            .map(|p| self.view.to_screen(self.origin(), p))
     }
 
     fn overlay_tint(&self, index: usize) -> Option<Color32> {
@@ -423,11 +490,17 @@ impl Scene<'_> {
         let map = self.map;
         let z = self.view.zoom;
         let hexes = visible_hexes(map, &self.view, self.origin(), self.rect);
-        let grid = if z >= 5.0 { Stroke::new((z / 40.0).clamp(0.5, 1.2), Color32::from_black_alpha(70)) } else { Stroke::NONE };
+        let grid = if z >= 5.0 {
+            Stroke::new((z / 40.0).clamp(0.5, 1.2), Color32::from_black_alpha(70))
+        } else {
+            Stroke::NONE
+        };
 
         // Terrain, level shading and overlay tint.
         for &h in &hexes {
-            let (Some(c), Some(i)) = (map.cell(h), map.index(h)) else { continue };
+            let (Some(c), Some(i)) = (map.cell(h), map.index(h)) else {
+                continue;
+            };
             let mut fill = shaded(terrain_color(map, c.terrain as usize), c.level);
             if let Some(t) = self.overlay_tint(i) {
                 let a = t.a() as f32 / 255.0;
@@ -438,7 +511,10 @@ impl Scene<'_> {
 
         // Blind hexes are hatched as well as darkened, so they read in print too.
         if let Some((Overlay::Blind, JobOutput::Viewshed(v), _)) = self.overlay {
-            let st = Stroke::new((z * 0.05).clamp(0.8, 2.0), Color32::from_rgba_unmultiplied(200, 180, 255, 150));
+            let st = Stroke::new(
+                (z * 0.05).clamp(0.8, 2.0),
+                Color32::from_rgba_unmultiplied(200, 180, 255, 150),
+            );
             for &h in &hexes {
                 if map.index(h).and_then(|i| v.get(i)) == Some(&Verdict::Blocked) {
                     let c = self.corners(h);
@@ -450,7 +526,10 @@ impl Scene<'_> {
         }
 
         // Crest lines: inside a slope hex, along each side that faces lower ground.
-        let crest = Stroke::new((z * 0.09).clamp(1.0, 4.0), Color32::from_rgb(0x6b, 0x3e, 0x1c));
+        let crest = Stroke::new(
+            (z * 0.09).clamp(1.0, 4.0),
+            Color32::from_rgb(0x6b, 0x3e, 0x1c),
+        );
         for &h in &hexes {
             let Some(c) = map.cell(h) else { continue };
             if !c.slope {
@@ -458,7 +537,9 @@ impl Scene<'_> {
             }
             let ctr = self.center(h);
             let inset = self.corners(h).map(|p| ctr + (p - ctr) * 0.74);
-            let lower: Vec<bool> = (0..6).map(|d| map.cell(h.neighbor(d)).is_some_and(|n| n.level < c.level)).collect();
+            let lower: Vec<bool> = (0..6)
+                .map(|d| map.cell(h.neighbor(d)).is_some_and(|n| n.level < c.level))
+                .collect();
             if !lower.iter().any(|x| *x) {
                 // A slope with no lower neighbour on the map: show the crest as a ring.
                 let mut ring = inset.to_vec();
@@ -492,11 +573,19 @@ impl Scene<'_> {
             if !hexes.contains(&side.a) && !hexes.contains(&side.b) {
                 continue;
             }
-            let Some(dir) = side.a.direction_to(side.b) else { continue };
+            let Some(dir) = side.a.direction_to(side.b) else {
+                continue;
+            };
             let c = self.corners(side.a);
             let (p, q) = (c[dir], c[(dir + 1) % 6]);
-            s.line(&[p, q], Stroke::new(sw + 1.5, Color32::from_black_alpha(90)));
-            s.line(&[p, q], Stroke::new(sw, hexside_color(map, f.kind as usize)));
+            s.line(
+                &[p, q],
+                Stroke::new(sw + 1.5, Color32::from_black_alpha(90)),
+            );
+            s.line(
+                &[p, q],
+                Stroke::new(sw, hexside_color(map, f.kind as usize)),
+            );
         }
 
         // Level numbers and labels.
@@ -507,10 +596,22 @@ impl Scene<'_> {
                 let ctr = self.center(h);
                 let dark = Color32::from_black_alpha(170);
                 if self.labels {
-                    s.text(ctr - vec2(0.0, z * 0.62), Align2::CENTER_TOP, &map.label(h), ts, dark);
+                    s.text(
+                        ctr - vec2(0.0, z * 0.62),
+                        Align2::CENTER_TOP,
+                        &map.label(h),
+                        ts,
+                        dark,
+                    );
                 }
                 if c.level != 0 {
-                    s.text(ctr + vec2(0.0, z * 0.6), Align2::CENTER_BOTTOM, &format!("L{}", c.level), ts, dark);
+                    s.text(
+                        ctr + vec2(0.0, z * 0.6),
+                        Align2::CENTER_BOTTOM,
+                        &format!("L{}", c.level),
+                        ts,
+                        dark,
+                    );
                 }
             }
         }
@@ -524,19 +625,37 @@ impl Scene<'_> {
 
         // Highlights: brush, hover, selection, hexside under the pointer.
         for &h in self.brush {
-            s.polygon(&self.corners(h), Color32::from_white_alpha(50), Stroke::new(1.5, Color32::WHITE));
+            s.polygon(
+                &self.corners(h),
+                Color32::from_white_alpha(50),
+                Stroke::new(1.5, Color32::WHITE),
+            );
         }
         if let Some(h) = self.hover.filter(|h| map.contains(*h)) {
-            s.polygon(&self.corners(h), Color32::TRANSPARENT, Stroke::new(2.0, Color32::from_white_alpha(220)));
+            s.polygon(
+                &self.corners(h),
+                Color32::TRANSPARENT,
+                Stroke::new(2.0, Color32::from_white_alpha(220)),
+            );
         }
         if let Some(h) = self.selected.filter(|h| map.contains(*h)) {
-            s.polygon(&self.corners(h), Color32::TRANSPARENT, Stroke::new(3.0, Color32::from_rgb(30, 140, 255)));
+            s.polygon(
+                &self.corners(h),
+                Color32::TRANSPARENT,
+                Stroke::new(3.0, Color32::from_rgb(30, 140, 255)),
+            );
         }
         if let Some(side) = self.side
             && let Some(dir) = side.a.direction_to(side.b)
         {
             let c = self.corners(side.a);
-            s.line(&[c[dir], c[(dir + 1) % 6]], Stroke::new(sw.max(4.0), Color32::from_rgba_unmultiplied(30, 140, 255, 200)));
+            s.line(
+                &[c[dir], c[(dir + 1) % 6]],
+                Stroke::new(
+                    sw.max(4.0),
+                    Color32::from_rgba_unmultiplied(30, 140, 255, 200),
+                ),
+            );
         }
 
         if let Some(los) = self.los {
@@ -555,21 +674,47 @@ impl Scene<'_> {
             let col = marker_color(map, m.kind as usize);
             s.circle(p, r, col, Stroke::new(1.0, Color32::from_black_alpha(160)));
             if z >= 18.0 {
-                let name = map.ruleset.markers.get(m.kind as usize).map(|x| x.name.as_str()).unwrap_or("?");
+                let name = map
+                    .ruleset
+                    .markers
+                    .get(m.kind as usize)
+                    .map(|x| x.name.as_str())
+                    .unwrap_or("?");
                 let short: String = name.chars().take(3).collect::<String>().to_uppercase();
-                s.text(p, Align2::CENTER_CENTER, &short, (z * 0.18).clamp(6.0, 13.0), Color32::BLACK);
+                s.text(
+                    p,
+                    Align2::CENTER_CENTER,
+                    &short,
+                    (z * 0.18).clamp(6.0, 13.0),
+                    Color32::BLACK,
+                );
             }
         }
         let units: Vec<_> = map.units_at(h).collect();
         for (k, u) in units.iter().enumerate() {
             let half = z * 0.34;
-            let p = ctr + vec2(-z * 0.1 + k as f32 * z * 0.12, z * 0.08 + k as f32 * z * 0.1);
+            let p = ctr
+                + vec2(
+                    -z * 0.1 + k as f32 * z * 0.12,
+                    z * 0.08 + k as f32 * z * 0.1,
+                );
             let col = side_color(&u.side);
             let r = Rect::from_center_size(p, vec2(2.0 * half, 2.0 * half));
-            let pts = [r.left_top(), r.right_top(), r.right_bottom(), r.left_bottom()];
+            let pts = [
+                r.left_top(),
+                r.right_top(),
+                r.right_bottom(),
+                r.left_bottom(),
+            ];
             s.polygon(&pts, col, Stroke::new(1.2, Color32::from_black_alpha(200)));
             if u.state.eq_ignore_ascii_case("prone") {
-                s.line(&[r.left_bottom() + vec2(2.0, -3.0), r.right_bottom() + vec2(-2.0, -3.0)], Stroke::new(2.0, Color32::WHITE));
+                s.line(
+                    &[
+                        r.left_bottom() + vec2(2.0, -3.0),
+                        r.right_bottom() + vec2(-2.0, -3.0),
+                    ],
+                    Stroke::new(2.0, Color32::WHITE),
+                );
             }
             if let Some(f) = u.facing {
                 let c = self.corners(h);
@@ -578,7 +723,11 @@ impl Scene<'_> {
                 let tip = ctr + (mid - ctr) * 0.92;
                 let base = tip - dir * z * 0.22;
                 let perp = vec2(-dir.y, dir.x) * z * 0.12;
-                s.polygon(&[tip, base + perp, base - perp], Color32::WHITE, Stroke::new(1.0, col));
+                s.polygon(
+                    &[tip, base + perp, base - perp],
+                    Color32::WHITE,
+                    Stroke::new(1.0, col),
+                );
                 if u.state.eq_ignore_ascii_case("crest") {
                     let (a, b) = (c[f % 6], c[(f + 1) % 6]);
                     let (a, b) = (ctr + (a - ctr) * 0.85, ctr + (b - ctr) * 0.85);
@@ -587,7 +736,13 @@ impl Scene<'_> {
             }
             if z >= 16.0 {
                 let short: String = u.kind.chars().take(3).collect::<String>().to_uppercase();
-                s.text(p, Align2::CENTER_CENTER, if short.is_empty() { "?" } else { &short }, (z * 0.2).clamp(6.0, 14.0), Color32::WHITE);
+                s.text(
+                    p,
+                    Align2::CENTER_CENTER,
+                    if short.is_empty() { "?" } else { &short },
+                    (z * 0.2).clamp(6.0, 14.0),
+                    Color32::WHITE,
+                );
             }
         }
     }
@@ -600,12 +755,19 @@ impl Scene<'_> {
         for step in &los.line.steps {
             match step.crossing {
                 Crossing::Hex(h) if map.contains(h) => {
-                    s.polygon(&self.corners(h), with_alpha(col, 0.18), Stroke::new(1.5, with_alpha(col, 0.9)));
+                    s.polygon(
+                        &self.corners(h),
+                        with_alpha(col, 0.18),
+                        Stroke::new(1.5, with_alpha(col, 0.9)),
+                    );
                 }
                 Crossing::Side(a, b) => {
                     if let Some(dir) = a.direction_to(b) {
                         let c = self.corners(a);
-                        s.line(&[c[dir], c[(dir + 1) % 6]], Stroke::new(3.0, with_alpha(col, 0.9)));
+                        s.line(
+                            &[c[dir], c[(dir + 1) % 6]],
+                            Stroke::new(3.0, with_alpha(col, 0.9)),
+                        );
                     }
                 }
                 _ => {}
@@ -615,24 +777,35 @@ impl Scene<'_> {
         for e in &los.events {
             let h = e.place.hex();
             let p = match e.place {
-                Place::Hexside(a, b) | Place::AlongSide(a, b) => self.center(a) + (self.center(b) - self.center(a)) * 0.5,
+                Place::Hexside(a, b) | Place::AlongSide(a, b) => {
+                    self.center(a) + (self.center(b) - self.center(a)) * 0.5
+                }
                 _ => self.center(h),
             };
             let r = z * 0.28;
             match e.effect {
                 Effect::Block => {
-                    let st = Stroke::new((z * 0.08).clamp(2.0, 4.0), verdict_color(Verdict::Blocked));
+                    let st =
+                        Stroke::new((z * 0.08).clamp(2.0, 4.0), verdict_color(Verdict::Blocked));
                     s.line(&[p + vec2(-r, -r), p + vec2(r, r)], st);
                     s.line(&[p + vec2(-r, r), p + vec2(r, -r)], st);
                 }
                 Effect::Hinder(_) => {
-                    s.circle(p, r, Color32::TRANSPARENT, Stroke::new(2.0, verdict_color(Verdict::Hindered)));
+                    s.circle(
+                        p,
+                        r,
+                        Color32::TRANSPARENT,
+                        Stroke::new(2.0, verdict_color(Verdict::Hindered)),
+                    );
                 }
             }
         }
         let (a, b) = (self.center(los.line.from), self.center(los.line.to));
         let w = (z * 0.1).clamp(2.0, 4.5);
-        s.line(&[a, b], Stroke::new(w + 2.0, Color32::from_black_alpha(150)));
+        s.line(
+            &[a, b],
+            Stroke::new(w + 2.0, Color32::from_black_alpha(150)),
+        );
         s.line(&[a, b], Stroke::new(w, col));
         s.circle(a, w * 1.6, Color32::WHITE, Stroke::new(2.0, col));
         s.circle(b, w * 1.6, col, Stroke::new(2.0, Color32::WHITE));
@@ -673,7 +846,12 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
     let top = at.y;
     let bg = Rect::from_min_size(pos2(at.x, top), vec2(w, h));
     s.polygon(
-        &[bg.left_top(), bg.right_top(), bg.right_bottom(), bg.left_bottom()],
+        &[
+            bg.left_top(),
+            bg.right_top(),
+            bg.right_bottom(),
+            bg.left_bottom(),
+        ],
         Color32::from_rgba_unmultiplied(30, 32, 36, 215),
         Stroke::new(1.0, Color32::from_white_alpha(40)),
     );
@@ -684,7 +862,22 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
         } else {
             Rect::from_min_size(pos2(at.x + 8.0, y + 1.0), vec2(16.0, 11.0))
         };
-        s.polygon(&[sw.left_top(), sw.right_top(), sw.right_bottom(), sw.left_bottom()], *col, Stroke::new(1.0, Color32::from_black_alpha(150)));
-        s.text(pos2(at.x + 30.0, y + 6.5), Align2::LEFT_CENTER, name, 11.0, Color32::from_gray(225));
+        s.polygon(
+            &[
+                sw.left_top(),
+                sw.right_top(),
+                sw.right_bottom(),
+                sw.left_bottom(),
+            ],
+            *col,
+            Stroke::new(1.0, Color32::from_black_alpha(150)),
+        );
+        s.text(
+            pos2(at.x + 30.0, y + 6.5),
+            Align2::LEFT_CENTER,
+            name,
+            11.0,
+            Color32::from_gray(225),
+        );
     }
 }

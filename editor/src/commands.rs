@@ -47,7 +47,10 @@ pub enum Command {
 }
 
 const CTRL: Modifiers = Modifiers::COMMAND;
-const CTRL_SHIFT: Modifiers = Modifiers { shift: true, ..Modifiers::COMMAND };
+const CTRL_SHIFT: Modifiers = Modifiers {
+    shift: true,
+    ..Modifiers::COMMAND
+};
 
 impl Command {
     /// Menu text.
@@ -103,7 +106,9 @@ impl Command {
 
     /// The shortcut as text for menus and tooltips.
     pub fn shortcut_text(&self) -> String {
-        self.shortcut().map(|s| format_shortcut(&s)).unwrap_or_default()
+        self.shortcut()
+            .map(|s| format_shortcut(&s))
+            .unwrap_or_default()
     }
 
     /// Commands reachable by keyboard, most specific first (Ctrl+Shift+S before Ctrl+S).
@@ -168,7 +173,10 @@ mod tests {
 
     #[test]
     fn every_tool_has_its_own_key() {
-        let mut keys: Vec<_> = Command::with_shortcuts().iter().filter_map(|c| c.shortcut()).collect();
+        let mut keys: Vec<_> = Command::with_shortcuts()
+            .iter()
+            .filter_map(|c| c.shortcut())
+            .collect();
         let n = keys.len();
         keys.sort_by_key(format_shortcut);
         keys.dedup();

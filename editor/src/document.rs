@@ -76,7 +76,10 @@ impl Document {
     /// The file name for titles and prompts.
     pub fn title(&self) -> String {
         match &self.path {
-            Some(p) => p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| p.display().to_string()),
+            Some(p) => p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| p.display().to_string()),
             None => "untitled".to_string(),
         }
     }
@@ -84,7 +87,11 @@ impl Document {
     /// Starts an edit (a brush stroke is one); no-op if one is already open.
     pub fn begin(&mut self, label: &str) {
         if self.open_edit.is_none() {
-            self.open_edit = Some(Snapshot { map: self.map.clone(), revision: self.revision, label: label.to_string() });
+            self.open_edit = Some(Snapshot {
+                map: self.map.clone(),
+                revision: self.revision,
+                label: label.to_string(),
+            });
         }
     }
 
@@ -104,7 +111,9 @@ impl Document {
 
     /// Closes the open edit as one undo step, or drops it if nothing changed.
     pub fn commit(&mut self) -> bool {
-        let Some(before) = self.open_edit.take() else { return false };
+        let Some(before) = self.open_edit.take() else {
+            return false;
+        };
         if same_content(&before.map, &self.map) {
             return false;
         }
@@ -139,9 +148,15 @@ impl Document {
     /// Reverts the last step.
     pub fn undo(&mut self) -> bool {
         self.commit();
-        let Some(prev) = self.undo.pop() else { return false };
+        let Some(prev) = self.undo.pop() else {
+            return false;
+        };
         let label = prev.label.clone();
-        let current = Snapshot { map: std::mem::replace(&mut self.map, prev.map), revision: self.revision, label };
+        let current = Snapshot {
+            map: std::mem::replace(&mut self.map, prev.map),
+            revision: self.revision,
+            label,
+        };
         self.redo.push(current);
         self.revision = prev.revision;
         self.generation += 1;
@@ -151,9 +166,15 @@ impl Document {
     /// Reapplies the last undone step.
     pub fn redo(&mut self) -> bool {
         self.commit();
-        let Some(next) = self.redo.pop() else { return false };
+        let Some(next) = self.redo.pop() else {
+            return false;
+        };
         let label = next.label.clone();
-        let current = Snapshot { map: std::mem::replace(&mut self.map, next.map), revision: self.revision, label };
+        let current = Snapshot {
+            map: std::mem::replace(&mut self.map, next.map),
+            revision: self.revision,
+            label,
+        };
         self.undo.push(current);
         self.revision = next.revision;
         self.generation += 1;
@@ -177,7 +198,10 @@ mod tests {
 
     fn doc() -> Document {
         let rs = Arc::new(Ruleset::builtin("combat-commander").unwrap());
-        Document::new(Map::new("t", "combat-commander", rs, 4, 4, Layout::default()), None)
+        Document::new(
+            Map::new("t", "combat-commander", rs, 4, 4, Layout::default()),
+            None,
+        )
     }
 
     #[test]

@@ -80,18 +80,23 @@ impl Store {
         list.truncate(RECENT_LIMIT);
         let text: String = list.iter().map(|p| format!("{}\n", p.display())).collect();
         std::fs::create_dir_all(&self.dir)?;
-        hexsight_analysis::map::write_atomic(&self.recent_path(), text.as_bytes()).map_err(std::io::Error::other)
+        hexsight_analysis::map::write_atomic(&self.recent_path(), text.as_bytes())
+            .map_err(std::io::Error::other)
     }
 
     /// This process's recovery file.
     pub fn own_recovery(&self) -> PathBuf {
-        self.dir.join(format!("recovery-{}.json", std::process::id()))
+        self.dir
+            .join(format!("recovery-{}.json", std::process::id()))
     }
 
     /// Writes the autosave for this process atomically.
     pub fn autosave(&self, map: &Map, original: Option<&Path>) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
-        let saved_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        let saved_at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
         let doc = json!({
             "hexsight_recovery": 1,
             "original": original.map(|p| p.display().to_string()),
@@ -99,7 +104,8 @@ impl Store {
             "map": map.to_json(),
         });
         let text = serde_json::to_string(&doc).map_err(std::io::Error::other)?;
-        hexsight_analysis::map::write_atomic(&self.own_recovery(), text.as_bytes()).map_err(std::io::Error::other)
+        hexsight_analysis::map::write_atomic(&self.own_recovery(), text.as_bytes())
+            .map_err(std::io::Error::other)
     }
 
     /// Deletes this process's autosave (after a save or a clean exit).
@@ -109,18 +115,33 @@ impl Store {
 
     /// Recovery files left by editors that are no longer running, newest first.
     pub fn leftover_recoveries(&self) -> Vec<Recovery> {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
         let mut out = Vec::new();
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            let Some(pid) = name.strip_prefix("recovery-").and_then(|s| s.strip_suffix(".json")) else { continue };
-            let Ok(pid) = pid.parse::<u32>() else { continue };
+            let Some(pid) = name
+                .strip_prefix("recovery-")
+                .and_then(|s| s.strip_suffix(".json"))
+            else {
+                continue;
+            };
+            let Ok(pid) = pid.parse::<u32>() else {
+                continue;
+            };
             if pid == std::process::id() || process_alive(pid) {
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(e.path()) else { continue };
-            let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
-            let Some(map_json) = v.get("map").and_then(Value::as_str) else { continue };
+            let Ok(text) = std::fs::read_to_string(e.path()) else {
+                continue;
+            };
+            let Ok(v) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
+            let Some(map_json) = v.get("map").and_then(Value::as_str) else {
+                continue;
+            };
             out.push(Recovery {
                 file: e.path(),
                 original: v.get("original").and_then(Value::as_str).map(PathBuf::from),
@@ -157,7 +178,8 @@ pub fn load_map(path: &Path) -> Result<Map, String> {
 /// never writes a map it could not reopen.
 pub fn save_map(map: &Map, path: &Path) -> Result<(), String> {
     let text = map.to_json();
-    Map::from_json(&text, path).map_err(|e| format!("not saved: the map would not load again: {e}"))?;
+    Map::from_json(&text, path)
+        .map_err(|e| format!("not saved: the map would not load again: {e}"))?;
     hexsight_analysis::map::write_atomic(path, text.as_bytes()).map_err(|e| e.to_string())
 }
 
@@ -175,7 +197,10 @@ mod tests {
         s.add_recent(Path::new("/x/a.json")).unwrap();
         s.add_recent(Path::new("/x/b.json")).unwrap();
         s.add_recent(Path::new("/x/a.json")).unwrap();
-        assert_eq!(s.recent(), vec![PathBuf::from("/x/a.json"), PathBuf::from("/x/b.json")]);
+        assert_eq!(
+            s.recent(),
+            vec![PathBuf::from("/x/a.json"), PathBuf::from("/x/b.json")]
+        );
     }
 
     #[test]
@@ -186,9 +211,16 @@ mod tests {
         let mut map = Map::new("lost work", "combat-commander", rs, 3, 3, Layout::default());
         map.cell_mut(map.layout.hex_at(1, 1)).unwrap().level = 2;
         s.autosave(&map, None).unwrap();
-        assert!(s.leftover_recoveries().is_empty(), "our own autosave is not a leftover");
+        assert!(
+            s.leftover_recoveries().is_empty(),
+            "our own autosave is not a leftover"
+        );
         // Pretend it was written by a process that has gone (pid 0 is never a user process).
-        std::fs::rename(s.own_recovery(), dir.path().join("recovery-4294967295.json")).unwrap();
+        std::fs::rename(
+            s.own_recovery(),
+            dir.path().join("recovery-4294967295.json"),
+        )
+        .unwrap();
         let found = s.leftover_recoveries();
         assert_eq!(found.len(), 1);
         let back = found[0].load().unwrap();

@@ -127,7 +127,9 @@ impl Jobs {
     /// Makes sure `key` is computed or being computed; cancels any other job.
     /// `repaint` is called from the worker when it finishes.
     pub fn request(&mut self, key: JobKey, map: &Map, repaint: impl Fn() + Send + 'static) {
-        if self.result.as_ref().is_some_and(|(k, _)| *k == key) || self.running.as_ref().is_some_and(|r| r.key == key) {
+        if self.result.as_ref().is_some_and(|(k, _)| *k == key)
+            || self.running.as_ref().is_some_and(|r| r.key == key)
+        {
             return;
         }
         self.cancel();
@@ -135,16 +137,23 @@ impl Jobs {
         let (tx, rx) = mpsc::channel();
         let map = map.clone();
         let p = progress.clone();
-        let spawned = std::thread::Builder::new().name("hexsight-overlay".into()).spawn(move || {
-            let out = match key.kind {
-                JobKind::Viewshed(from) => viewshed(&map, from, &p).map(JobOutput::Viewshed),
-                JobKind::Exposure => exposure(&map, &p).map(JobOutput::Exposure),
-            };
-            let _ = tx.send(out);
-            repaint();
-        });
+        let spawned = std::thread::Builder::new()
+            .name("hexsight-overlay".into())
+            .spawn(move || {
+                let out = match key.kind {
+                    JobKind::Viewshed(from) => viewshed(&map, from, &p).map(JobOutput::Viewshed),
+                    JobKind::Exposure => exposure(&map, &p).map(JobOutput::Exposure),
+                };
+                let _ = tx.send(out);
+                repaint();
+            });
         if spawned.is_ok() {
-            self.running = Some(Running { key, progress, rx, started: Instant::now() });
+            self.running = Some(Running {
+                key,
+                progress,
+                rx,
+                started: Instant::now(),
+            });
         }
     }
 
@@ -171,7 +180,9 @@ impl Jobs {
 
     /// Blocks until the running job ends (tests and exports).
     pub fn wait(&mut self) -> bool {
-        let Some(r) = self.running.take() else { return false };
+        let Some(r) = self.running.take() else {
+            return false;
+        };
         if let Ok(Some(out)) = r.rx.recv() {
             self.result = Some((r.key, Arc::new(out)));
             return true;
@@ -188,12 +199,18 @@ impl Jobs {
 
     /// The result for exactly this key, if ready.
     pub fn result(&self, key: JobKey) -> Option<Arc<JobOutput>> {
-        self.result.as_ref().filter(|(k, _)| *k == key).map(|(_, o)| o.clone())
+        self.result
+            .as_ref()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, o)| o.clone())
     }
 
     /// The latest result of this kind, even for an older generation (shown faded while recomputing).
     pub fn stale_result(&self, kind: JobKind) -> Option<Arc<JobOutput>> {
-        self.result.as_ref().filter(|(k, _)| k.kind == kind).map(|(_, o)| o.clone())
+        self.result
+            .as_ref()
+            .filter(|(k, _)| k.kind == kind)
+            .map(|(_, o)| o.clone())
     }
 
     /// The running job's kind, fraction done and seconds elapsed.
@@ -201,7 +218,11 @@ impl Jobs {
         let r = self.running.as_ref()?;
         let total = r.progress.total.load(Ordering::Relaxed).max(1);
         let done = r.progress.done.load(Ordering::Relaxed);
-        Some((r.key.kind, done as f32 / total as f32, r.started.elapsed().as_secs_f32()))
+        Some((
+            r.key.kind,
+            done as f32 / total as f32,
+            r.started.elapsed().as_secs_f32(),
+        ))
     }
 
     /// True while a job runs.
@@ -252,10 +273,19 @@ mod tests {
         assert!(exposure(&map(), &p).is_none());
         let mut jobs = Jobs::default();
         let m = map();
-        let key = JobKey { generation: 1, kind: JobKind::Exposure };
+        let key = JobKey {
+            generation: 1,
+            kind: JobKind::Exposure,
+        };
         jobs.request(key, &m, || {});
         assert!(jobs.wait());
         assert!(jobs.result(key).is_some());
-        assert!(jobs.result(JobKey { generation: 2, ..key }).is_none());
+        assert!(
+            jobs.result(JobKey {
+                generation: 2,
+                ..key
+            })
+            .is_none()
+        );
     }
 }

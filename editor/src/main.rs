@@ -17,12 +17,19 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut a = Args { map: None, select: None, los: None, overlay: None };
+    let mut a = Args {
+        map: None,
+        select: None,
+        los: None,
+        overlay: None,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "-h" | "--help" => {
-                println!("usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure]");
+                println!(
+                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure]"
+                );
                 std::process::exit(0);
             }
             "--select" => a.select = Some(it.next().ok_or("--select needs a hex label")?),
@@ -36,7 +43,11 @@ fn parse_args() -> Result<Args, String> {
                     Some("viewshed") => Overlay::Viewshed,
                     Some("blind") => Overlay::Blind,
                     Some("exposure") => Overlay::Exposure,
-                    other => return Err(format!("unknown overlay {other:?} (viewshed, blind, exposure)")),
+                    other => {
+                        return Err(format!(
+                            "unknown overlay {other:?} (viewshed, blind, exposure)"
+                        ));
+                    }
                 })
             }
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
@@ -75,7 +86,11 @@ fn main() -> ExitCode {
             .with_drag_and_drop(true),
         ..Default::default()
     };
-    match eframe::run_native("hexsight-editor", options, Box::new(|_cc| Ok(Box::new(app)))) {
+    match eframe::run_native(
+        "hexsight-editor",
+        options,
+        Box::new(|_cc| Ok(Box::new(app))),
+    ) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("hexsight-editor: {e}");

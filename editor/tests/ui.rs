@@ -27,7 +27,9 @@ fn setup() -> Setup {
 
 fn harness(store: &Path, map: Option<PathBuf>) -> Harness<'static, EditorApp> {
     let app = EditorApp::new(Store::new(store.to_path_buf()), map);
-    let mut h = Harness::builder().with_size(vec2(1400.0, 900.0)).build_ui_state(|ui, app: &mut EditorApp| app.show(ui), app);
+    let mut h = Harness::builder()
+        .with_size(vec2(1400.0, 900.0))
+        .build_ui_state(|ui, app: &mut EditorApp| app.show(ui), app);
     h.run_steps(3);
     h
 }
@@ -42,7 +44,12 @@ fn pos(h: &Harness<'_, EditorApp>, label: &str) -> Pos2 {
 
 fn press(h: &mut Harness<'_, EditorApp>, p: Pos2, button: PointerButton, pressed: bool) {
     h.event(Event::PointerMoved(p));
-    h.event(Event::PointerButton { pos: p, button, pressed, modifiers: Modifiers::NONE });
+    h.event(Event::PointerButton {
+        pos: p,
+        button,
+        pressed,
+        modifiers: Modifiers::NONE,
+    });
     h.step();
 }
 
@@ -82,7 +89,10 @@ fn painting_a_hex_changes_the_map_and_undo_restores_it() {
     assert!(h.state().doc.is_dirty());
     ctrl(&mut h, Key::Z);
     assert_eq!(terrain(&h, "J2"), "open");
-    assert!(!h.state().doc.is_dirty(), "undoing the only edit is back to the file");
+    assert!(
+        !h.state().doc.is_dirty(),
+        "undoing the only edit is back to the file"
+    );
     h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
     h.run_steps(2);
     assert_eq!(terrain(&h, "J2"), "woods");
@@ -157,10 +167,14 @@ fn loading_a_broken_file_shows_the_loaders_message() {
     let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
     let before = h.state().doc.map().clone();
     let ctx = h.ctx.clone();
-    h.state_mut().run(&ctx, hexsight_editor::commands::Command::OpenPath(broken));
+    h.state_mut()
+        .run(&ctx, hexsight_editor::commands::Command::OpenPath(broken));
     h.run_steps(3);
     h.get_by_label_contains("unknown terrain `lava`");
-    assert!(same_content(h.state().doc.map(), &before), "the open map is kept");
+    assert!(
+        same_content(h.state().doc.map(), &before),
+        "the open map is kept"
+    );
     h.get_by_label("OK").click();
     h.run_steps(2);
     assert!(h.state().error.is_none());
@@ -187,7 +201,11 @@ fn save_then_load_round_trips() {
     let original = Map::load(&s.map).unwrap();
     let saved = Map::load(&copy).unwrap();
     assert!(same_content(&original, &saved));
-    assert_eq!(std::fs::read_to_string(&copy).unwrap(), saved.to_json(), "saving is a fixed point");
+    assert_eq!(
+        std::fs::read_to_string(&copy).unwrap(),
+        saved.to_json(),
+        "saving is a fixed point"
+    );
     // Edit, save with Ctrl+S, load again.
     key(&mut h, Key::M);
     click(&mut h, "J5");
@@ -200,7 +218,14 @@ fn save_then_load_round_trips() {
     assert!(same_content(&back, h.state().doc.map()));
     assert_eq!(back.markers_at(hex(&h, "J5")).count(), 1);
     assert_eq!(back.units_at(hex(&h, "K5")).count(), 1);
-    assert_eq!(h.state().store().recent().first().map(|p| p.file_name().unwrap().to_owned()), Some("copy.json".into()));
+    assert_eq!(
+        h.state()
+            .store()
+            .recent()
+            .first()
+            .map(|p| p.file_name().unwrap().to_owned()),
+        Some("copy.json".into())
+    );
 }
 
 #[test]
@@ -218,7 +243,14 @@ fn unsaved_changes_are_asked_about_before_a_new_map() {
     ctrl(&mut h, Key::N);
     h.get_by_label("Discard").click();
     h.run_steps(2);
-    assert!(matches!(h.state().dialog, Some(hexsight_editor::app::Dialog::NewMap(_))), "{:?}", h.state().dialog);
+    assert!(
+        matches!(
+            h.state().dialog,
+            Some(hexsight_editor::app::Dialog::NewMap(_))
+        ),
+        "{:?}",
+        h.state().dialog
+    );
     h.run_steps(3);
     h.get_by_label("Create").click();
     h.run_steps(2);
@@ -240,7 +272,11 @@ fn hexsides_are_put_by_clicking_near_a_side() {
     // A saved file names the side from the clicked hex.
     let out = s.dir.path().join("sides.json");
     assert!(h.state_mut().save_to(&out));
-    assert!(std::fs::read_to_string(&out).unwrap().contains("\"hex\": \"J2\""));
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("\"hex\": \"J2\"")
+    );
 }
 
 #[test]
@@ -253,15 +289,27 @@ fn overlays_are_computed_in_the_background_and_dropped_after_an_edit() {
     h.state_mut().finish_jobs();
     h.run_steps(2);
     let gen1 = h.state().doc.generation();
-    let key = hexsight_editor::jobs::JobKey { generation: gen1, kind: hexsight_editor::jobs::JobKind::Viewshed(hex(&h, "G5")) };
+    let key = hexsight_editor::jobs::JobKey {
+        generation: gen1,
+        kind: hexsight_editor::jobs::JobKind::Viewshed(hex(&h, "G5")),
+    };
     assert!(h.state().jobs.result(key).is_some());
     key_then_paint(&mut h);
     assert!(h.state().doc.generation() != gen1);
-    let key2 = hexsight_editor::jobs::JobKey { generation: h.state().doc.generation(), ..key };
+    let key2 = hexsight_editor::jobs::JobKey {
+        generation: h.state().doc.generation(),
+        ..key
+    };
     h.state_mut().finish_jobs();
     h.run_steps(2);
-    assert!(h.state().jobs.result(key2).is_some(), "recomputed after the edit");
-    assert!(h.state().jobs.result(key).is_none(), "the result for the old map is gone");
+    assert!(
+        h.state().jobs.result(key2).is_some(),
+        "recomputed after the edit"
+    );
+    assert!(
+        h.state().jobs.result(key).is_none(),
+        "the result for the old map is gone"
+    );
 }
 
 fn key_then_paint(h: &mut Harness<'_, EditorApp>) {
@@ -311,7 +359,14 @@ fn the_view_exports_to_svg_with_its_overlay() {
 fn a_100_by_100_map_stays_responsive() {
     let s = setup();
     let mut map = Map::load(&s.map).unwrap();
-    map = Map::new("big", "combat-commander", map.ruleset.clone(), 100, 100, map.layout);
+    map = Map::new(
+        "big",
+        "combat-commander",
+        map.ruleset.clone(),
+        100,
+        100,
+        map.layout,
+    );
     for (i, h) in map.hexes().collect::<Vec<_>>().into_iter().enumerate() {
         let c = map.cell_mut(h).unwrap();
         c.terrain = (i % 7 % 6) as u16;
@@ -330,7 +385,10 @@ fn a_100_by_100_map_stays_responsive() {
     h.run_steps(10);
     let zoomed = t.elapsed() / 10;
     eprintln!("frame: whole map {whole:?}, zoomed {zoomed:?}");
-    assert!(whole.as_millis() < 250 && zoomed.as_millis() < 100, "whole {whole:?}, zoomed {zoomed:?}");
+    assert!(
+        whole.as_millis() < 250 && zoomed.as_millis() < 100,
+        "whole {whole:?}, zoomed {zoomed:?}"
+    );
     // Painting on the big map is one step as well.
     key(&mut h, Key::B);
     click(&mut h, "J2");

@@ -8,7 +8,9 @@ use std::collections::{HashSet, VecDeque};
 /// Fills the area connected to `start` that has its terrain and level with
 /// `terrain`; returns the number of hexes changed.
 pub fn fill(map: &mut Map, start: Hex, terrain: u16) -> usize {
-    let Some(&origin) = map.cell(start) else { return 0 };
+    let Some(&origin) = map.cell(start) else {
+        return 0;
+    };
     if origin.terrain == terrain || terrain as usize >= map.ruleset.terrain.len() {
         return 0;
     }

@@ -24,7 +24,11 @@ pub fn nearest_side(map: &Map, h: Hex, p: (f64, f64), size: f64, reach: f64) -> 
 fn dist_to_segment(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
     let (dx, dy) = (b.0 - a.0, b.1 - a.1);
     let len2 = dx * dx + dy * dy;
-    let t = if len2 == 0.0 { 0.0 } else { (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / len2).clamp(0.0, 1.0) };
+    let t = if len2 == 0.0 {
+        0.0
+    } else {
+        (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / len2).clamp(0.0, 1.0)
+    };
     let (x, y) = (a.0 + t * dx, a.1 + t * dy);
     ((p.0 - x).powi(2) + (p.1 - y).powi(2)).sqrt()
 }
@@ -36,7 +40,13 @@ pub fn toggle(map: &mut Map, side: Side, from: Hex, kind: u16) -> bool {
         return false;
     }
     // The file names a side from an on-map hex; prefer the clicked one.
-    let from = if map.contains(from) { from } else if map.contains(side.a) { side.a } else { side.b };
+    let from = if map.contains(from) {
+        from
+    } else if map.contains(side.a) {
+        side.a
+    } else {
+        side.b
+    };
     if !map.contains(from) {
         return false;
     }
@@ -45,7 +55,14 @@ pub fn toggle(map: &mut Map, side: Side, from: Hex, kind: u16) -> bool {
             map.hexsides.remove(&side);
         }
         Some(_) | None => {
-            map.hexsides.insert(side, HexsideFeature { kind, from, extra: Default::default() });
+            map.hexsides.insert(
+                side,
+                HexsideFeature {
+                    kind,
+                    from,
+                    extra: Default::default(),
+                },
+            );
         }
     }
     true

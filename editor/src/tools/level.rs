@@ -6,7 +6,13 @@ use hexsight_analysis::hex::Hex;
 
 /// Applies the level brush to hexes not yet touched in this stroke (so a
 /// stroke raises by one level, however long the pointer lingers).
-pub fn apply(map: &mut Map, hexes: &[Hex], mode: LevelMode, level: i32, touched: &mut std::collections::HashSet<Hex>) -> usize {
+pub fn apply(
+    map: &mut Map,
+    hexes: &[Hex],
+    mode: LevelMode,
+    level: i32,
+    touched: &mut std::collections::HashSet<Hex>,
+) -> usize {
     let (min, max) = (map.ruleset.levels.min, map.ruleset.levels.max);
     let mut changed = 0;
     for &h in hexes {

@@ -95,23 +95,38 @@ impl Tool {
     /// What the tool does, for its tooltip.
     pub fn help(self) -> &'static str {
         match self {
-            Tool::Select => "Click a hex to select it: overlays are computed from the selected hex.",
+            Tool::Select => {
+                "Click a hex to select it: overlays are computed from the selected hex."
+            }
             Tool::Terrain => "Drag to paint the palette terrain. Brush size 1/2/3.",
             Tool::Level => "Drag to raise, lower or set levels. Brush size 1/2/3.",
-            Tool::Slope => "Drag to mark slope hexes (crest lines); starting on a slope hex clears instead.",
+            Tool::Slope => {
+                "Drag to mark slope hexes (crest lines); starting on a slope hex clears instead."
+            }
             Tool::Fill => "Click to fill the connected area of the same terrain and level.",
-            Tool::Hexside => "Click near a hexside to put the chosen feature; click it again (or right-click) to remove.",
+            Tool::Hexside => {
+                "Click near a hexside to put the chosen feature; click it again (or right-click) to remove."
+            }
             Tool::Marker => "Click a hex to add or remove the chosen marker.",
-            Tool::Unit => "Click an empty hex to place a unit; click a unit to edit it; right-click removes it.",
-            Tool::Eraser => "Drag to reset hexes to the default terrain and clear markers, units and hexsides.",
-            Tool::Eyedropper => "Click a hex to pick its terrain and level, then return to the previous tool.",
+            Tool::Unit => {
+                "Click an empty hex to place a unit; click a unit to edit it; right-click removes it."
+            }
+            Tool::Eraser => {
+                "Drag to reset hexes to the default terrain and clear markers, units and hexsides."
+            }
+            Tool::Eyedropper => {
+                "Click a hex to pick its terrain and level, then return to the previous tool."
+            }
             Tool::Los => "Click an observer, then move over targets. Right-click clears.",
         }
     }
 
     /// True for tools that act along a drag, one undo step per stroke.
     pub fn is_brush(self) -> bool {
-        matches!(self, Tool::Terrain | Tool::Level | Tool::Slope | Tool::Eraser)
+        matches!(
+            self,
+            Tool::Terrain | Tool::Level | Tool::Slope | Tool::Eraser
+        )
     }
 }
 
@@ -186,7 +201,8 @@ pub fn drop_forbidden_markers(map: &mut Map, h: Hex) -> usize {
         .map(|(i, _)| i as u16)
         .collect();
     let before = map.markers.len();
-    map.markers.retain(|m| !(m.hex == h && forbidden.contains(&m.kind)));
+    map.markers
+        .retain(|m| !(m.hex == h && forbidden.contains(&m.kind)));
     before - map.markers.len()
 }
 
@@ -205,6 +221,10 @@ mod tests {
         assert_eq!(brush_hexes(&map, c, 1).len(), 1);
         assert_eq!(brush_hexes(&map, c, 2).len(), 7);
         assert_eq!(brush_hexes(&map, c, 3).len(), 19);
-        assert_eq!(brush_hexes(&map, map.layout.hex_at(0, 0), 2).len(), 3, "clipped at the corner");
+        assert_eq!(
+            brush_hexes(&map, map.layout.hex_at(0, 0), 2).len(),
+            3,
+            "clipped at the corner"
+        );
     }
 }

@@ -38,7 +38,12 @@ pub fn erase(map: &mut Map, hexes: &[Hex]) -> usize {
         map.markers.retain(|x| x.hex != h);
         map.units.retain(|x| x.hex != h);
         changed += m - map.markers.len() + u - map.units.len();
-        let sides: Vec<Side> = map.hexsides.keys().filter(|s| s.touches(h)).copied().collect();
+        let sides: Vec<Side> = map
+            .hexsides
+            .keys()
+            .filter(|s| s.touches(h))
+            .copied()
+            .collect();
         changed += sides.len();
         for s in sides {
             map.hexsides.remove(&s);

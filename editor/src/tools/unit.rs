@@ -19,7 +19,12 @@ pub struct UnitTemplate {
 
 impl Default for UnitTemplate {
     fn default() -> Self {
-        UnitTemplate { side: "allied".into(), kind: "infantry".into(), state: String::new(), facing: None }
+        UnitTemplate {
+            side: "allied".into(),
+            kind: "infantry".into(),
+            state: String::new(),
+            facing: None,
+        }
     }
 }
 
@@ -28,8 +33,15 @@ pub const STATES: [&str; 4] = ["", "standing", "prone", "crest"];
 
 /// A fresh id for a unit of `side`: `allied-1`, `allied-2`, ...
 pub fn next_id(map: &Map, side: &str) -> String {
-    let base = if side.trim().is_empty() { "unit" } else { side.trim() };
-    (1..).map(|n| format!("{base}-{n}")).find(|id| map.unit(id).is_none()).expect("some id is free")
+    let base = if side.trim().is_empty() {
+        "unit"
+    } else {
+        side.trim()
+    };
+    (1..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|id| map.unit(id).is_none())
+        .expect("some id is free")
 }
 
 /// Places a unit from the template in `h`; returns its id.
