@@ -148,6 +148,20 @@ pub struct EditorApp {
     exports: Option<mpsc::Receiver<Result<PathBuf, String>>>,
     allow_close: bool,
     title: String,
+    /// Exports to run once the first frames are drawn (command line).
+    pub script: Option<Script>,
+    frame: u64,
+}
+
+/// Exports requested on the command line, run after the window has drawn.
+#[derive(Clone, Debug, Default)]
+pub struct Script {
+    /// Write the view as PNG here.
+    pub png: Option<PathBuf>,
+    /// Write the view as SVG here.
+    pub svg: Option<PathBuf>,
+    /// Quit when done.
+    pub quit: bool,
 }
 
 impl EditorApp {
@@ -187,6 +201,8 @@ impl EditorApp {
             exports: None,
             allow_close: false,
             title: String::new(),
+            script: None,
+            frame: 0,
         };
         app.settings.terrain = app.doc.map().ruleset.terrain.len().min(2).saturating_sub(1) as u16;
         app.recoveries = app.store.leftover_recoveries();
@@ -531,6 +547,7 @@ impl EditorApp {
         self.update_los();
         self.request_overlay(&ctx);
         self.autosave(false);
+        self.run_script(&ctx);
         if self.doc.is_dirty() {
             ctx.request_repaint_after(Duration::from_secs(AUTOSAVE_SECS));
         }
@@ -545,6 +562,48 @@ impl EditorApp {
         if title != self.title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.title = title;
+        }
+    }
+
+    fn run_script(&mut self, ctx: &egui::Context) {
+        self.frame += 1;
+        // A few frames first: the layout settles and the map is fitted.
+        if self.script.is_none() || self.frame < 5 {
+            if self.script.is_some() {
+                ctx.request_repaint();
+            }
+            return;
+        }
+        if self.frame == 5 {
+            self.finish_jobs();
+            self.jobs.poll();
+            ctx.request_repaint();
+            return;
+        }
+        let Some(script) = self.script.as_mut() else {
+            return;
+        };
+        if let Some(svg) = script.svg.take() {
+            self.export_svg(&svg);
+            ctx.request_repaint();
+            return;
+        }
+        if let Some(png) = script.png.take() {
+            self.export_png(ctx, png);
+            ctx.request_repaint();
+            return;
+        }
+        if self.exports.is_none() {
+            let quit = script.quit;
+            self.script = None;
+            if quit {
+                if let Some(e) = &self.error {
+                    eprintln!("hexsight-editor: {e}");
+                }
+                self.run(ctx, Command::Quit);
+            }
+        } else {
+            ctx.request_repaint();
         }
     }
 

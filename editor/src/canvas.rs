@@ -325,7 +325,7 @@ pub struct Scene<'a> {
 }
 
 /// Width of the legend box in points.
-pub const LEGEND_WIDTH: f32 = 150.0;
+pub const LEGEND_WIDTH: f32 = 132.0;
 const VIEW_CLEAR: Color32 = Color32::from_rgb(60, 220, 110);
 const VIEW_HINDERED: Color32 = Color32::from_rgb(250, 190, 40);
 const VIEW_BLOCKED: Color32 = Color32::from_rgb(25, 25, 35);

@@ -1,7 +1,8 @@
 //! hexsight-editor: paint hex maps and see sight lines live.
 //!
-//! `hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure]`
-//! The options set up a view at start (handy for screenshots and demos).
+//! `hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure]
+//! [--export-png OUT] [--export-svg OUT] [--quit]`
+//! The options set up a view at start and export it (screenshots, demos, CI).
 
 use hexsight_editor::EditorApp;
 use hexsight_editor::canvas::Overlay;
@@ -14,6 +15,7 @@ struct Args {
     select: Option<String>,
     los: Option<(String, String)>,
     overlay: Option<Overlay>,
+    script: hexsight_editor::app::Script,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -22,16 +24,24 @@ fn parse_args() -> Result<Args, String> {
         select: None,
         los: None,
         overlay: None,
+        script: Default::default(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "-h" | "--help" => {
                 println!(
-                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure]"
+                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure] [--export-png OUT] [--export-svg OUT] [--quit]"
                 );
                 std::process::exit(0);
             }
+            "--export-png" => {
+                a.script.png = Some(PathBuf::from(it.next().ok_or("--export-png needs a path")?))
+            }
+            "--export-svg" => {
+                a.script.svg = Some(PathBuf::from(it.next().ok_or("--export-svg needs a path")?))
+            }
+            "--quit" => a.script.quit = true,
             "--select" => a.select = Some(it.next().ok_or("--select needs a hex label")?),
             "--los" => {
                 let from = it.next().ok_or("--los needs two hex labels")?;
@@ -78,6 +88,10 @@ fn main() -> ExitCode {
         app.selected = hex(s);
     }
     app.overlay = args.overlay;
+    let s = &args.script;
+    if s.png.is_some() || s.svg.is_some() || s.quit {
+        app.script = Some(args.script);
+    }
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("hexsight editor")
