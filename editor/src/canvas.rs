@@ -834,8 +834,8 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
         }
         Some(Overlay::Blind) => rows.push((BLIND, false, "not seen (blind)".into())),
         Some(Overlay::Exposure) => {
-            rows.push((heat_color(1.0), false, "seen by the most hexes".into()));
-            rows.push((heat_color(0.5), false, "".into()));
+            rows.push((heat_color(1.0), false, "seen by the most".into()));
+            rows.push((heat_color(0.5), false, "seen by half as many".into()));
             rows.push((heat_color(0.0), false, "seen by none".into()));
         }
         None => {}
