@@ -1436,7 +1436,9 @@ impl EditorApp {
                     if let Some(u) = removed {
                         self.status = format!("Removed {}", u.id);
                     }
-                } else if let Some(u) = self.doc.map().units_at(h).last() {
+                } else if let Some(u) = self.doc.map().units_at(h).last()
+                    && !ctx.input(|i| i.modifiers.shift)
+                {
                     self.editing_unit = Some(u.id.clone());
                     self.selected = Some(h);
                 } else {

@@ -394,3 +394,42 @@ fn a_100_by_100_map_stays_responsive() {
     click(&mut h, "J2");
     assert!(h.state().doc.undo_label().is_some());
 }
+
+#[test]
+fn a_new_pointy_top_map_is_painted_where_clicked() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), None);
+    let form = hexsight_editor::app::NewMapForm {
+        orientation: hexsight_analysis::hex::Orientation::Pointy,
+        cols: 8,
+        rows: 6,
+        ..Default::default()
+    };
+    h.state_mut().dialog = Some(hexsight_editor::app::Dialog::NewMap(form));
+    h.run_steps(3);
+    h.get_by_label("Create").click();
+    h.run_steps(3);
+    assert_eq!(
+        h.state().doc.map().layout.orientation,
+        hexsight_analysis::hex::Orientation::Pointy
+    );
+    key(&mut h, Key::B);
+    h.get_by_label("Marsh").click();
+    h.run_steps(2);
+    for l in ["A1", "D3", "H6", "E4"] {
+        click(&mut h, l);
+        assert_eq!(terrain(&h, l), "marsh", "{l}");
+    }
+    // Only the clicked hexes changed.
+    let m = h.state().doc.map();
+    assert_eq!(
+        m.hexes()
+            .filter(|x| m.cell(*x).unwrap().terrain != 0)
+            .count(),
+        4
+    );
+    // Save as a new file and read it back.
+    let out = s.dir.path().join("pointy.json");
+    assert!(h.state_mut().save_to(&out));
+    assert!(same_content(&Map::load(&out).unwrap(), h.state().doc.map()));
+}

@@ -109,7 +109,7 @@ impl Tool {
             }
             Tool::Marker => "Click a hex to add or remove the chosen marker.",
             Tool::Unit => {
-                "Click an empty hex to place a unit; click a unit to edit it; right-click removes it."
+                "Click an empty hex to place a unit (Shift+click stacks another); click a unit to edit it; right-click removes it."
             }
             Tool::Eraser => {
                 "Drag to reset hexes to the default terrain and clear markers, units and hexsides."
