@@ -150,6 +150,7 @@ pub struct EditorApp {
     title: String,
     /// Exports to run once the first frames are drawn (command line).
     pub script: Option<Script>,
+    confirm_overwrite: Option<PathBuf>,
     frame: u64,
 }
 
@@ -202,6 +203,7 @@ impl EditorApp {
             allow_close: false,
             title: String::new(),
             script: None,
+            confirm_overwrite: None,
             frame: 0,
         };
         app.settings.terrain = app.doc.map().ruleset.terrain.len().min(2).saturating_sub(1) as u16;
@@ -540,7 +542,7 @@ impl EditorApp {
             });
         egui::CentralPanel::no_frame().show(ui, |ui| self.canvas(ui));
 
-        self.dialogs(&ctx, &mut cmds);
+        self.dialogs(&ctx);
         for c in cmds {
             self.run(&ctx, c);
         }
@@ -1541,7 +1543,7 @@ impl EditorApp {
 
     // ----- dialogs -----------------------------------------------------------
 
-    fn dialogs(&mut self, ctx: &egui::Context, cmds: &mut Vec<Command>) {
+    fn dialogs(&mut self, ctx: &egui::Context) {
         if let Some(err) = self.error.clone() {
             let mut close = false;
             egui::Modal::new(egui::Id::unique("error")).show(ctx, |ui| {
@@ -1571,9 +1573,15 @@ impl EditorApp {
                     PathPurpose::Png => "Export view as PNG",
                     PathPurpose::Svg => "Export view as SVG",
                 };
+                let ext = match purpose {
+                    PathPurpose::Open | PathPurpose::SaveAs => "json",
+                    PathPurpose::Png => "png",
+                    PathPurpose::Svg => "svg",
+                };
                 let mut go = false;
+                let confirm = self.confirm_overwrite.clone();
                 egui::Modal::new(egui::Id::unique("path")).show(ctx, |ui| {
-                    ui.set_min_width(480.0);
+                    ui.set_min_width(520.0);
                     ui.heading(title);
                     ui.label("Path:");
                     let r =
@@ -1581,6 +1589,45 @@ impl EditorApp {
                     if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
                         go = true;
                     }
+                    if let Some(c) = &confirm
+                        && c.as_path() == Path::new(text.trim())
+                    {
+                        ui.colored_label(
+                            Color32::from_rgb(240, 180, 60),
+                            format!("{} exists. Press OK again to replace it.", c.display()),
+                        );
+                    }
+                    // A small browser: the folder of the typed path, folders first.
+                    let (dir, entries) = files::list_dir(text.trim(), ext);
+                    ui.label(RichText::new(format!("In {}", dir.display())).small());
+                    egui::ScrollArea::vertical()
+                        .max_height(220.0)
+                        .id_salt("browse")
+                        .show(ui, |ui| {
+                            if let Some(parent) = dir.parent()
+                                && ui.link("../").clicked()
+                            {
+                                text = format!("{}/", parent.display());
+                            }
+                            for (path, is_dir) in entries {
+                                let name = path
+                                    .file_name()
+                                    .map(|n| n.to_string_lossy().into_owned())
+                                    .unwrap_or_default();
+                                let shown = if is_dir { format!("{name}/") } else { name };
+                                let r = ui.link(shown);
+                                if r.clicked() {
+                                    text = if is_dir {
+                                        format!("{}/", path.display())
+                                    } else {
+                                        path.display().to_string()
+                                    };
+                                }
+                                if !is_dir && r.double_clicked() {
+                                    go = true;
+                                }
+                            }
+                        });
                     if purpose == PathPurpose::Open {
                         let recent = self.store.recent();
                         if !recent.is_empty() {
@@ -1603,11 +1650,25 @@ impl EditorApp {
                         }
                     });
                 });
+                let path = PathBuf::from(text.trim());
+                if go && (text.trim().is_empty() || text.trim().ends_with('/') || path.is_dir()) {
+                    go = false;
+                    self.status = "Type or pick a file name".into();
+                }
+                // Replacing another file needs a second OK: it may be someone's work.
+                let replaces = purpose != PathPurpose::Open
+                    && path.exists()
+                    && self.doc.path.as_deref() != Some(path.as_path());
+                if go && replaces && self.confirm_overwrite.as_ref() != Some(&path) {
+                    go = false;
+                    self.confirm_overwrite = Some(path.clone());
+                }
                 if go {
                     keep = false;
-                    let path = PathBuf::from(text.trim());
+                    self.confirm_overwrite = None;
                     match purpose {
-                        PathPurpose::Open => cmds.push(Command::OpenPath(path)),
+                        // The unsaved-changes question was asked before this dialog opened.
+                        PathPurpose::Open => self.open(&path),
                         PathPurpose::SaveAs => {
                             if self.save_to(&path)
                                 && let Some(p) = self.pending.take()
@@ -1620,6 +1681,8 @@ impl EditorApp {
                     }
                 } else if keep {
                     self.dialog = Some(Dialog::Path { purpose, text });
+                } else {
+                    self.confirm_overwrite = None;
                 }
             }
             Dialog::Unsaved => {

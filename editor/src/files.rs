@@ -169,6 +169,39 @@ fn process_alive(pid: u32) -> bool {
     proc.is_dir() && proc.join(pid.to_string()).exists()
 }
 
+/// The folder a typed path points into, and its folders and `.ext` files
+/// (hidden ones left out), folders first, each group by name.
+pub fn list_dir(typed: &str, ext: &str) -> (PathBuf, Vec<(PathBuf, bool)>) {
+    let p = PathBuf::from(if typed.is_empty() { "." } else { typed });
+    let dir = if typed.ends_with('/') || p.is_dir() {
+        p
+    } else {
+        p.parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."))
+    };
+    let mut out: Vec<(PathBuf, bool)> = std::fs::read_dir(&dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .filter_map(|e| {
+                    let path = e.path();
+                    let is_dir = path.is_dir();
+                    let wanted = is_dir
+                        || path
+                            .extension()
+                            .is_some_and(|x| x.eq_ignore_ascii_case(ext));
+                    wanted.then_some((path, is_dir))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    out.truncate(500);
+    (dir, out)
+}
+
 /// Loads a map for the editor; the error text is the loader's own message.
 pub fn load_map(path: &Path) -> Result<Map, String> {
     Map::load(path).map_err(|e| e.to_string())

@@ -433,3 +433,54 @@ fn a_new_pointy_top_map_is_painted_where_clicked() {
     assert!(h.state_mut().save_to(&out));
     assert!(same_content(&Map::load(&out).unwrap(), h.state().doc.map()));
 }
+
+#[test]
+fn open_asks_once_and_save_as_asks_before_replacing_a_file() {
+    use hexsight_editor::app::{Dialog, PathPurpose};
+    let s = setup();
+    let other = s.dir.path().join("other.json");
+    std::fs::write(&other, DEMO.replace("Demo hill", "Other map")).unwrap();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    key(&mut h, Key::B);
+    click(&mut h, "J2");
+    ctrl(&mut h, Key::O);
+    h.run_steps(2);
+    h.get_by_label("Discard").click();
+    h.run_steps(3);
+    let text = other.display().to_string();
+    h.state_mut().dialog = Some(Dialog::Path {
+        purpose: PathPurpose::Open,
+        text,
+    });
+    h.run_steps(3);
+    h.get_by_label("OK").click();
+    h.run_steps(3);
+    assert_eq!(
+        h.state().doc.map().name,
+        "Other map",
+        "opened without a second question"
+    );
+    assert!(h.state().dialog.is_none());
+
+    // Save as over the first map: the first OK only warns.
+    key(&mut h, Key::B);
+    click(&mut h, "J3");
+    let text = s.map.display().to_string();
+    h.state_mut().dialog = Some(Dialog::Path {
+        purpose: PathPurpose::SaveAs,
+        text,
+    });
+    h.run_steps(3);
+    h.get_by_label("OK").click();
+    h.run_steps(3);
+    h.get_by_label_contains("exists. Press OK again");
+    assert_eq!(
+        Map::load(&s.map).unwrap().name,
+        "Demo hill",
+        "not replaced yet"
+    );
+    h.get_by_label("OK").click();
+    h.run_steps(3);
+    assert_eq!(Map::load(&s.map).unwrap().name, "Other map");
+    assert_eq!(h.state().doc.path.as_deref(), Some(s.map.as_path()));
+}
