@@ -803,6 +803,11 @@ impl EditorApp {
                 ));
                 ui.separator();
             }
+            if self.doc.is_dirty() {
+                ui.colored_label(Color32::from_rgb(240, 180, 60), "modified")
+                    .on_hover_text("Unsaved changes (autosaved for recovery)");
+                ui.separator();
+            }
             ui.label(format!("{}x{} {}", map.cols, map.rows, map.ruleset.name));
             ui.separator();
             ui.label(format!("zoom {:.0}%", self.view.zoom / 24.0 * 100.0));

@@ -10,6 +10,14 @@ use std::path::PathBuf;
 
 /// Most undo steps kept; older ones are dropped first.
 pub const UNDO_LIMIT: usize = 200;
+/// Hexes kept over all undo snapshots (about 300 MB): a huge map keeps fewer steps
+/// rather than running the machine out of memory.
+pub const UNDO_HEX_BUDGET: usize = 25_000_000;
+
+/// How many undo steps a map of `hexes` hexes keeps.
+pub fn undo_steps(hexes: usize) -> usize {
+    (UNDO_HEX_BUDGET / hexes.max(1)).clamp(1, UNDO_LIMIT)
+}
 
 #[derive(Clone)]
 struct Snapshot {
@@ -118,8 +126,9 @@ impl Document {
             return false;
         }
         self.undo.push(before);
-        if self.undo.len() > UNDO_LIMIT {
-            self.undo.remove(0);
+        let keep = undo_steps(self.map.len());
+        if self.undo.len() > keep {
+            self.undo.drain(..self.undo.len() - keep);
         }
         self.redo.clear();
         self.revision = self.next_revision;
@@ -217,6 +226,13 @@ mod tests {
         assert!(!d.is_dirty(), "undo back to the saved state is clean");
         assert!(d.redo());
         assert_eq!(d.map().cell(Hex::new(0, 0)).unwrap().terrain, 1);
+    }
+
+    #[test]
+    fn big_maps_keep_fewer_undo_steps() {
+        assert_eq!(undo_steps(150), UNDO_LIMIT);
+        assert_eq!(undo_steps(4_000_000), 6);
+        assert_eq!(undo_steps(usize::MAX), 1);
     }
 
     #[test]
