@@ -44,6 +44,10 @@ pub enum Command {
     Brush(u32),
     /// Cancel the running overlay job.
     CancelJob,
+    /// Pick the previous terrain (or hexside, marker kind) in the palette.
+    PrevKind,
+    /// Pick the next terrain (or hexside, marker kind) in the palette.
+    NextKind,
 }
 
 const CTRL: Modifiers = Modifiers::COMMAND;
@@ -74,6 +78,8 @@ impl Command {
             Command::Tool(t) => t.name().into(),
             Command::Brush(n) => format!("Brush size {n}"),
             Command::CancelJob => "Cancel analysis".into(),
+            Command::PrevKind => "Previous terrain / kind".into(),
+            Command::NextKind => "Next terrain / kind".into(),
         }
     }
 
@@ -100,6 +106,8 @@ impl Command {
             Command::Brush(2) => k(Modifiers::NONE, Key::Num2),
             Command::Brush(3) => k(Modifiers::NONE, Key::Num3),
             Command::CancelJob => k(Modifiers::NONE, Key::Escape),
+            Command::PrevKind => k(Modifiers::NONE, Key::OpenBracket),
+            Command::NextKind => k(Modifiers::NONE, Key::CloseBracket),
             Command::OpenPath(_) | Command::Brush(_) => None,
         }
     }
@@ -133,6 +141,8 @@ impl Command {
         v.extend(Tool::ALL.iter().map(|t| Command::Tool(*t)));
         v.extend((1..=3).map(Command::Brush));
         v.push(Command::CancelJob);
+        v.push(Command::PrevKind);
+        v.push(Command::NextKind);
         v
     }
 
@@ -162,6 +172,8 @@ pub fn format_shortcut(s: &KeyboardShortcut) -> String {
         Key::Plus => "+",
         Key::Minus => "-",
         Key::Escape => "Esc",
+        Key::OpenBracket => "[",
+        Key::CloseBracket => "]",
         k => k.name(),
     };
     t

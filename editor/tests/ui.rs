@@ -484,3 +484,26 @@ fn open_asks_once_and_save_as_asks_before_replacing_a_file() {
     assert_eq!(Map::load(&s.map).unwrap().name, "Other map");
     assert_eq!(h.state().doc.path.as_deref(), Some(s.map.as_path()));
 }
+
+#[test]
+fn brackets_step_through_the_palette_and_the_readout_follows_the_pointer() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    h.get_by_label("Woods").click();
+    h.run_steps(2);
+    key(&mut h, Key::CloseBracket);
+    assert_eq!(h.state().settings.terrain, 2, "woods -> building");
+    key(&mut h, Key::OpenBracket);
+    key(&mut h, Key::OpenBracket);
+    assert_eq!(h.state().settings.terrain, 0);
+    key(&mut h, Key::OpenBracket);
+    assert_eq!(h.state().settings.terrain, 5, "wraps to the last terrain");
+    // Exposure, then hover a hex: its count is shown.
+    h.state_mut().overlay = Some(hexsight_editor::canvas::Overlay::Exposure);
+    h.run_steps(2);
+    h.state_mut().finish_jobs();
+    let p = pos(&h, "A1");
+    h.event(Event::PointerMoved(p));
+    h.run_steps(3);
+    h.get_by_label_contains("A1: seen by");
+}

@@ -461,6 +461,26 @@ impl EditorApp {
             Command::ToggleLabels => self.labels = !self.labels,
             Command::Tool(t) => self.set_tool(t),
             Command::Brush(n) => self.settings.brush = n.clamp(1, 3),
+            Command::PrevKind | Command::NextKind => {
+                let step = if cmd == Command::NextKind { 1 } else { -1 };
+                let rs = self.doc.map().ruleset.clone();
+                let cycle = |i: u16, n: usize| {
+                    if n == 0 {
+                        0
+                    } else {
+                        (i as i64 + step).rem_euclid(n as i64) as u16
+                    }
+                };
+                match self.tool {
+                    Tool::Hexside => {
+                        self.settings.hexside = cycle(self.settings.hexside, rs.hexsides.len())
+                    }
+                    Tool::Marker => {
+                        self.settings.marker = cycle(self.settings.marker, rs.markers.len())
+                    }
+                    _ => self.settings.terrain = cycle(self.settings.terrain, rs.terrain.len()),
+                }
+            }
             Command::CancelJob => {
                 if self.jobs.busy() {
                     self.jobs.cancel();

@@ -295,8 +295,46 @@ impl EditorApp {
             }
             _ => {}
         }
+        self.overlay_readout(ui);
         ui.separator();
         self.hex_panel(ui);
+    }
+
+    /// The overlay's value under the pointer, and its range.
+    pub(super) fn overlay_readout(&mut self, ui: &mut Ui) {
+        let Some((kind, data, stale)) = self.overlay_data() else {
+            return;
+        };
+        let map = self.doc.map();
+        if let JobOutput::Exposure(v) = data.as_ref() {
+            let max = v.iter().copied().max().unwrap_or(0);
+            ui.label(format!("From 0 to {max} hexes see a hex."));
+        }
+        if let Some(h) = self.hover
+            && let Some(i) = map.index(h)
+        {
+            let text = match data.as_ref() {
+                JobOutput::Viewshed(v) => v.get(i).map(|x| {
+                    let from = self.selected.map(|s| map.label(s)).unwrap_or_default();
+                    format!("{}: {} from {from}", map.label(h), x.as_str())
+                }),
+                JobOutput::Exposure(v) => v
+                    .get(i)
+                    .map(|n| format!("{}: seen by {n} hexes", map.label(h))),
+            };
+            if let Some(t) = text {
+                ui.label(t);
+            }
+        }
+        if stale {
+            ui.label(
+                RichText::new(format!(
+                    "{} is being recomputed after the edit.",
+                    kind.name()
+                ))
+                .small(),
+            );
+        }
     }
 
     pub(super) fn overlay_choice(&mut self, ui: &mut Ui) {
