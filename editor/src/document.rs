@@ -41,6 +41,10 @@ pub struct Document {
     open_edit: Option<Snapshot>,
     /// Bumped on every change, committed or not: overlays key on it.
     generation: u64,
+    /// The edit being committed may join the previous step.
+    merge_next: bool,
+    /// The revision a merging edit left, so only an unbroken run merges.
+    last_merge_revision: Option<u64>,
 }
 
 impl Document {
@@ -56,6 +60,8 @@ impl Document {
             saved_revision: Some(0),
             open_edit: None,
             generation: 0,
+            merge_next: false,
+            last_merge_revision: None,
         }
     }
 
@@ -119,13 +125,20 @@ impl Document {
 
     /// Closes the open edit as one undo step, or drops it if nothing changed.
     pub fn commit(&mut self) -> bool {
+        let merge = std::mem::take(&mut self.merge_next);
         let Some(before) = self.open_edit.take() else {
             return false;
         };
         if same_content(&before.map, &self.map) {
             return false;
         }
-        self.undo.push(before);
+        // Typing into a field: one step for the run of keystrokes, not one per key.
+        let same_run = merge
+            && self.last_merge_revision == Some(self.revision)
+            && self.undo.last().is_some_and(|u| u.label == before.label);
+        if !same_run {
+            self.undo.push(before);
+        }
         let keep = undo_steps(self.map.len());
         if self.undo.len() > keep {
             self.undo.drain(..self.undo.len() - keep);
@@ -133,7 +146,18 @@ impl Document {
         self.redo.clear();
         self.revision = self.next_revision;
         self.next_revision += 1;
+        self.last_merge_revision = merge.then_some(self.revision);
         true
+    }
+
+    /// Like [`Document::edit`], but consecutive edits with the same label
+    /// (keystrokes in one text field) make one undo step.
+    pub fn edit_merging(&mut self, label: &str, f: impl FnOnce(&mut Map)) -> bool {
+        self.commit();
+        self.begin(label);
+        f(self.map_mut());
+        self.merge_next = true;
+        self.commit()
     }
 
     /// A one-shot edit: open, apply, commit. Returns whether anything changed.
@@ -226,6 +250,22 @@ mod tests {
         assert!(!d.is_dirty(), "undo back to the saved state is clean");
         assert!(d.redo());
         assert_eq!(d.map().cell(Hex::new(0, 0)).unwrap().terrain, 1);
+    }
+
+    #[test]
+    fn typing_in_a_field_is_one_step_until_something_else_happens() {
+        let mut d = doc();
+        for name in ["a", "ab", "abc"] {
+            d.edit_merging("Rename", |m| m.name = name.into());
+        }
+        d.edit("paint", |m| m.cell_mut(Hex::new(0, 0)).unwrap().terrain = 1);
+        d.edit_merging("Rename", |m| m.name = "abcd".into());
+        assert!(d.undo());
+        assert_eq!(d.map().name, "abc");
+        assert!(d.undo());
+        assert!(d.undo());
+        assert_eq!(d.map().name, "t");
+        assert!(!d.undo());
     }
 
     #[test]

@@ -534,7 +534,7 @@ impl EditorApp {
             if (side.as_str(), kind.as_str(), state.as_str(), facing)
                 != (u.side.as_str(), u.kind.as_str(), u.state.as_str(), u.facing)
             {
-                self.doc.edit("Edit unit", |m| {
+                self.doc.edit_merging(&format!("Edit unit {id}"), |m| {
                     if let Some(x) = m.units.iter_mut().find(|x| x.id == id) {
                         x.side = side;
                         x.kind = kind;
