@@ -44,6 +44,8 @@ pub enum Command {
     Brush(u32),
     /// Cancel the running overlay job.
     CancelJob,
+    /// Show the keyboard shortcuts.
+    Help,
     /// Pick the previous terrain (or hexside, marker kind) in the palette.
     PrevKind,
     /// Pick the next terrain (or hexside, marker kind) in the palette.
@@ -78,6 +80,7 @@ impl Command {
             Command::Tool(t) => t.name().into(),
             Command::Brush(n) => format!("Brush size {n}"),
             Command::CancelJob => "Cancel analysis".into(),
+            Command::Help => "Keyboard shortcuts".into(),
             Command::PrevKind => "Previous terrain / kind".into(),
             Command::NextKind => "Next terrain / kind".into(),
         }
@@ -106,6 +109,7 @@ impl Command {
             Command::Brush(2) => k(Modifiers::NONE, Key::Num2),
             Command::Brush(3) => k(Modifiers::NONE, Key::Num3),
             Command::CancelJob => k(Modifiers::NONE, Key::Escape),
+            Command::Help => k(Modifiers::NONE, Key::F1),
             Command::PrevKind => k(Modifiers::NONE, Key::OpenBracket),
             Command::NextKind => k(Modifiers::NONE, Key::CloseBracket),
             Command::OpenPath(_) | Command::Brush(_) => None,
@@ -141,6 +145,7 @@ impl Command {
         v.extend(Tool::ALL.iter().map(|t| Command::Tool(*t)));
         v.extend((1..=3).map(Command::Brush));
         v.push(Command::CancelJob);
+        v.push(Command::Help);
         v.push(Command::PrevKind);
         v.push(Command::NextKind);
         v

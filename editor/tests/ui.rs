@@ -507,3 +507,25 @@ fn brackets_step_through_the_palette_and_the_readout_follows_the_pointer() {
     h.run_steps(3);
     h.get_by_label_contains("A1: seen by");
 }
+
+#[test]
+fn f1_lists_the_shortcuts_and_right_click_picks_terrain() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    key(&mut h, Key::F1);
+    h.run_steps(2);
+    assert!(
+        h.query_all_by_label_contains("Eyedropper: Click a hex")
+            .count()
+            >= 1
+    );
+    key(&mut h, Key::B);
+    h.get_by_label("Marsh").click();
+    h.run_steps(2);
+    let p = pos(&h, "C3");
+    press(&mut h, p, PointerButton::Secondary, true);
+    press(&mut h, p, PointerButton::Secondary, false);
+    h.run_steps(2);
+    assert_eq!(h.state().settings.terrain, 1, "picked the woods of C3");
+    assert_eq!(terrain(&h, "C3"), "woods", "right-click does not paint");
+}

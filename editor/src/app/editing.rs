@@ -142,6 +142,17 @@ impl EditorApp {
     pub(super) fn canvas_actions(&mut self, ctx: &egui::Context, resp: &egui::Response) {
         let primary_down = ctx.input(|i| i.pointer.primary_down());
         let h = self.hover;
+        // Right-click with a painting tool picks the terrain under it, as in most map editors.
+        if (self.tool.is_brush() || self.tool == Tool::Fill)
+            && resp.clicked_by(PointerButton::Secondary)
+            && let Some(c) = h.and_then(|h| self.doc.map().cell(h).copied())
+        {
+            self.settings.terrain = c.terrain;
+            self.settings.level = c.level;
+            let name = &self.doc.map().ruleset.terrain[c.terrain as usize].name;
+            self.status = format!("Picked {name} level {}", c.level);
+            return;
+        }
         if self.tool.is_brush() {
             let painting = resp.is_pointer_button_down_on() && primary_down;
             let had_stroke = self.stroke.is_some();

@@ -156,6 +156,7 @@ pub struct EditorApp {
     /// Exports to run once the first frames are drawn (command line).
     pub script: Option<Script>,
     confirm_overwrite: Option<PathBuf>,
+    show_help: bool,
     frame: u64,
 }
 
@@ -209,6 +210,7 @@ impl EditorApp {
             title: String::new(),
             script: None,
             confirm_overwrite: None,
+            show_help: false,
             frame: 0,
         };
         app.settings.terrain = app.doc.map().ruleset.terrain.len().min(2).saturating_sub(1) as u16;
@@ -461,6 +463,7 @@ impl EditorApp {
             Command::ToggleLabels => self.labels = !self.labels,
             Command::Tool(t) => self.set_tool(t),
             Command::Brush(n) => self.settings.brush = n.clamp(1, 3),
+            Command::Help => self.show_help = !self.show_help,
             Command::PrevKind | Command::NextKind => {
                 let step = if cmd == Command::NextKind { 1 } else { -1 };
                 let rs = self.doc.map().ruleset.clone();
@@ -567,6 +570,7 @@ impl EditorApp {
             });
         egui::CentralPanel::no_frame().show(ui, |ui| self.canvas(ui));
 
+        self.help_window(&ctx);
         self.dialogs(&ctx);
         for c in cmds {
             self.run(&ctx, c);

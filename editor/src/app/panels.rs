@@ -67,6 +67,9 @@ impl EditorApp {
                     menu_item(ui, Command::Tool(t), true, cmds);
                 }
             });
+            ui.menu_button("Help", |ui| {
+                menu_item(ui, Command::Help, true, cmds);
+            });
         });
     }
 
@@ -298,6 +301,43 @@ impl EditorApp {
         self.overlay_readout(ui);
         ui.separator();
         self.hex_panel(ui);
+    }
+
+    /// A window listing every shortcut and what each tool does.
+    pub(super) fn help_window(&mut self, ctx: &egui::Context) {
+        let mut open = self.show_help;
+        egui::Window::new("Keyboard shortcuts")
+            .open(&mut open)
+            .default_width(460.0)
+            .show(ctx, |ui| {
+                egui::Grid::new("shortcuts")
+                    .striped(true)
+                    .num_columns(2)
+                    .show(ui, |ui| {
+                        for c in Command::with_shortcuts() {
+                            ui.monospace(c.shortcut_text());
+                            match &c {
+                                Command::Tool(t) => ui.label(format!("{}: {}", t.name(), t.help())),
+                                c => ui.label(c.label()),
+                            };
+                            ui.end_row();
+                        }
+                        for (k, what) in [
+                            ("Space+drag", "pan (or middle-drag)"),
+                            ("Wheel", "zoom at the pointer"),
+                            (
+                                "Right-click",
+                                "with a painting tool: pick the terrain under the pointer",
+                            ),
+                            ("Shift+click", "with the unit tool: stack another unit"),
+                        ] {
+                            ui.monospace(k);
+                            ui.label(what);
+                            ui.end_row();
+                        }
+                    });
+            });
+        self.show_help = open;
     }
 
     /// The overlay's value under the pointer, and its range.
