@@ -48,7 +48,8 @@ kill \$pid 2>/dev/null || true
 wait \$pid 2>/dev/null || true
 INNER
 chmod +x "$tmp/run.sh"
-xvfb-run -a -s "-screen 0 1400x860x24" "$tmp/run.sh"
+# Never hang CI: the whole run gets two minutes.
+timeout 120 xvfb-run -a -s "-screen 0 1400x860x24" "$tmp/run.sh"
 
 # Blank check: a drawn editor has many colours and a clear spread of values.
 sd="$(identify -format '%[fx:standard_deviation]' "$out")"
