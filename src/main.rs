@@ -29,6 +29,16 @@ enum Command {
     Validate(cmd::validate::Args),
     /// Movement cost from one hex into an adjacent one.
     Move(cmd::movement::Args),
+    /// What one hex sees: every hex visible, hindered or blocked, and the blind hexes.
+    Viewshed(cmd::viewshed::Args),
+    /// The blind hexes of one observer: hidden only by obstacles lower than it.
+    Blind(cmd::blind::Args),
+    /// For every hex, how many hexes it sees and how many see it (optionally between zones).
+    Exposure(cmd::exposure::Args),
+    /// Everything at once: matrix, heatmaps, viewsheds, blind zones and an index.html.
+    Report(cmd::report::Args),
+    /// Synthetic terrain (hills, woods, villages, hedgerows) for benchmarks and demos.
+    Generate(cmd::generate::Args),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +48,11 @@ fn main() -> ExitCode {
         Command::Matrix(a) => cmd::matrix::run(a),
         Command::Validate(a) => cmd::validate::run(a),
         Command::Move(a) => cmd::movement::run(a),
+        Command::Viewshed(a) => cmd::viewshed::run(a),
+        Command::Blind(a) => cmd::blind::run(a),
+        Command::Exposure(a) => cmd::exposure::run(a),
+        Command::Report(a) => cmd::report::run(a),
+        Command::Generate(a) => cmd::generate::run(a),
     };
     match result {
         Ok(code) => code,

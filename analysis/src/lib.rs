@@ -7,6 +7,7 @@
 
 pub mod engine;
 pub mod error;
+pub mod export;
 pub mod hex;
 pub mod los;
 pub mod map;

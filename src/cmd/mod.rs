@@ -1,14 +1,115 @@
 //! One module per subcommand: parse arguments, call the library, print.
 
+pub mod blind;
+pub mod exposure;
+pub mod generate;
 pub mod los;
 pub mod matrix;
 pub mod movement;
+pub mod report;
 pub mod validate;
+pub mod viewshed;
 
+use anyhow::Context;
 use hexsight_analysis::Map;
+use hexsight_analysis::engine::matrix::Selection;
+use hexsight_analysis::engine::zone::parse_zone;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Loads a map; the library's error already names the file and the place.
 pub fn load_map(path: &Path) -> anyhow::Result<Map> {
     Ok(Map::load(path)?)
+}
+
+/// Sizes rayon's pool (`--threads`); 0 or none means one per core.
+pub fn set_threads(n: Option<usize>) -> anyhow::Result<()> {
+    if let Some(n) = n.filter(|&n| n > 0) {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .context("setting up the thread pool")?;
+    }
+    Ok(())
+}
+
+/// A flag Ctrl-C sets; long runs poll it and stop without writing.
+pub fn interrupt_flag() -> &'static AtomicBool {
+    static FLAG: AtomicBool = AtomicBool::new(false);
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let _ = ctrlc::set_handler(|| FLAG.store(true, Ordering::SeqCst));
+    });
+    &FLAG
+}
+
+/// Observers and targets from `--from` / `--to` zones (the whole map when absent).
+pub fn selection(map: &Map, from: Option<&str>, to: Option<&str>) -> anyhow::Result<Selection> {
+    let all = Selection::all(map);
+    Ok(Selection {
+        from: match from {
+            Some(z) => parse_zone(map, z)?,
+            None => all.from,
+        },
+        to: match to {
+            Some(z) => parse_zone(map, z)?,
+            None => all.to,
+        },
+    })
+}
+
+/// A progress bar on stderr (rate and ETA) that appears only once a run has
+/// lasted more than a moment, and only on a terminal.
+pub struct Progress {
+    start: Instant,
+    what: &'static str,
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+impl Progress {
+    /// A progress reporter for a run counting `what` (`pairs`).
+    pub fn new(what: &'static str) -> Progress {
+        Progress {
+            start: Instant::now(),
+            what,
+            bar: Mutex::new(None),
+        }
+    }
+
+    /// Reports `done` of `total`.
+    pub fn update(&self, done: u64, total: u64) {
+        if self.start.elapsed() < Duration::from_millis(700) {
+            return;
+        }
+        let Ok(mut bar) = self.bar.try_lock() else {
+            return;
+        };
+        let b = bar.get_or_insert_with(|| {
+            let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            let style = format!(
+                "{{bar:40}} {{percent:>3}}% {{human_pos}}/{{human_len}} {} {{per_sec}} ETA {{eta}}",
+                self.what
+            );
+            if let Ok(s) = ProgressStyle::with_template(&style) {
+                b.set_style(s);
+            }
+            b
+        });
+        b.set_position(done);
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        if let Ok(Some(b)) = self.bar.lock().map(|mut b| b.take()) {
+            b.finish_and_clear();
+        }
+    }
+
+    /// Seconds since the start.
+    pub fn seconds(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
 }

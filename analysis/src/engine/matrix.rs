@@ -1,13 +1,17 @@
-//! The all-pairs visibility matrix.
+//! The all-pairs visibility matrix: bit-packed, computed in parallel.
 
+use super::fast::Engine;
+use crate::error::{Error, ErrorKind, Result};
 use crate::los::line_of_sight;
 use crate::map::Map;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// Who sees whom: a square bit matrix over the map's hexes in index order.
+/// Who sees whom: a bit matrix, one row per observer, one bit per target.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BitMatrix {
     n: usize,
+    cols: usize,
     words_per_row: usize,
     bits: Vec<u64>,
 }
@@ -15,20 +19,36 @@ pub struct BitMatrix {
 impl BitMatrix {
     /// An all-zero `n` x `n` matrix.
     pub fn new(n: usize) -> Self {
-        let words_per_row = n.div_ceil(64);
+        Self::with_shape(n, n)
+    }
+
+    /// An all-zero matrix of `rows` observers and `cols` targets.
+    pub fn with_shape(rows: usize, cols: usize) -> Self {
+        let words_per_row = cols.div_ceil(64);
         BitMatrix {
-            n,
+            n: rows,
+            cols,
             words_per_row,
-            bits: vec![0; n * words_per_row],
+            bits: vec![0; rows * words_per_row],
         }
     }
 
-    /// Side length.
+    /// Bytes a matrix of this shape takes.
+    pub fn bytes_for(rows: usize, cols: usize) -> u64 {
+        rows as u64 * cols.div_ceil(64) as u64 * 8
+    }
+
+    /// Number of rows (observers).
     pub fn len(&self) -> usize {
         self.n
     }
 
-    /// True for a 0 x 0 matrix.
+    /// Number of columns (targets).
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// True for a matrix without rows.
     pub fn is_empty(&self) -> bool {
         self.n == 0
     }
@@ -38,7 +58,7 @@ impl BitMatrix {
         self.bits[i * self.words_per_row + j / 64] >> (j % 64) & 1 == 1
     }
 
-    /// One observer's row as words.
+    /// One observer's row as words (bit `j % 64` of word `j / 64` is target `j`).
     pub fn row(&self, i: usize) -> &[u64] {
         &self.bits[i * self.words_per_row..(i + 1) * self.words_per_row]
     }
@@ -46,6 +66,259 @@ impl BitMatrix {
     /// Mutable rows, for parallel filling.
     pub fn rows_mut(&mut self) -> std::slice::ChunksMut<'_, u64> {
         self.bits.chunks_mut(self.words_per_row)
+    }
+
+    /// Number of targets observer `i` sees.
+    pub fn count_row(&self, i: usize) -> usize {
+        self.row(i).iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Number of set bits.
+    pub fn count(&self) -> u64 {
+        self.bits.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// Makes a square matrix symmetric: `M = M | Mᵀ`, 64x64 blocks at a time, in place.
+    fn symmetrise(&mut self) {
+        let blocks = self.n.div_ceil(64);
+        let w = self.words_per_row;
+        let (mut x, mut y) = ([0u64; 64], [0u64; 64]);
+        for bi in 0..blocks {
+            for bj in bi..blocks {
+                let load = |bits: &[u64], br: usize, bc: usize, out: &mut [u64; 64]| {
+                    for (k, b) in out.iter_mut().enumerate() {
+                        let row = br * 64 + k;
+                        *b = if row < self.n { bits[row * w + bc] } else { 0 };
+                    }
+                };
+                load(&self.bits, bi, bj, &mut x);
+                load(&self.bits, bj, bi, &mut y);
+                let (xt, yt) = (transposed(&x), transposed(&y));
+                for k in 0..64 {
+                    if bi * 64 + k < self.n {
+                        self.bits[(bi * 64 + k) * w + bj] = x[k] | yt[k];
+                    }
+                    if bj * 64 + k < self.n {
+                        self.bits[(bj * 64 + k) * w + bi] = y[k] | xt[k];
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn transposed(a: &[u64; 64]) -> [u64; 64] {
+    let mut t = *a;
+    transpose64(&mut t);
+    t
+}
+
+/// Transposes a 64x64 bit block: bit `c` of word `r` moves to bit `r` of word `c`.
+fn transpose64(a: &mut [u64; 64]) {
+    let mut j = 32;
+    let mut m: u64 = 0x0000_0000_FFFF_FFFF;
+    while j != 0 {
+        let mut k = 0;
+        while k < 64 {
+            // Swap the upper-right and lower-left j x j sub-blocks.
+            let t = ((a[k] >> j) ^ a[k + j]) & m;
+            a[k] ^= t << j;
+            a[k + j] ^= t;
+            k = (k + j + 1) & !j;
+        }
+        j >>= 1;
+        m ^= m << j;
+    }
+}
+
+/// Observers and targets of a matrix, by map index (both sorted).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// Observer hexes (rows).
+    pub from: Vec<usize>,
+    /// Target hexes (columns).
+    pub to: Vec<usize>,
+}
+
+impl Selection {
+    /// Every hex as observer and as target.
+    pub fn all(map: &Map) -> Selection {
+        Selection {
+            from: (0..map.len()).collect(),
+            to: (0..map.len()).collect(),
+        }
+    }
+
+    /// True when both are the whole map.
+    pub fn is_all(&self, map: &Map) -> bool {
+        self.from.len() == map.len() && self.to.len() == map.len()
+    }
+}
+
+/// A matrix with the hexes its rows and columns stand for.
+#[derive(Clone, Debug)]
+pub struct Matrix {
+    /// Rows and columns.
+    pub sel: Selection,
+    /// The bits.
+    pub bits: BitMatrix,
+}
+
+/// Run-time controls: threads, cancellation and progress.
+pub struct Control<'a> {
+    /// Set from another thread (Ctrl-C) to stop; the run then returns an error.
+    pub cancel: &'a AtomicBool,
+    /// Called now and then with (pairs done, pairs in all).
+    pub progress: &'a (dyn Fn(u64, u64) + Sync),
+}
+
+impl Default for Control<'static> {
+    fn default() -> Self {
+        static NEVER: AtomicBool = AtomicBool::new(false);
+        Control {
+            cancel: &NEVER,
+            progress: &|_, _| {},
+        }
+    }
+}
+
+/// Memory a matrix run needs, in bytes: the bits plus the precomputed walks and grids.
+pub fn estimate_bytes(map: &Map, sel: &Selection) -> u64 {
+    BitMatrix::bytes_for(sel.from.len(), sel.to.len())
+        + super::lines::estimate_bytes(map.cols as usize, map.rows as usize) as u64
+        + map.len() as u64 * 64
+}
+
+/// Refuses, with a message naming the way out, a run that would not fit in `available` bytes.
+pub fn check_memory(map: &Map, sel: &Selection, available: u64) -> Result<()> {
+    let need = estimate_bytes(map, sel);
+    if need > available {
+        let mb = |b: u64| b.div_ceil(1 << 20);
+        return Err(Error::new(
+            ErrorKind::Query,
+            format!(
+                "a {} x {} matrix needs about {} MiB but only {} MiB of memory is available; restrict the observers with --from and the targets with --to (for example --from A1:J10 --to K1:T10)",
+                sel.from.len(),
+                sel.to.len(),
+                mb(need),
+                mb(available)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Memory the system can give now (Linux `MemAvailable`), if known.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The error a cancelled run returns.
+pub fn cancelled() -> Error {
+    Error::new(ErrorKind::Query, "interrupted; nothing was written")
+}
+
+/// The matrix for `sel`, computed with the fast engine in parallel on the current rayon pool.
+///
+/// For the whole map under reciprocal rules only one of each pair `(i, j)`,
+/// `(j, i)` is computed (offset by offset, see [`Engine::half_from_group`]) and
+/// the matrix is then made symmetric, halving the work.
+pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix> {
+    let map = engine.map();
+    let mut bits = BitMatrix::with_shape(sel.from.len(), sel.to.len());
+    let symmetric = sel.is_all(map) && engine.is_reciprocal();
+    let total: u64 = if symmetric {
+        map.len() as u64 * (map.len() as u64 / 2 + 1)
+    } else {
+        sel.from.len() as u64 * sel.to.len() as u64
+    };
+    let done = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let tick = |n: u64| {
+        let before = done.fetch_add(n, Ordering::Relaxed);
+        (ctl.progress)(before + n, total);
+        if ctl.cancel.load(Ordering::Relaxed) {
+            stop.store(true, Ordering::Relaxed);
+        }
+    };
+    if symmetric {
+        // Offset by offset over groups of hexes; every row belongs to one group,
+        // so the groups write disjoint rows.
+        let rows = SharedRows {
+            ptr: bits.bits.as_mut_ptr(),
+            words: bits.words_per_row,
+            n: bits.n,
+        };
+        let groups = engine.groups();
+        let per_group: Vec<u64> = groups
+            .iter()
+            .map(|g| g.idx.len() as u64 * (map.len() as u64 / 2 + 1))
+            .collect();
+        (0..groups.len())
+            .into_par_iter()
+            .with_max_len(1)
+            .for_each(|g| {
+                let rows = &rows;
+                engine.half_from_group(g, &stop, |i, j| {
+                    // SAFETY: row `i` belongs to group `g` only, so no other task writes it.
+                    unsafe { rows.set(i, j) }
+                });
+                tick(per_group[g]);
+            });
+        let _ = total;
+    } else {
+        bits.rows_mut()
+            .enumerate()
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .with_max_len(1)
+            .for_each(|(r, row)| {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let i = sel.from[r];
+                for (c, &j) in sel.to.iter().enumerate() {
+                    if engine.sees(i, j) {
+                        row[c / 64] |= 1 << (c % 64);
+                    }
+                }
+                tick(sel.to.len() as u64);
+            });
+    }
+    if stop.load(Ordering::Relaxed) || ctl.cancel.load(Ordering::Relaxed) {
+        return Err(cancelled());
+    }
+    if symmetric {
+        bits.symmetrise();
+    }
+    Ok(Matrix {
+        sel: sel.clone(),
+        bits,
+    })
+}
+
+/// Rows of a bit matrix written from several threads, each row by one thread only.
+struct SharedRows {
+    ptr: *mut u64,
+    words: usize,
+    n: usize,
+}
+
+// SAFETY: callers guarantee each row is written by a single thread (see `set`).
+unsafe impl Sync for SharedRows {}
+
+impl SharedRows {
+    /// Sets bit (`i`, `j`).
+    ///
+    /// # Safety
+    /// No other thread may access row `i` meanwhile.
+    unsafe fn set(&self, i: usize, j: usize) {
+        assert!(i < self.n && j / 64 < self.words);
+        // SAFETY: in bounds (checked above); row `i` is exclusively ours (caller's promise).
+        unsafe { *self.ptr.add(i * self.words + j / 64) |= 1 << (j % 64) };
     }
 }
 
@@ -65,16 +338,137 @@ pub fn matrix_plain(map: &Map) -> BitMatrix {
 
 /// Writes the matrix as CSV: a header of labels, then one row per observer of 0/1.
 pub fn write_csv(map: &Map, m: &BitMatrix, out: &mut impl std::io::Write) -> std::io::Result<()> {
-    let labels: Vec<String> = map.hexes().map(|h| map.label(h)).collect();
-    writeln!(out, ",{}", labels.join(","))?;
+    let all = Selection::all(map);
+    let sel = if m.len() == map.len() && m.cols() == map.len() {
+        all
+    } else {
+        return Err(shape_error());
+    };
+    write_csv_sel(map, &sel, m, out)
+}
+
+fn shape_error() -> std::io::Error {
+    std::io::Error::other("the matrix does not match the map; use write_csv_sel")
+}
+
+/// Writes a matrix over a selection as CSV (labels of its rows and columns).
+pub fn write_csv_sel(
+    map: &Map,
+    sel: &Selection,
+    m: &BitMatrix,
+    out: &mut (impl std::io::Write + ?Sized),
+) -> std::io::Result<()> {
+    let labels = |v: &[usize]| {
+        v.iter()
+            .map(|&i| map.label(map.hex_of(i)))
+            .collect::<Vec<_>>()
+    };
+    writeln!(out, ",{}", labels(&sel.to).join(","))?;
     let mut line = String::new();
-    for (i, label) in labels.iter().enumerate() {
+    for (r, label) in labels(&sel.from).iter().enumerate() {
         line.clear();
         line.push_str(label);
-        for j in 0..m.len() {
-            line.push_str(if m.get(i, j) { ",1" } else { ",0" });
+        for c in 0..m.cols() {
+            line.push_str(if m.get(r, c) { ",1" } else { ",0" });
         }
-        writeln!(out, "{line}")?;
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::generate::{Generator, generate};
+    use crate::hex::Layout;
+
+    #[test]
+    fn transpose_moves_every_bit() {
+        let mut a = [0u64; 64];
+        let mut x = 0x1234_5678_9abc_def1u64;
+        for w in &mut a {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *w = x;
+        }
+        let mut t = a;
+        transpose64(&mut t);
+        for (r, row) in a.iter().enumerate() {
+            for (c, col) in t.iter().enumerate() {
+                assert_eq!(row >> c & 1, col >> r & 1, "({r},{c})");
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_matrix_equals_the_plain_one() {
+        for (rs, cols, rows) in [
+            ("geometric", 11, 13),
+            ("combat-commander", 12, 12),
+            ("combat-commander", 7, 20),
+        ] {
+            let g = Generator {
+                cols,
+                rows,
+                seed: 3,
+                ruleset: rs.into(),
+                layout: Layout::default(),
+                dense: true,
+            };
+            let map = generate(&g).unwrap();
+            let e = Engine::new(&map);
+            let fast = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
+            assert_eq!(fast.bits, matrix_plain(&map), "{rs}");
+            // A restricted run gives the same bits as the full one.
+            let sel = Selection {
+                from: vec![0, 5, 17],
+                to: (3..40).collect(),
+            };
+            let part = matrix(&e, &sel, &Control::default()).unwrap();
+            for (r, &i) in sel.from.iter().enumerate() {
+                for (c, &j) in sel.to.iter().enumerate() {
+                    assert_eq!(part.bits.get(r, c), fast.bits.get(i, j));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_run_that_does_not_fit_is_refused_naming_from_and_to() {
+        let g = Generator {
+            cols: 10,
+            rows: 10,
+            seed: 1,
+            ruleset: "geometric".into(),
+            layout: Layout::default(),
+            dense: false,
+        };
+        let map = generate(&g).unwrap();
+        let err = check_memory(&map, &Selection::all(&map), 1000)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--from") && err.contains("--to"), "{err}");
+        check_memory(&map, &Selection::all(&map), 1 << 30).unwrap();
+    }
+
+    #[test]
+    fn a_cancelled_run_returns_an_error() {
+        let g = Generator {
+            cols: 10,
+            rows: 10,
+            seed: 1,
+            ruleset: "geometric".into(),
+            layout: Layout::default(),
+            dense: false,
+        };
+        let map = generate(&g).unwrap();
+        let flag = AtomicBool::new(true);
+        let ctl = Control {
+            cancel: &flag,
+            progress: &|_, _| {},
+        };
+        assert!(matrix(&Engine::new(&map), &Selection::all(&map), &ctl).is_err());
+    }
 }

@@ -1,0 +1,310 @@
+//! Synthetic but plausible terrain for benchmarks, demos and randomised tests:
+//! rounded hills (with slope hexes where they fall), woods in clumps, villages,
+//! scattered brush and marsh, hedgerows along hexsides and a few markers.
+//!
+//! The same seed gives the same map on every machine (own generator, no floats
+//! that depend on the platform beyond IEEE arithmetic).
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::hex::{Hex, Layout, Side};
+use crate::map::{HexsideFeature, Map, Marker};
+use crate::rules::{LosEffect, Ruleset};
+use std::sync::Arc;
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct Generator {
+    /// Columns.
+    pub cols: u32,
+    /// Rows.
+    pub rows: u32,
+    /// Seed of the random generator.
+    pub seed: u64,
+    /// Built-in ruleset name.
+    pub ruleset: String,
+    /// Orientation and stagger.
+    pub layout: Layout,
+    /// More hedges, markers and slopes than a real map has, for tests.
+    pub dense: bool,
+}
+
+/// A small, stable random generator (SplitMix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n`.
+    fn below(&mut self, n: u32) -> u32 {
+        (((self.next() >> 32) * u64::from(n.max(1))) >> 32) as u32
+    }
+    /// Uniform in `[0, 1)`.
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Terrain indices the generator uses, found by id or by LOS effect.
+struct Palette {
+    open: u16,
+    woods: Option<u16>,
+    building: Option<u16>,
+    brush: Option<u16>,
+    orchard: Option<u16>,
+    marsh: Option<u16>,
+}
+
+impl Palette {
+    fn of(rs: &Ruleset) -> Palette {
+        let id = |name: &str| rs.terrain_index(name).map(|i| i as u16);
+        let by = |f: &dyn Fn(&LosEffect) -> bool| {
+            rs.terrain.iter().position(|t| f(&t.los)).map(|i| i as u16)
+        };
+        let obstacle = by(&|l| *l == LosEffect::Obstacle);
+        let hindrance = by(&|l| matches!(l, LosEffect::Hindrance(_)));
+        Palette {
+            open: id("open").or(by(&|l| *l == LosEffect::Clear)).unwrap_or(0),
+            woods: id("woods").or(obstacle),
+            building: id("building").or(obstacle),
+            brush: id("brush").or(hindrance),
+            orchard: id("orchard"),
+            marsh: id("marsh"),
+        }
+    }
+}
+
+/// Builds the map.
+pub fn generate(g: &Generator) -> Result<Map> {
+    let rs = Ruleset::builtin(&g.ruleset).ok_or_else(|| {
+        Error::new(
+            ErrorKind::Query,
+            format!(
+                "unknown ruleset `{}` (built in: {})",
+                g.ruleset,
+                Ruleset::builtin_names().join(", ")
+            ),
+        )
+    })?;
+    if g.cols == 0
+        || g.rows == 0
+        || u64::from(g.cols) * u64::from(g.rows) > crate::map::file::MAX_HEXES
+    {
+        return Err(Error::new(
+            ErrorKind::Query,
+            format!(
+                "{}x{} is not a map size hexsight handles (1 to {} hexes)",
+                g.cols,
+                g.rows,
+                crate::map::file::MAX_HEXES
+            ),
+        ));
+    }
+    let rs = Arc::new(rs);
+    let name = format!(
+        "Generated {}x{} {} (seed {})",
+        g.cols, g.rows, g.ruleset, g.seed
+    );
+    let mut map = Map::new(&name, &g.ruleset, rs.clone(), g.cols, g.rows, g.layout);
+    let mut rng = Rng(g.seed ^ 0x6865_7873_6967_6874);
+    let pal = Palette::of(&rs);
+    let n = map.len();
+    let lmin = rs.levels.min.max(0);
+    let lmax = rs.levels.max.min(
+        lmin + if g.ruleset == "combat-commander" {
+            4
+        } else {
+            6
+        },
+    );
+    let pos: Vec<(f64, f64)> = map.hexes().map(|h| map.layout.center(h, 1.0)).collect();
+    let (w, hgt) = (g.cols as f64 * 1.5, g.rows as f64 * 1.8);
+
+    // Hills: rounded cones; a hex takes the highest hill over it.
+    // A few hills on mostly level ground, as on most wargame maps.
+    let hills = 1 + n / 300;
+    let mut elev = vec![0.0f64; n];
+    for _ in 0..hills {
+        let (cx, cy) = (rng.unit() * w, rng.unit() * hgt);
+        let radius = 2.0 + rng.unit() * (g.cols.min(g.rows) as f64 / 5.0 + 3.0);
+        let top = 0.6 + rng.unit() * f64::from(lmax - lmin) + 0.5;
+        for (i, &(x, y)) in pos.iter().enumerate() {
+            let d = ((x - cx).powi(2) + (y - cy).powi(2)).sqrt() / radius;
+            if d < 1.0 {
+                elev[i] = elev[i].max(top * (1.0 - d * d));
+            }
+        }
+    }
+    for (i, e) in elev.iter().enumerate() {
+        let level = (lmin + *e as i32).min(lmax);
+        let h = map.hex_of(i);
+        map.cell_mut(h).expect("on map").level = level;
+    }
+    let levels: Vec<i32> = map.cells().iter().map(|c| c.level).collect();
+    let neighbours = |map: &Map, i: usize| -> Vec<usize> {
+        map.hex_of(i)
+            .neighbors()
+            .iter()
+            .filter_map(|h| map.index(*h))
+            .collect()
+    };
+    // Slope hexes: a hill hex next to lower ground (Combat Commander draws them).
+    for i in 0..n {
+        let low = neighbours(&map, i).iter().any(|&j| levels[j] < levels[i]);
+        let h = map.hex_of(i);
+        map.cell_mut(h).expect("on map").slope = levels[i] > lmin && low;
+    }
+
+    let set = |map: &mut Map, i: usize, t: Option<u16>| {
+        if let Some(t) = t {
+            let h = map.hex_of(i);
+            map.cell_mut(h).expect("on map").terrain = t;
+        }
+    };
+    for i in 0..n {
+        set(&mut map, i, Some(pal.open));
+    }
+    // Clumps grown by random walks from a seed hex.
+    let clump = |map: &mut Map, rng: &mut Rng, t: Option<u16>, size: u32| {
+        let mut i = rng.below(n as u32) as usize;
+        for _ in 0..size {
+            set(map, i, t);
+            let nb = neighbours(map, i);
+            i = nb[rng.below(nb.len() as u32) as usize];
+        }
+    };
+    let area = n as u32;
+    for _ in 0..(area / 45).max(1) {
+        let size = 3 + rng.below(14);
+        clump(&mut map, &mut rng, pal.woods, size);
+    }
+    for _ in 0..(area / 150).max(1) {
+        let size = 2 + rng.below(5);
+        clump(&mut map, &mut rng, pal.brush, size);
+    }
+    if pal.orchard.is_some() {
+        for _ in 0..(area / 300).max(1) {
+            clump(&mut map, &mut rng, pal.orchard, 3);
+        }
+    }
+    // Villages: buildings scattered round a centre.
+    for _ in 0..(area / 350).max(1) {
+        let c = map.hex_of(rng.below(area) as usize);
+        for dq in -2..=2 {
+            for dr in -2..=2 {
+                let h = c + Hex::new(dq, dr);
+                if c.distance(h) <= 2
+                    && rng.below(100) < 45
+                    && let Some(i) = map.index(h)
+                {
+                    set(&mut map, i, pal.building);
+                }
+            }
+        }
+    }
+    // Marsh in some low, open hexes.
+    if pal.marsh.is_some() {
+        for _ in 0..(area / 250).max(1) {
+            let i = rng.below(area) as usize;
+            if levels[i] == lmin && map.cells()[i].terrain == pal.open {
+                set(&mut map, i, pal.marsh);
+            }
+        }
+    }
+    // Hedgerows: runs of hexsides zig-zagging across open fields.
+    if !rs.hexsides.is_empty() {
+        let hedge = rs.hexside_index("hedge").unwrap_or(0) as u16;
+        let wall = rs.hexside_index("wall").unwrap_or(hedge as usize) as u16;
+        let runs = (area / if g.dense { 25 } else { 60 }).max(1);
+        for _ in 0..runs {
+            let mut h = map.hex_of(rng.below(area) as usize);
+            let dir = rng.below(6) as usize;
+            let kind = if rng.below(5) == 0 { wall } else { hedge };
+            let len = 2 + rng.below(7);
+            for k in 0..len {
+                let other = h.neighbor(dir);
+                if map.contains(h) {
+                    map.hexsides
+                        .entry(Side::new(h, other))
+                        .or_insert(HexsideFeature {
+                            kind,
+                            from: h,
+                            extra: Default::default(),
+                        });
+                }
+                h = h.neighbor(if k % 2 == 0 {
+                    (dir + 1) % 6
+                } else {
+                    (dir + 2) % 6
+                });
+            }
+        }
+    }
+    // Markers: a few smoke and blaze counters where the terrain allows them.
+    if !rs.markers.is_empty() {
+        let count = if g.dense {
+            (area / 12).max(2)
+        } else {
+            (area / 400).max(1)
+        };
+        for _ in 0..count {
+            let i = rng.below(area) as usize;
+            let kind = rng.below(rs.markers.len() as u32) as u16;
+            let h = map.hex_of(i);
+            let t = map.terrain(h).expect("on map");
+            if t.forbids_markers.contains(&rs.markers[kind as usize].id)
+                || map.markers_at(h).any(|m| m.kind == kind)
+            {
+                continue;
+            }
+            map.markers.push(Marker {
+                hex: h,
+                kind,
+                extra: Default::default(),
+            });
+        }
+    }
+    if g.dense {
+        // Extra slope hexes and level changes in odd places, to exercise every rule.
+        for _ in 0..(area / 10) {
+            let i = rng.below(area) as usize;
+            let h = map.hex_of(i);
+            let c = map.cell_mut(h).expect("on map");
+            c.slope = !c.slope;
+            if rng.below(3) == 0 {
+                c.level = (lmin + rng.below((lmax - lmin + 1) as u32) as i32).min(lmax);
+            }
+        }
+    }
+    Ok(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_seed_gives_the_same_map_and_it_round_trips() {
+        for rs in ["geometric", "combat-commander"] {
+            let g = Generator {
+                cols: 20,
+                rows: 15,
+                seed: 7,
+                ruleset: rs.into(),
+                layout: Layout::default(),
+                dense: false,
+            };
+            let a = generate(&g).unwrap();
+            let b = generate(&g).unwrap();
+            assert_eq!(a.to_json(), b.to_json());
+            let back = Map::from_json(&a.to_json(), std::path::Path::new("gen.json")).unwrap();
+            assert_eq!(back.to_json(), a.to_json());
+            assert!(a.cells().iter().any(|c| c.level > 0), "{rs}: no hills");
+            assert!(a.cells().iter().any(|c| c.terrain != 0), "{rs}: no terrain");
+        }
+    }
+}

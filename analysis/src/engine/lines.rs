@@ -1,0 +1,506 @@
+//! Sight-line walks precomputed once per hex offset and shared by every pair.
+//!
+//! A hex grid is the same everywhere: the exact walk from `a` to `a + d` is the
+//! walk from the origin to `d`, moved by `a`. It is also the same under the
+//! twelve symmetries of a hex around its centre (six rotations, each with or
+//! without a mirror): the walk to `g·d` is `g` applied to the walk to `d`. So
+//! only one walk per orbit is computed (with [`HexLine::new`], the exact one),
+//! compiled to a compact form, and every offset of the map points at its orbit's
+//! walk and the symmetry that maps it. For a 250x250 map that is about 21,000
+//! walks instead of 250,000, which keeps memory small next to the bit matrix.
+
+use crate::hex::{Crossing, DIRECTIONS, Hex, HexLine, SideCrossing};
+use crate::map::Map;
+use rayon::prelude::*;
+
+/// One symmetry of the hex grid about the origin, as a 2x2 integer matrix on
+/// axial (`q`, `r`), with the matching permutation of the six directions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Symmetry {
+    /// `q' = m[0] q + m[1] r`, `r' = m[2] q + m[3] r`.
+    pub m: [i32; 4],
+    /// `dirs[d]` is the direction that direction `d` becomes.
+    pub dirs: [u8; 6],
+}
+
+impl Symmetry {
+    /// Applies the symmetry to an offset.
+    pub fn apply(&self, h: Hex) -> Hex {
+        Hex::new(
+            self.m[0] * h.q + self.m[1] * h.r,
+            self.m[2] * h.q + self.m[3] * h.r,
+        )
+    }
+
+    /// The index stride factors: a point (`q`, `r`) of the canonical walk lands at
+    /// `q * a + r * b` in a grid whose index is `q * stride + r`.
+    pub fn strides(&self, stride: i64) -> (i64, i64) {
+        let m = self.m.map(i64::from);
+        (m[0] * stride + m[2], m[1] * stride + m[3])
+    }
+}
+
+/// The twelve symmetries: rotations by 60 degrees, with and without a mirror.
+pub fn symmetries() -> [Symmetry; 12] {
+    let mul = |a: [i32; 4], b: [i32; 4]| {
+        [
+            a[0] * b[0] + a[1] * b[2],
+            a[0] * b[1] + a[1] * b[3],
+            a[2] * b[0] + a[3] * b[2],
+            a[2] * b[1] + a[3] * b[3],
+        ]
+    };
+    // Rotation: cube (x, y, z) -> (-z, -x, -y), in axial q' = q + r, r' = -q.
+    let rot = [1, 1, -1, 0];
+    // Mirror: swap r and s, in axial q' = q, r' = -q - r.
+    let mirror = [1, 0, -1, -1];
+    let mut out = [Symmetry {
+        m: [1, 0, 0, 1],
+        dirs: [0; 6],
+    }; 12];
+    let mut m = [1, 0, 0, 1];
+    for k in 0..6 {
+        out[2 * k].m = m;
+        out[2 * k + 1].m = mul(m, mirror);
+        m = mul(rot, m);
+    }
+    for s in &mut out {
+        for (d, &dir) in DIRECTIONS.iter().enumerate() {
+            let v = s.apply(dir);
+            s.dirs[d] = DIRECTIONS
+                .iter()
+                .position(|&x| x == v)
+                .expect("symmetries permute directions") as u8;
+        }
+    }
+    out
+}
+
+/// A hex stretch between the ends: its offset from the observer and where the
+/// line enters it (`k0`), as a numerator over the walk's `den`. Where it leaves
+/// is where the next stretch starts (see [`Lines::hex_spans`]), which keeps a
+/// record at 8 bytes: walks are most of the engine's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HexRec {
+    /// Axial offset from the observer.
+    pub q: i16,
+    /// Axial offset from the observer.
+    pub r: i16,
+    /// Entry fraction numerator.
+    pub k0: u32,
+}
+
+/// A stretch exactly along the hexside between hexes `a` and `b`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SideRec {
+    /// First hex beside the stretch (with the entry fraction).
+    pub a: HexRec,
+    /// Second hex beside the stretch.
+    pub b: HexRec,
+    /// Exit fraction numerator.
+    pub k1: u32,
+}
+
+/// A hexside crossing that touches neither end: from hex (`q`, `r`) across its side
+/// `d1`, or (when `d2` is set) slipping between its sides `d1` and `d2`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CrossRec {
+    /// Axial offset of the hex the sides belong to.
+    pub q: i16,
+    /// Axial offset of the hex the sides belong to.
+    pub r: i16,
+    /// Direction of the (first) side.
+    pub d1: u8,
+    /// Direction of the second side, or [`NO_DIR`].
+    pub d2: u8,
+}
+
+/// Marks a [`CrossRec`] that crosses one side only.
+pub const NO_DIR: u8 = u8::MAX;
+
+/// Which between-stretch is the first (or last) one the line enters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Edge {
+    /// The ends are adjacent or the same hex.
+    #[default]
+    None,
+    /// The hex stretch with this index in the walk's hexes.
+    Hex(u32),
+    /// The side stretch with this index in the walk's sides.
+    Side(u32),
+}
+
+/// One compiled walk: ranges into the shared pools.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Walk {
+    /// Range of hex stretches in [`Lines::hexes`].
+    pub hexes: (u32, u32),
+    /// Range of side stretches in [`Lines::sides`].
+    pub sides: (u32, u32),
+    /// Range of crossings in [`Lines::crosses`].
+    pub crosses: (u32, u32),
+    /// The first between-stretch from the observer.
+    pub first: Edge,
+    /// The last between-stretch before the target.
+    pub last: Edge,
+    /// Common denominator of the `k` numerators.
+    pub den: u32,
+    /// Where the last between-stretch ends (the target hex begins).
+    pub k_end: u32,
+    /// False when the fractions did not fit the compact form; such pairs take the plain path.
+    pub exact: bool,
+}
+
+/// All walks a map needs, and the table from offset to (walk, symmetry).
+#[derive(Clone, Debug)]
+pub struct Lines {
+    /// Compiled walks, one per orbit.
+    pub walks: Vec<Walk>,
+    /// Hex stretch pool.
+    pub hexes: Vec<HexRec>,
+    /// Side stretch pool.
+    pub sides: Vec<SideRec>,
+    /// Crossing pool.
+    pub crosses: Vec<CrossRec>,
+    /// The twelve symmetries.
+    pub syms: [Symmetry; 12],
+    q_min: i32,
+    r_min: i32,
+    width: usize,
+    /// `walk << 4 | symmetry`, or `u32::MAX` for an offset no pair of the map has.
+    table: Vec<u32>,
+}
+
+impl Lines {
+    /// Compiles the walks for every offset between two hexes of `map`.
+    pub fn for_map(map: &Map) -> Lines {
+        // The r range of the map's hexes for each q (contiguous in both orientations).
+        let (mut qlo, mut qhi) = (i32::MAX, i32::MIN);
+        for h in map.hexes() {
+            qlo = qlo.min(h.q);
+            qhi = qhi.max(h.q);
+        }
+        let nq = (qhi - qlo + 1) as usize;
+        let mut rr = vec![(i32::MAX, i32::MIN); nq];
+        for h in map.hexes() {
+            let e = &mut rr[(h.q - qlo) as usize];
+            e.0 = e.0.min(h.r);
+            e.1 = e.1.max(h.r);
+        }
+        // For each dq, the union of dr that pairs can have.
+        let span = nq as i32 - 1;
+        let mut dr_range = vec![(i32::MAX, i32::MIN); 2 * nq - 1];
+        for a in 0..nq {
+            for b in 0..nq {
+                let dq = b as i32 - a as i32;
+                let e = &mut dr_range[(dq + span) as usize];
+                e.0 = e.0.min(rr[b].0 - rr[a].1);
+                e.1 = e.1.max(rr[b].1 - rr[a].0);
+            }
+        }
+        let r_min = dr_range.iter().map(|e| e.0).min().unwrap_or(0);
+        let r_max = dr_range.iter().map(|e| e.1).max().unwrap_or(0);
+        let width = (r_max - r_min + 1) as usize;
+        let q_min = -span;
+        let mut table = vec![u32::MAX; (2 * nq - 1) * width];
+        let syms = symmetries();
+        let needed = |d: Hex| {
+            let i = (d.q - q_min) as usize;
+            i < dr_range.len() && d.r >= dr_range[i].0 && d.r <= dr_range[i].1
+        };
+        let slot = |d: Hex| (d.q - q_min) as usize * width + (d.r - r_min) as usize;
+        // Assign every needed offset to the first orbit member met.
+        let mut canon: Vec<Hex> = Vec::new();
+        for (i, &(lo, hi)) in dr_range.iter().enumerate() {
+            for r in lo..=hi {
+                let d = Hex::new(i as i32 + q_min, r);
+                if table[slot(d)] != u32::MAX {
+                    continue;
+                }
+                let id = canon.len() as u32;
+                canon.push(d);
+                for (g, s) in syms.iter().enumerate() {
+                    let e = s.apply(d);
+                    if needed(e) && table[slot(e)] == u32::MAX {
+                        table[slot(e)] = id << 4 | g as u32;
+                    }
+                }
+            }
+        }
+        let mut lines = Lines {
+            walks: Vec::with_capacity(canon.len()),
+            hexes: Vec::new(),
+            sides: Vec::new(),
+            crosses: Vec::new(),
+            syms,
+            q_min,
+            r_min,
+            width,
+            table,
+        };
+        // Compiled in parallel a chunk at a time, so the temporary copies stay small.
+        for chunk in canon.chunks(2048) {
+            let compiled: Vec<Compiled> = chunk.par_iter().map(|&d| compile(d)).collect();
+            for c in compiled {
+                let range = |start: usize, len: usize| (start as u32, (start + len) as u32);
+                let w = Walk {
+                    hexes: range(lines.hexes.len(), c.hexes.len()),
+                    sides: range(lines.sides.len(), c.sides.len()),
+                    crosses: range(lines.crosses.len(), c.crosses.len()),
+                    ..c.walk
+                };
+                lines.hexes.extend(c.hexes);
+                lines.sides.extend(c.sides);
+                lines.crosses.extend(c.crosses);
+                lines.walks.push(w);
+            }
+        }
+        lines.hexes.shrink_to_fit();
+        lines.sides.shrink_to_fit();
+        lines.crosses.shrink_to_fit();
+        release_free_memory();
+        lines
+    }
+
+    /// The walk and symmetry index (into [`Lines::syms`]) for offset `d`, if some pair of the map has it.
+    #[inline]
+    pub fn lookup(&self, d: Hex) -> Option<(&Walk, usize)> {
+        let qi = (d.q - self.q_min) as usize;
+        let ri = (d.r - self.r_min) as usize;
+        if ri >= self.width {
+            return None;
+        }
+        let e = *self.table.get(qi * self.width + ri)?;
+        (e != u32::MAX).then(|| (&self.walks[(e >> 4) as usize], (e & 15) as usize))
+    }
+
+    /// Bytes held, for memory estimates and reports.
+    pub fn bytes(&self) -> usize {
+        self.walks.len() * size_of::<Walk>()
+            + self.hexes.len() * size_of::<HexRec>()
+            + self.sides.len() * size_of::<SideRec>()
+            + self.crosses.len() * size_of::<CrossRec>()
+            + self.table.len() * 4
+    }
+
+    /// The hex stretches of a walk.
+    #[inline]
+    pub fn hexes_of(&self, w: &Walk) -> &[HexRec] {
+        &self.hexes[w.hexes.0 as usize..w.hexes.1 as usize]
+    }
+
+    /// The hex stretches of a walk with where each ends: `(record, k1)`.
+    pub fn hex_spans<'a>(&'a self, w: &'a Walk) -> impl Iterator<Item = (HexRec, u32)> + 'a {
+        let hexes = self.hexes_of(w);
+        let sides = self.sides_of(w);
+        let mut side = 0;
+        hexes.iter().enumerate().map(move |(m, h)| {
+            // The next stretch in time order: the next hex or a side stretch before it.
+            while side < sides.len() && sides[side].a.k0 <= h.k0 {
+                side += 1;
+            }
+            let next_hex = hexes.get(m + 1).map_or(w.k_end, |n| n.k0);
+            let next_side = sides.get(side).map_or(u32::MAX, |s| s.a.k0);
+            (*h, next_hex.min(next_side))
+        })
+    }
+
+    /// The side stretches of a walk.
+    #[inline]
+    pub fn sides_of(&self, w: &Walk) -> &[SideRec] {
+        &self.sides[w.sides.0 as usize..w.sides.1 as usize]
+    }
+
+    /// The crossings of a walk.
+    #[inline]
+    pub fn crosses_of(&self, w: &Walk) -> &[CrossRec] {
+        &self.crosses[w.crosses.0 as usize..w.crosses.1 as usize]
+    }
+}
+
+/// Rough bytes [`Lines::for_map`] will hold for a map of `cols` x `rows`, for the
+/// memory check before a run (an overestimate: about a twelfth of all offsets,
+/// each with as many stretches as its length).
+pub fn estimate_bytes(cols: usize, rows: usize) -> usize {
+    let offsets = (2 * cols) * (2 * rows + cols);
+    let avg_len = (cols + rows) / 2 + 2;
+    offsets / 12 * (avg_len * size_of::<HexRec>() + size_of::<Walk>()) + offsets * 4
+}
+
+/// Hands the heap pages freed by the compile back to the system, so the
+/// temporary copies do not count against the bit matrix that comes next.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: glibc's malloc_trim only releases free memory; it has no preconditions.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
+}
+
+struct Compiled {
+    walk: Walk,
+    hexes: Vec<HexRec>,
+    sides: Vec<SideRec>,
+    crosses: Vec<CrossRec>,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Compiles the exact walk from the origin to `d`.
+fn compile(d: Hex) -> Compiled {
+    let origin = Hex::new(0, 0);
+    let line = HexLine::new(origin, d);
+    let between = line.between();
+    // The common denominator of every fraction, if it fits.
+    let mut den: u64 = 1;
+    let mut exact = true;
+    for s in between {
+        for t in [s.t0, s.t1] {
+            let g = gcd(den, t.den as u64);
+            den = den / g * t.den as u64;
+            if den > u32::MAX as u64 {
+                exact = false;
+                den = 1;
+            }
+        }
+    }
+    let small = |h: Hex| i16::try_from(h.q).is_ok() && i16::try_from(h.r).is_ok();
+    exact &= small(d) && small(d + Hex::new(1, 1)) && small(d - Hex::new(1, 1));
+    let k = |t: crate::hex::Ratio| {
+        if exact {
+            (t.num as u64 * (den / t.den as u64)) as u32
+        } else {
+            0
+        }
+    };
+    let rec = |h: Hex, s: &crate::hex::Step| HexRec {
+        q: h.q as i16,
+        r: h.r as i16,
+        k0: k(s.t0),
+    };
+    let mut c = Compiled {
+        walk: Walk {
+            den: den as u32,
+            exact,
+            ..Walk::default()
+        },
+        hexes: Vec::new(),
+        sides: Vec::new(),
+        crosses: Vec::new(),
+    };
+    for s in between {
+        let e = match s.crossing {
+            Crossing::Hex(h) => {
+                c.hexes.push(rec(h, s));
+                Edge::Hex(c.hexes.len() as u32 - 1)
+            }
+            Crossing::Side(a, b) => {
+                c.sides.push(SideRec {
+                    a: rec(a, s),
+                    b: rec(b, s),
+                    k1: k(s.t1),
+                });
+                Edge::Side(c.sides.len() as u32 - 1)
+            }
+            Crossing::Vertex(_) => continue,
+        };
+        if c.walk.first == Edge::None {
+            c.walk.first = e;
+        }
+        c.walk.last = e;
+        c.walk.k_end = k(s.t1);
+    }
+    let is_end = |h: Hex| h == origin || h == d;
+    let dir = |a: Hex, b: Hex| {
+        a.direction_to(b)
+            .expect("crossed hexsides join adjacent hexes") as u8
+    };
+    for x in line.side_crossings() {
+        match x {
+            SideCrossing::One(a, b, _) if !is_end(a) && !is_end(b) => c.crosses.push(CrossRec {
+                q: a.q as i16,
+                r: a.r as i16,
+                d1: dir(a, b),
+                d2: NO_DIR,
+            }),
+            SideCrossing::Pair(a, b, cc, _) if !is_end(a) && !is_end(b) && !is_end(cc) => {
+                c.crosses.push(CrossRec {
+                    q: a.q as i16,
+                    r: a.r as i16,
+                    d1: dir(a, b),
+                    d2: dir(a, cc),
+                })
+            }
+            _ => {}
+        }
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hex::Step;
+
+    fn transformed(s: &Symmetry, steps: &[Step]) -> Vec<Step> {
+        steps
+            .iter()
+            .map(|st| Step {
+                crossing: match st.crossing {
+                    Crossing::Hex(h) => Crossing::Hex(s.apply(h)),
+                    Crossing::Side(a, b) => Crossing::Side(s.apply(a), s.apply(b)),
+                    Crossing::Vertex(v) => Crossing::Vertex(v.map(|h| s.apply(h))),
+                },
+                ..*st
+            })
+            .collect()
+    }
+
+    fn norm(c: Crossing) -> Crossing {
+        match c {
+            Crossing::Side(x, y) => Crossing::Side(x.min(y), x.max(y)),
+            Crossing::Vertex(mut v) => {
+                v.sort();
+                Crossing::Vertex(v)
+            }
+            h => h,
+        }
+    }
+
+    #[test]
+    fn the_twelve_symmetries_are_distinct_and_map_walks_onto_walks() {
+        let syms = symmetries();
+        for (i, a) in syms.iter().enumerate() {
+            for b in &syms[i + 1..] {
+                assert_ne!(a.m, b.m);
+            }
+        }
+        for q in -7..=7 {
+            for r in -7..=7 {
+                let d = Hex::new(q, r);
+                let base = HexLine::new(Hex::new(0, 0), d);
+                for s in &syms {
+                    let want = HexLine::new(Hex::new(0, 0), s.apply(d));
+                    let got = transformed(s, &base.steps);
+                    let a: Vec<_> = got.iter().map(|x| (norm(x.crossing), x.t0, x.t1)).collect();
+                    let b: Vec<_> = want
+                        .steps
+                        .iter()
+                        .map(|x| (norm(x.crossing), x.t0, x.t1))
+                        .collect();
+                    assert_eq!(a, b, "offset {d:?} under {:?}", s.m);
+                    for dir in 0..6 {
+                        assert_eq!(s.apply(DIRECTIONS[dir]), DIRECTIONS[s.dirs[dir] as usize]);
+                    }
+                }
+            }
+        }
+    }
+}

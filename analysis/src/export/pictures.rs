@@ -1,0 +1,102 @@
+//! The pictures of each analysis: which layer, which title, which hexes marked.
+
+use super::style::{BLIND, BLOCKED, HINDERED, Layer, Picture, VISIBLE};
+use crate::engine::exposure::Exposure;
+use crate::engine::viewshed::Viewshed;
+use crate::map::Map;
+use crate::rules::Verdict;
+
+/// One observer's viewshed: visible, hindered, blocked, blind.
+pub fn viewshed<'a>(map: &'a Map, v: &Viewshed) -> Picture<'a> {
+    let class = v
+        .targets
+        .iter()
+        .map(|t| {
+            Some(match t.verdict {
+                Verdict::Clear => 0,
+                Verdict::Hindered => 1,
+                Verdict::Blocked if t.blind => 3,
+                Verdict::Blocked => 2,
+            })
+        })
+        .collect();
+    let count = |k: Verdict| v.count(k);
+    let names = vec![
+        (format!("visible ({})", count(Verdict::Clear)), VISIBLE),
+        (format!("hindered ({})", count(Verdict::Hindered)), HINDERED),
+        (
+            format!("blocked ({})", count(Verdict::Blocked) - v.blind().len()),
+            BLOCKED,
+        ),
+        (format!("blind hex ({})", v.blind().len()), BLIND),
+    ];
+    Picture {
+        map,
+        title: format!(
+            "Viewshed of {} ({} ruleset): what it sees; blind = hidden only by lower ground",
+            map.label(v.from),
+            map.ruleset.name
+        ),
+        layer: Layer::Classes { class, names },
+        marked: vec![v.from],
+        zone: Vec::new(),
+    }
+}
+
+/// How many hexes each hex sees (of the `to` zone).
+pub fn sees<'a>(map: &'a Map, e: &Exposure) -> Picture<'a> {
+    let zone = if e.to.len() == map.len() {
+        Vec::new()
+    } else {
+        e.to.iter().map(|&i| map.hex_of(i)).collect()
+    };
+    let what = if zone.is_empty() {
+        "hexes".to_string()
+    } else {
+        "hexes of the outlined zone".to_string()
+    };
+    Picture {
+        map,
+        title: format!(
+            "How many {what} each hex sees ({} ruleset)",
+            map.ruleset.name
+        ),
+        layer: scale(&e.sees, e.to.len(), format!("{what} seen")),
+        marked: Vec::new(),
+        zone,
+    }
+}
+
+/// How many hexes see each hex (of the `from` zone).
+pub fn seen_by<'a>(map: &'a Map, e: &Exposure) -> Picture<'a> {
+    let zone = if e.from.len() == map.len() {
+        Vec::new()
+    } else {
+        e.from.iter().map(|&i| map.hex_of(i)).collect()
+    };
+    let what = if zone.is_empty() {
+        "hexes".to_string()
+    } else {
+        "hexes of the outlined zone".to_string()
+    };
+    Picture {
+        map,
+        title: format!(
+            "How many {what} see each hex: dark = hidden ({} ruleset)",
+            map.ruleset.name
+        ),
+        layer: scale(&e.seen_by, e.from.len(), format!("seen by ({what})")),
+        marked: Vec::new(),
+        zone,
+    }
+}
+
+fn scale(values: &[u32], _of: usize, caption: String) -> Layer {
+    let max = values.iter().copied().max().unwrap_or(0).max(1) as f64;
+    Layer::Scale {
+        values: values.iter().map(|&v| Some(v as f64)).collect(),
+        min: 0.0,
+        max,
+        caption,
+    }
+}

@@ -1,0 +1,117 @@
+//! `hexsight exposure MAP [--from ZONE] [--to ZONE] [--json] [--png FILE] [--svg FILE]`.
+
+use clap::Args as ClapArgs;
+use hexsight_analysis::Map;
+use hexsight_analysis::engine::exposure::{Exposure, from_matrix, streaming};
+use hexsight_analysis::engine::fast::Engine;
+use hexsight_analysis::engine::matrix::{Control, Selection, estimate_bytes, matrix};
+use hexsight_analysis::export::{pictures, save_picture};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `exposure`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// The map file.
+    map: PathBuf,
+    /// Count only observers in this zone (`A1:F10,G3`), e.g. the enemy's start area.
+    #[arg(long)]
+    from: Option<String>,
+    /// Count only targets in this zone.
+    #[arg(long)]
+    to: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Heatmap of "seen by" (how exposed each hex is) as PNG.
+    #[arg(long)]
+    png: Option<PathBuf>,
+    /// The same as SVG.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Heatmap of "sees" (how much each hex sees) as PNG.
+    #[arg(long)]
+    sees_png: Option<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// Counts for the whole map: from the matrix when it fits in memory, else streaming.
+pub fn compute(map: &Map, sel: &Selection, progress: &super::Progress) -> anyhow::Result<Exposure> {
+    let engine = Engine::new(map);
+    let ctl = Control {
+        cancel: super::interrupt_flag(),
+        progress: &|d, t| progress.update(d, t),
+    };
+    let all = Selection::all(map);
+    let fits = estimate_bytes(map, &all) < super::matrix::memory_budget(None) / 2;
+    let e = if fits && engine.is_reciprocal() {
+        let m = matrix(&engine, &all, &ctl)?;
+        from_matrix(&m, &sel.from, &sel.to)
+    } else {
+        streaming(&engine, sel, &ctl)?
+    };
+    progress.finish();
+    Ok(e)
+}
+
+/// The counts as JSON.
+pub fn to_json(map: &Map, e: &Exposure) -> Value {
+    let hexes: serde_json::Map<String, Value> = (0..map.len())
+        .map(|i| {
+            (
+                map.label(map.hex_of(i)),
+                json!({"sees": e.sees[i], "seen_by": e.seen_by[i]}),
+            )
+        })
+        .collect();
+    json!({
+        "map": map.name,
+        "ruleset": map.ruleset.name,
+        "observers": e.from.len(),
+        "targets": e.to.len(),
+        "hexes": hexes,
+    })
+}
+
+/// Prints the most and least exposed hexes and draws the heatmaps.
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    super::set_threads(a.threads)?;
+    let map = super::load_map(&a.map)?;
+    let sel = super::selection(&map, a.from.as_deref(), a.to.as_deref())?;
+    let e = compute(&map, &sel, &super::Progress::new("pairs"))?;
+    save_picture(
+        &pictures::seen_by(&map, &e),
+        a.png.as_deref(),
+        a.svg.as_deref(),
+    )?;
+    save_picture(&pictures::sees(&map, &e), a.sees_png.as_deref(), None)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&to_json(&map, &e))?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let label = |i: usize| map.label(map.hex_of(i));
+    let mut order: Vec<usize> = (0..map.len()).collect();
+    order.sort_by_key(|&i| (e.seen_by[i], std::cmp::Reverse(e.sees[i]), i));
+    println!(
+        "exposure on {} ({}): {} observers, {} targets",
+        map.name,
+        map.ruleset.name,
+        e.from.len(),
+        e.to.len()
+    );
+    let hidden = order.iter().filter(|&&i| e.seen_by[i] == 0).count();
+    println!("hexes seen by no observer: {hidden}");
+    println!("least exposed (seen by, sees):");
+    for &i in order.iter().take(10) {
+        println!("  {} {} {}", label(i), e.seen_by[i], e.sees[i]);
+    }
+    order.sort_by_key(|&i| (std::cmp::Reverse(e.sees[i]), e.seen_by[i], i));
+    println!("sees most (sees, seen by):");
+    for &i in order.iter().take(10) {
+        println!("  {} {} {}", label(i), e.sees[i], e.seen_by[i]);
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,234 @@
+//! `hexsight report MAP --out DIR [--key C5,H3] [--from ZONE] [--to ZONE]`: the main job.
+//!
+//! Writes the matrix (`.bin`, `.npy`, and `.csv` for small maps), exposure
+//! heatmaps, a viewshed with blind hexes for each key hex, a blind-zone map and
+//! an `index.html` that shows them all.
+
+use anyhow::Context;
+use clap::Args as ClapArgs;
+use hexsight_analysis::Verdict;
+use hexsight_analysis::engine::exposure::from_matrix;
+use hexsight_analysis::engine::fast::Engine;
+use hexsight_analysis::engine::matrix::{Control, Selection, check_memory, matrix};
+use hexsight_analysis::engine::viewshed::viewshed;
+use hexsight_analysis::export::html::{Figure, index};
+use hexsight_analysis::export::style::{Layer, Picture};
+use hexsight_analysis::export::{pictures, save_picture};
+use hexsight_analysis::map::write_atomic;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `report`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// The map file.
+    map: PathBuf,
+    /// Output folder (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Key hexes for viewsheds (`C5,H3`); default: the hexes that see most.
+    #[arg(long)]
+    key: Option<String>,
+    /// Exposure counts only observers in this zone (`A1:F10,G3`).
+    #[arg(long)]
+    from: Option<String>,
+    /// Exposure counts only targets in this zone.
+    #[arg(long)]
+    to: Option<String>,
+    /// How many key hexes to pick when `--key` is not given.
+    #[arg(long, default_value_t = 3)]
+    keys: usize,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// Largest map for which the report also writes the matrix as CSV.
+const CSV_LIMIT: usize = 2500;
+
+/// Writes the report.
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    super::set_threads(a.threads)?;
+    let map = super::load_map(&a.map)?;
+    let zones = super::selection(&map, a.from.as_deref(), a.to.as_deref())?;
+    let all = Selection::all(&map);
+    check_memory(&map, &all, super::matrix::memory_budget(None))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    std::fs::create_dir_all(&a.out)
+        .with_context(|| format!("{}: cannot create the folder", a.out.display()))?;
+    let path = |f: &str| a.out.join(f);
+    let progress = super::Progress::new("pairs");
+    let engine = Engine::new(&map);
+    let ctl = Control {
+        cancel: super::interrupt_flag(),
+        progress: &|d, t| progress.update(d, t),
+    };
+    let m = matrix(&engine, &all, &ctl)?;
+    progress.finish();
+    let secs = progress.seconds();
+    let mut files = Vec::new();
+    super::matrix::write_matrix(&map, &m, &path("matrix.bin"))?;
+    files.push((
+        "matrix.bin".to_string(),
+        "visibility matrix, bit-packed (format in docs/engine.md)".to_string(),
+    ));
+    super::matrix::write_matrix(&map, &m, &path("matrix.npy"))?;
+    files.push((
+        "matrix.npy".to_string(),
+        "visibility matrix as uint8 for numpy.load".to_string(),
+    ));
+    files.push((
+        "matrix.labels.json".to_string(),
+        "row and column labels of matrix.npy".to_string(),
+    ));
+    if map.len() <= CSV_LIMIT {
+        super::matrix::write_matrix(&map, &m, &path("matrix.csv"))?;
+        files.push((
+            "matrix.csv".to_string(),
+            "visibility matrix as CSV (1 = sees)".to_string(),
+        ));
+    }
+    let e = from_matrix(&m, &zones.from, &zones.to);
+    let mut figures = Vec::new();
+    let mut figure = |pic: &Picture, stem: &str, title: &str, text: &str| -> anyhow::Result<()> {
+        save_picture(
+            pic,
+            Some(&path(&format!("{stem}.png"))),
+            Some(&path(&format!("{stem}.svg"))),
+        )?;
+        figures.push(Figure {
+            title: title.into(),
+            text: text.into(),
+            png: format!("{stem}.png"),
+            svg: format!("{stem}.svg"),
+        });
+        Ok(())
+    };
+    figure(
+        &pictures::seen_by(&map, &e),
+        "seen-by",
+        "Exposure: seen by",
+        "How many observers see each hex. Dark hexes are hidden: places to stand unseen.",
+    )?;
+    figure(
+        &pictures::sees(&map, &e),
+        "sees",
+        "Field of view: sees",
+        "How many hexes each hex sees. Bright hexes are the best observation posts.",
+    )?;
+    // Key hexes: given, or the ones that see most (spread out: not next to each other).
+    let keys: Vec<usize> = match &a.key {
+        Some(k) => hexsight_analysis::engine::zone::parse_zone(&map, k)?,
+        None => {
+            let mut order: Vec<usize> = (0..map.len()).collect();
+            order.sort_by_key(|&i| (std::cmp::Reverse(e.sees[i]), i));
+            let mut picked: Vec<usize> = Vec::new();
+            for i in order {
+                if picked.len() >= a.keys {
+                    break;
+                }
+                if picked
+                    .iter()
+                    .all(|&p| map.hex_of(p).distance(map.hex_of(i)) > 3)
+                {
+                    picked.push(i);
+                }
+            }
+            picked
+        }
+    };
+    let mut blind_count = vec![0u32; map.len()];
+    let mut summary = vec![
+        format!(
+            "{} of {} ordered pairs are in line of sight ({:.1}%), computed in {secs:.2} s on {} threads",
+            m.bits.count(),
+            map.len() * map.len(),
+            100.0 * m.bits.count() as f64 / (map.len() * map.len()) as f64,
+            rayon::current_num_threads()
+        ),
+        format!(
+            "hexes seen by no observer{}: {}",
+            if a.from.is_some() { " of the zone" } else { "" },
+            e.seen_by.iter().filter(|&&c| c == 0).count()
+        ),
+    ];
+    let mut blind_json = serde_json::Map::new();
+    for &k in &keys {
+        let from = map.hex_of(k);
+        let label = map.label(from);
+        let v = viewshed(&map, from);
+        for j in v.blind() {
+            blind_count[j] += 1;
+        }
+        summary.push(format!(
+            "{label} sees {} hexes clear and {} hindered; {} blind hexes",
+            v.count(Verdict::Clear),
+            v.count(Verdict::Hindered),
+            v.blind().len()
+        ));
+        blind_json.insert(
+            label.clone(),
+            v.blind().iter().map(|&j| serde_json::json!({"hex": map.label(map.hex_of(j)), "reason": v.targets[j].reason})).collect(),
+        );
+        figure(
+            &pictures::viewshed(&map, &v),
+            &format!("viewshed-{label}"),
+            &format!("Viewshed of {label}"),
+            "Visible, hindered and blocked hexes from this key hex; blind hexes (orange) are hidden only by obstacles lower than the observer: dead ground behind a crest, a wood or a wall.",
+        )?;
+    }
+    if !keys.is_empty() {
+        let pic = Picture {
+            map: &map,
+            title: "Blind zones: how many key hexes have each hex as a blind hex".into(),
+            layer: Layer::Scale {
+                values: blind_count
+                    .iter()
+                    .map(|&c| (c > 0).then_some(c as f64))
+                    .collect(),
+                min: 0.0,
+                max: keys.len() as f64,
+                caption: "blind from key hexes".into(),
+            },
+            marked: keys.iter().map(|&k| map.hex_of(k)).collect(),
+            zone: Vec::new(),
+        };
+        figure(
+            &pic,
+            "blind",
+            "Blind zones",
+            "Hexes in the dead ground of the key hexes (coloured); uncoloured hexes are not blind from any of them.",
+        )?;
+    }
+    summary.push(
+        "spotting maps: the built-in rulesets have no spotting rules, so none are drawn".into(),
+    );
+    write_atomic(
+        &path("blind.json"),
+        (serde_json::to_string_pretty(&blind_json)? + "\n").as_bytes(),
+    )?;
+    files.push((
+        "blind.json".to_string(),
+        "blind hexes of each key hex, with the reason".to_string(),
+    ));
+    let ex = super::exposure::to_json(&map, &e);
+    write_atomic(
+        &path("exposure.json"),
+        (serde_json::to_string_pretty(&ex)? + "\n").as_bytes(),
+    )?;
+    files.push((
+        "exposure.json".to_string(),
+        "sees / seen-by counts per hex".to_string(),
+    ));
+    write_atomic(
+        &path("index.html"),
+        index(&map, &summary, &figures, &files).as_bytes(),
+    )?;
+    eprintln!(
+        "wrote {} ({} pictures); open {}",
+        a.out.display(),
+        figures.len() * 2,
+        path("index.html").display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,130 @@
+//! `hexsight viewshed MAP --from HEX [--json] [--png FILE] [--svg FILE]`.
+
+use anyhow::anyhow;
+use clap::Args as ClapArgs;
+use hexsight_analysis::engine::viewshed::{Viewshed, viewshed};
+use hexsight_analysis::export::{pictures, save_picture};
+use hexsight_analysis::{Map, Verdict};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `viewshed`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// The map file.
+    map: PathBuf,
+    /// The observer's hex (`C5`).
+    #[arg(long)]
+    from: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Also draw it as a PNG.
+    #[arg(long)]
+    png: Option<PathBuf>,
+    /// Also draw it as an SVG.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+}
+
+/// Parses a hex label of the map, with an error naming the map.
+pub fn hex_arg(
+    map: &Map,
+    path: &std::path::Path,
+    label: &str,
+) -> anyhow::Result<hexsight_analysis::hex::Hex> {
+    map.parse_hex(label).ok_or_else(|| {
+        anyhow!(
+            "{}: `{label}` is not a hex of this {}x{} map ({} to {})",
+            path.display(),
+            map.cols,
+            map.rows,
+            map.label(map.hex_of(0)),
+            map.label(map.hex_of(map.len() - 1))
+        )
+    })
+}
+
+/// The viewshed as JSON: counts and one entry per hex.
+pub fn to_json(map: &Map, v: &Viewshed) -> Value {
+    let hexes: serde_json::Map<String, Value> = v
+        .targets
+        .iter()
+        .enumerate()
+        .map(|(j, t)| {
+            (
+                map.label(map.hex_of(j)),
+                json!({"verdict": t.verdict, "hindrance": t.hindrance, "blind": t.blind}),
+            )
+        })
+        .collect();
+    json!({
+        "map": map.name,
+        "ruleset": map.ruleset.name,
+        "from": map.label(v.from),
+        "counts": {
+            "clear": v.count(Verdict::Clear),
+            "hindered": v.count(Verdict::Hindered),
+            "blocked": v.count(Verdict::Blocked),
+            "blind": v.blind().len(),
+        },
+        "hexes": hexes,
+    })
+}
+
+/// Prints the viewshed and draws it.
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let map = super::load_map(&a.map)?;
+    let from = hex_arg(&map, &a.map, &a.from)?;
+    let v = viewshed(&map, from);
+    save_picture(
+        &pictures::viewshed(&map, &v),
+        a.png.as_deref(),
+        a.svg.as_deref(),
+    )?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&to_json(&map, &v))?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let list = |f: &dyn Fn(&hexsight_analysis::engine::viewshed::Target) -> bool,
+                with_total: bool| {
+        v.targets
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| f(t))
+            .map(|(j, t)| {
+                let l = map.label(map.hex_of(j));
+                if with_total {
+                    format!("{l}({})", t.hindrance)
+                } else {
+                    l
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    println!(
+        "viewshed of {} on {} ({}):",
+        map.label(from),
+        map.name,
+        map.ruleset.name
+    );
+    println!(
+        "clear {}: {}",
+        v.count(Verdict::Clear),
+        list(&|t| t.verdict == Verdict::Clear, false)
+    );
+    println!(
+        "hindered {}: {}",
+        v.count(Verdict::Hindered),
+        list(&|t| t.verdict == Verdict::Hindered, true)
+    );
+    println!(
+        "blocked {}: {}",
+        v.count(Verdict::Blocked),
+        list(&|t| t.verdict == Verdict::Blocked, false)
+    );
+    println!("blind {}: {}", v.blind().len(), list(&|t| t.blind, false));
+    Ok(ExitCode::SUCCESS)
+}
