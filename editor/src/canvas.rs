@@ -467,15 +467,21 @@ impl Scene<'_> {
         let (kind, out, stale) = self.overlay?;
         let fade = if stale { 0.5 } else { 1.0 };
         match (kind, out) {
-            (Overlay::Viewshed, JobOutput::Viewshed(v)) => match v.get(index)? {
+            (Overlay::Viewshed, JobOutput::Viewshed(v)) => match v.get(index)?.verdict {
                 Verdict::Clear => Some(with_alpha(VIEW_CLEAR, 0.22 * fade)),
                 Verdict::Hindered => Some(with_alpha(VIEW_HINDERED, 0.45 * fade)),
                 Verdict::Blocked => Some(with_alpha(VIEW_BLOCKED, 0.6 * fade)),
             },
-            (Overlay::Blind, JobOutput::Viewshed(v)) => match v.get(index)? {
-                Verdict::Blocked => Some(with_alpha(BLIND, 0.62 * fade)),
-                _ => None,
-            },
+            (Overlay::Blind, JobOutput::Viewshed(v)) => {
+                let seen = v.get(index)?;
+                if seen.blind {
+                    Some(with_alpha(BLIND, 0.7 * fade))
+                } else if seen.verdict == Verdict::Blocked {
+                    Some(with_alpha(VIEW_BLOCKED, 0.35 * fade))
+                } else {
+                    None
+                }
+            }
             (Overlay::Exposure, JobOutput::Exposure(v)) => {
                 let max = v.iter().copied().max().unwrap_or(0).max(1);
                 let x = *v.get(index)? as f32 / max as f32;
@@ -516,7 +522,7 @@ impl Scene<'_> {
                 Color32::from_rgba_unmultiplied(200, 180, 255, 150),
             );
             for &h in &hexes {
-                if map.index(h).and_then(|i| v.get(i)) == Some(&Verdict::Blocked) {
+                if map.index(h).and_then(|i| v.get(i)).is_some_and(|x| x.blind) {
                     let c = self.corners(h);
                     for t in [0.2f32, 0.5, 0.8] {
                         s.line(&[c[1] + (c[2] - c[1]) * t, c[5] + (c[4] - c[5]) * t], st);
@@ -832,7 +838,10 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
             rows.push((VIEW_HINDERED, false, "seen, hindered".into()));
             rows.push((VIEW_BLOCKED, false, "not seen".into()));
         }
-        Some(Overlay::Blind) => rows.push((BLIND, false, "not seen (blind)".into())),
+        Some(Overlay::Blind) => {
+            rows.push((BLIND, false, "blind hex".into()));
+            rows.push((VIEW_BLOCKED, false, "not seen".into()));
+        }
         Some(Overlay::Exposure) => {
             rows.push((heat_color(1.0), false, "seen by the most".into()));
             rows.push((heat_color(0.5), false, "seen by half as many".into()));

@@ -5,6 +5,10 @@
 //! key cancels the running job, and a result whose key is no longer wanted is
 //! thrown away, so an overlay never shows sight lines of a map that has changed.
 
+use hexsight_analysis::engine::exposure;
+use hexsight_analysis::engine::fast::Engine;
+use hexsight_analysis::engine::matrix::{Control, Selection};
+use hexsight_analysis::engine::viewshed::is_blind;
 use hexsight_analysis::hex::Hex;
 use hexsight_analysis::{Map, Verdict, line_of_sight};
 use rayon::prelude::*;
@@ -33,8 +37,8 @@ pub struct JobKey {
 /// A finished job.
 #[derive(Clone, Debug)]
 pub enum JobOutput {
-    /// Verdict per hex, in map index order.
-    Viewshed(Vec<Verdict>),
+    /// Verdict and blindness per hex, in map index order.
+    Viewshed(Vec<Seen>),
     /// Observers that see each hex, in map index order.
     Exposure(Vec<u32>),
 }
@@ -57,55 +61,57 @@ impl Progress {
     }
 }
 
-/// The viewshed of `from`: the library's verdict for every hex. This is the
-/// single place to swap in the engine's fast viewshed when it lands.
-pub fn viewshed(map: &Map, from: Hex, progress: &Progress) -> Option<Vec<Verdict>> {
+/// What one hex looks like from the observer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seen {
+    /// Clear, hindered or blocked.
+    pub verdict: Verdict,
+    /// Blocked only by obstacles lower than the observer (a blind hex).
+    pub blind: bool,
+}
+
+/// The viewshed of `from`: the library's verdict for every hex, with the
+/// engine's blind-hex test. This is `engine::viewshed::viewshed` made
+/// cancellable hex by hex (the engine's version runs to the end).
+pub fn viewshed(map: &Map, from: Hex, progress: &Progress) -> Option<Vec<Seen>> {
     progress.total.store(map.len(), Ordering::Relaxed);
-    let out: Option<Vec<Verdict>> = (0..map.len())
+    let out: Option<Vec<Seen>> = (0..map.len())
         .into_par_iter()
         .map(|j| {
             if progress.cancelled() {
                 return None;
             }
             progress.step();
-            Some(line_of_sight(map, from, map.hex_of(j)).verdict)
+            let r = line_of_sight(map, from, map.hex_of(j));
+            Some(Seen {
+                verdict: r.verdict,
+                blind: is_blind(map, &r),
+            })
         })
         .collect();
     out.filter(|_| !progress.cancelled())
 }
 
-/// Exposure: for each hex, the number of other hexes that see it. The single
-/// place to swap in the engine's exposure when it lands.
+/// Exposure: for each hex, the number of other hexes that see it, from the
+/// engine's streaming exposure (fast, cancellable, with progress).
 pub fn exposure(map: &Map, progress: &Progress) -> Option<Vec<u32>> {
-    let n = map.len();
-    progress.total.store(n, Ordering::Relaxed);
-    let counts = (0..n)
-        .into_par_iter()
-        .fold(
-            || vec![0u32; n],
-            |mut acc, i| {
-                if progress.cancelled() {
-                    return acc;
-                }
-                let from = map.hex_of(i);
-                for (j, slot) in acc.iter_mut().enumerate() {
-                    if j != i && line_of_sight(map, from, map.hex_of(j)).verdict.sees() {
-                        *slot += 1;
-                    }
-                }
-                progress.step();
-                acc
-            },
-        )
-        .reduce(
-            || vec![0u32; n],
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    *x += y;
-                }
-                a
-            },
-        );
+    let engine = Engine::new(map);
+    let report = |done: u64, total: u64| {
+        progress.total.store(total as usize, Ordering::Relaxed);
+        progress.done.store(done as usize, Ordering::Relaxed);
+    };
+    let ctl = Control {
+        cancel: &progress.cancel,
+        progress: &report,
+    };
+    let e = exposure::streaming(&engine, &Selection::all(map), &ctl).ok()?;
+    // Every hex sees itself; count only the others.
+    let counts = e
+        .seen_by
+        .iter()
+        .enumerate()
+        .map(|(i, n)| n.saturating_sub(u32::from(engine.sees(i, i))))
+        .collect();
     (!progress.cancelled()).then_some(counts)
 }
 
@@ -261,8 +267,23 @@ mod tests {
         let m = map();
         let from = m.layout.hex_at(0, 2);
         let v = viewshed(&m, from, &Progress::default()).unwrap();
-        for (j, verdict) in v.iter().enumerate() {
-            assert_eq!(*verdict, line_of_sight(&m, from, m.hex_of(j)).verdict);
+        for (j, seen) in v.iter().enumerate() {
+            let r = line_of_sight(&m, from, m.hex_of(j));
+            assert_eq!(seen.verdict, r.verdict);
+            assert_eq!(seen.blind, is_blind(&m, &r));
+        }
+    }
+
+    #[test]
+    fn exposure_counts_the_other_hexes_that_see_each_hex() {
+        let m = map();
+        let e = exposure(&m, &Progress::default()).unwrap();
+        for (j, n) in e.iter().enumerate() {
+            let to = m.hex_of(j);
+            let plain = (0..m.len())
+                .filter(|&i| i != j && line_of_sight(&m, m.hex_of(i), to).verdict.sees())
+                .count();
+            assert_eq!(*n as usize, plain, "{}", m.label(to));
         }
     }
 

@@ -352,7 +352,7 @@ fn the_view_exports_to_svg_with_its_overlay() {
     let svg = std::fs::read_to_string(&out).unwrap();
     assert!(svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>"));
     assert!(svg.matches("<polygon").count() >= 150, "every hex is drawn");
-    assert!(svg.contains(">G5</text>") && svg.contains("not seen (blind)"));
+    assert!(svg.contains(">G5</text>") && svg.contains(">blind hex</text>"));
 }
 
 #[test]

@@ -356,7 +356,12 @@ impl EditorApp {
             let text = match data.as_ref() {
                 JobOutput::Viewshed(v) => v.get(i).map(|x| {
                     let from = self.selected.map(|s| map.label(s)).unwrap_or_default();
-                    format!("{}: {} from {from}", map.label(h), x.as_str())
+                    let blind = if x.blind { " (blind hex)" } else { "" };
+                    format!(
+                        "{}: {} from {from}{blind}",
+                        map.label(h),
+                        x.verdict.as_str()
+                    )
                 }),
                 JobOutput::Exposure(v) => v
                     .get(i)
@@ -382,7 +387,7 @@ impl EditorApp {
         ui.radio_value(&mut self.overlay, Some(Overlay::Viewshed), "Viewshed")
             .on_hover_text("Hexes the selected hex sees: green clear, amber hindered.");
         ui.radio_value(&mut self.overlay, Some(Overlay::Blind), "Blind hexes")
-            .on_hover_text("Hexes the selected hex does not see, darkened.");
+            .on_hover_text("Blind hexes of the selected hex (hidden only by a lower obstacle), hatched; other hexes it does not see, darkened.");
         ui.radio_value(&mut self.overlay, Some(Overlay::Exposure), "Exposure")
             .on_hover_text("For every hex, how many hexes see it (all pairs: slow on big maps).");
         ui.add_enabled(false, egui::RadioButton::new(false, "Spotting"))
