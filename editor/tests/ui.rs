@@ -529,3 +529,18 @@ fn f1_lists_the_shortcuts_and_right_click_picks_terrain() {
     assert_eq!(h.state().settings.terrain, 1, "picked the woods of C3");
     assert_eq!(terrain(&h, "C3"), "woods", "right-click does not paint");
 }
+
+#[test]
+fn the_view_pans_with_arrow_keys_and_fits_with_ctrl_0() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    let fitted = h.state().view;
+    h.key_down(Key::ArrowLeft);
+    h.run_steps(3);
+    h.key_up(Key::ArrowLeft);
+    h.run_steps(1);
+    assert!(h.state().view.pan.x > fitted.pan.x, "the map moves right");
+    h.state_mut().view.zoom *= 3.0;
+    ctrl(&mut h, Key::Num0);
+    assert_eq!(h.state().view, fitted);
+}

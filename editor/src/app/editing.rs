@@ -30,12 +30,30 @@ impl EditorApp {
             self.view.pan += resp.drag_delta();
         }
         if resp.hovered() {
-            let (scroll, pinch) = ctx.input(|i| (i.smooth_scroll_delta().y, i.zoom_delta()));
-            let factor = pinch * (scroll * 0.0025).exp();
+            let (scroll, pinch) = ctx.input(|i| (i.smooth_scroll_delta(), i.zoom_delta()));
+            // Vertical wheel zooms; sideways scrolling (touchpads, Shift+wheel) pans.
+            self.view.pan.x += scroll.x;
+            let factor = pinch * (scroll.y * 0.0025).exp();
             if (factor - 1.0).abs() > 1e-4
                 && let Some(p) = resp.hover_pos()
             {
                 self.view.zoom_at(p - rect.min, factor);
+            }
+        }
+
+        // Arrow keys pan, unless a text field has the keyboard.
+        if !ctx.egui_wants_keyboard_input() && self.dialog.is_none() {
+            let step = 40.0;
+            let d = ctx.input(|i| {
+                let k = |key| if i.key_down(key) { 1.0 } else { 0.0 };
+                vec2(
+                    k(Key::ArrowLeft) - k(Key::ArrowRight),
+                    k(Key::ArrowUp) - k(Key::ArrowDown),
+                )
+            });
+            if d != egui::Vec2::ZERO {
+                self.view.pan += d * step * ctx.input(|i| i.stable_dt).min(0.1) * 10.0;
+                ctx.request_repaint();
             }
         }
 
