@@ -544,3 +544,35 @@ fn the_view_pans_with_arrow_keys_and_fits_with_ctrl_0() {
     ctrl(&mut h, Key::Num0);
     assert_eq!(h.state().view, fitted);
 }
+
+#[test]
+fn a_placed_unit_is_renamed_as_typed_and_the_rename_is_one_undo_step() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    key(&mut h, Key::U);
+    click(&mut h, "K5");
+    let k5 = hex(&h, "K5");
+    assert_eq!(
+        h.state().doc.map().units_at(k5).next().unwrap().id,
+        "allied-1"
+    );
+    h.run_steps(2);
+    let field = h.get_by_role_and_label(egui::accesskit::Role::TextInput, "Id");
+    field.focus();
+    h.run_steps(1);
+    for t in ["x", "y"] {
+        h.get_by_role_and_label(egui::accesskit::Role::TextInput, "Id")
+            .type_text(t);
+        h.run_steps(2);
+    }
+    assert_eq!(
+        h.state().doc.map().units_at(k5).next().unwrap().id,
+        "allied-1xy"
+    );
+    h.event(Event::PointerMoved(pos(&h, "A1")));
+    h.state_mut().doc.undo();
+    assert_eq!(
+        h.state().doc.map().units_at(k5).next().unwrap().id,
+        "allied-1"
+    );
+}

@@ -157,6 +157,8 @@ pub struct EditorApp {
     pub script: Option<Script>,
     confirm_overwrite: Option<PathBuf>,
     show_help: bool,
+    /// The unit id field: (unit it belongs to, text typed).
+    id_buf: Option<(String, String)>,
     frame: u64,
 }
 
@@ -211,6 +213,7 @@ impl EditorApp {
             script: None,
             confirm_overwrite: None,
             show_help: false,
+            id_buf: None,
             frame: 0,
         };
         app.settings.terrain = app.doc.map().ruleset.terrain.len().min(2).saturating_sub(1) as u16;

@@ -554,6 +554,45 @@ impl EditorApp {
         self.unit_editor(ui);
     }
 
+    /// The unit's id, renamed as typed while it stays unique and non-empty
+    /// (the loader refuses a file with two units of one id).
+    fn unit_id_field(&mut self, ui: &mut Ui, id: &str) {
+        if self.id_buf.as_ref().is_none_or(|(for_id, _)| for_id != id) {
+            self.id_buf = Some((id.to_string(), id.to_string()));
+        }
+        let mut text = self
+            .id_buf
+            .as_ref()
+            .map(|b| b.1.clone())
+            .unwrap_or_default();
+        ui.horizontal(|ui| {
+            let label = ui.label("Id");
+            ui.add(egui::TextEdit::singleline(&mut text).desired_width(150.0))
+                .labelled_by(label.id);
+        });
+        let new = text.trim().to_string();
+        let mut current = id.to_string();
+        if new != id {
+            let warn = Color32::from_rgb(240, 180, 60);
+            if new.is_empty() {
+                ui.colored_label(warn, "A unit needs an id.");
+            } else if self.doc.map().unit(&new).is_some() {
+                ui.colored_label(warn, format!("`{new}` is already used."));
+            } else {
+                let old = id.to_string();
+                let renamed = new.clone();
+                self.doc.edit_merging("Rename unit", move |m| {
+                    if let Some(x) = m.units.iter_mut().find(|x| x.id == old) {
+                        x.id = renamed;
+                    }
+                });
+                self.editing_unit = Some(new.clone());
+                current = new;
+            }
+        }
+        self.id_buf = Some((current, text));
+    }
+
     pub(super) fn unit_editor(&mut self, ui: &mut Ui) {
         let Some(id) = self.editing_unit.clone() else {
             return;
@@ -588,6 +627,7 @@ impl EditorApp {
                     }
                 });
             }
+            self.unit_id_field(ui, &id);
             if ui.button("Remove unit").clicked() {
                 self.doc
                     .edit("Remove unit", |m| m.units.retain(|x| x.id != id));
