@@ -661,7 +661,8 @@ impl EditorApp {
         let typing = ctx.egui_wants_keyboard_input();
         for c in Command::with_shortcuts() {
             let Some(sc) = c.shortcut() else { continue };
-            if c.is_plain_key() && typing {
+            // A text field has its own keys, including its own undo.
+            if typing && (c.is_plain_key() || matches!(c, Command::Undo | Command::Redo)) {
                 continue;
             }
             if ctx.input_mut(|i| i.consume_shortcut(&sc)) {
