@@ -29,6 +29,10 @@ enum Command {
     Validate(cmd::validate::Args),
     /// Movement cost from one hex into an adjacent one.
     Move(cmd::movement::Args),
+    /// Miniatures spotting from one hex: LOS, automatic spotting, test probability per hex.
+    Spot(cmd::spot::Args),
+    /// Can see, can be targeted, can fire: one unit at another, with reasons.
+    Units(cmd::units::Args),
     /// What one hex sees: every hex visible, hindered or blocked, and the blind hexes.
     Viewshed(cmd::viewshed::Args),
     /// The blind hexes of one observer: hidden only by obstacles lower than it.
@@ -48,6 +52,8 @@ fn main() -> ExitCode {
         Command::Matrix(a) => cmd::matrix::run(a),
         Command::Validate(a) => cmd::validate::run(a),
         Command::Move(a) => cmd::movement::run(a),
+        Command::Spot(a) => cmd::spot::run(a),
+        Command::Units(a) => cmd::units::run(a),
         Command::Viewshed(a) => cmd::viewshed::run(a),
         Command::Blind(a) => cmd::blind::run(a),
         Command::Exposure(a) => cmd::exposure::run(a),

@@ -29,66 +29,16 @@ pub struct LosResult {
 pub fn line_of_sight(map: &Map, from: Hex, to: Hex) -> LosResult {
     let line = HexLine::new(from, to);
     let mut a = rules::assess(map, &line);
-    // Hexside crossings come before the hex they lead into.
-    a.events.sort_by_key(|e| {
-        (
-            e.at,
-            !matches!(e.place, Place::Hexside(..) | Place::HexsidePair(..)),
-        )
-    });
-    let hindrance: u32 = a
-        .events
-        .iter()
-        .map(|e| {
-            if let Effect::Hinder(v) = e.effect {
-                v
-            } else {
-                0
-            }
-        })
-        .sum();
-    let blocked_by = a.events.iter().find(|e| e.effect == Effect::Block).cloned();
-    let over_limit = a.hindrance_limit.is_some_and(|l| hindrance >= l);
-    let verdict = if blocked_by.is_some() || over_limit {
-        Verdict::Blocked
-    } else if hindrance > 0 {
-        Verdict::Hindered
-    } else {
-        Verdict::Clear
-    };
-    let reason = match (&blocked_by, verdict) {
-        (Some(e), _) => e.reason.clone(),
-        (None, Verdict::Blocked) => format!(
-            "the hindrance total {hindrance} reaches the limit of {} ({})",
-            a.hindrance_limit.unwrap_or_default(),
-            joined(&a.events)
-        ),
-        (None, Verdict::Hindered) => format!("hindered {hindrance}: {}", joined(&a.events)),
-        (None, Verdict::Clear) => {
-            format!(
-                "nothing between {} and {} blocks or hinders the line",
-                map.label(from),
-                map.label(to)
-            )
-        }
-    };
+    let c = a.conclude(map, &line);
     LosResult {
         line,
-        verdict,
-        hindrance,
+        verdict: c.verdict,
+        hindrance: c.hindrance,
         events: a.events,
-        blocked_by,
+        blocked_by: c.blocked_by,
         modifiers: a.modifiers,
-        reason,
+        reason: c.reason,
     }
-}
-
-fn joined(events: &[Event]) -> String {
-    events
-        .iter()
-        .map(|e| e.reason.as_str())
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 /// Traces LOS between two labelled hexes, with an error naming a label that is not on the map.
@@ -147,7 +97,7 @@ impl LosResult {
                 _ => None,
             })
             .collect();
-        json!({
+        let mut out = json!({
             "from": map.label(self.line.from),
             "to": map.label(self.line.to),
             "ruleset": map.ruleset.name,
@@ -160,7 +110,11 @@ impl LosResult {
             "vertices": vertices,
             "events": self.events.iter().map(event).collect::<Vec<_>>(),
             "modifiers": self.modifiers,
-        })
+        });
+        if let Some(d) = rules::details(map, &self.line) {
+            out["details"] = d;
+        }
+        out
     }
 
     /// A human-readable explanation, several lines.

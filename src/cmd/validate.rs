@@ -1,7 +1,7 @@
 //! `hexsight validate MAP`.
 
 use clap::Args as ClapArgs;
-use hexsight_analysis::rules::{Family, combat_commander};
+use hexsight_analysis::rules;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,10 +57,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         map.markers.len(),
         map.units.len()
     );
-    let warnings = match rs.family {
-        Family::CombatCommander => combat_commander::warnings(&map),
-        Family::Geometric => Vec::new(),
-    };
+    let mut warnings = rules::check_units(&map)?;
+    warnings.extend(rules::warnings(&map));
     for w in &warnings {
         println!("warning: {w}");
     }

@@ -285,6 +285,8 @@ impl<'m> Engine<'m> {
                 let flat = CcFlat::new(&cells, &sides, size);
                 Rules::CombatCommander { cells, sides, flat }
             }
+            // Units and depressions shape these families' lines: one full query per pair.
+            Family::Asl | Family::Napoleonic | Family::Miniatures => Rules::Plain,
         };
         let syms = super::lines::symmetries();
         let factors = syms.map(|s| s.strides(stride));

@@ -85,7 +85,8 @@ pub fn is_blind(map: &Map, r: &LosResult) -> bool {
     if r.verdict != Verdict::Blocked {
         return false;
     }
-    let heights = (map.ruleset.family == Family::Geometric).then(|| Heights::of(map));
+    let heights = matches!(map.ruleset.family, Family::Geometric | Family::Miniatures)
+        .then(|| Heights::of(map));
     let hs = heights.as_ref();
     let eye = match hs {
         Some(hs) => i64::from(map.level(r.line.from)) * MILLI + hs.observer_eye,

@@ -411,6 +411,7 @@ fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
             extra: u.extra,
         });
     }
+    crate::rules::check_units(&map)?;
     Ok(map)
 }
 

@@ -1,9 +1,15 @@
 //! Rulesets: the tables (data) and the family code that turns a sight line into a verdict.
 
+mod answers;
+pub mod asl;
 pub mod combat_commander;
 pub mod geometric;
+pub mod miniatures;
+pub mod napoleonic;
 pub mod table;
+pub mod units;
 
+pub use answers::{Answer, UnitAnswers, check_units, details, unit_answers, warnings};
 pub use table::{
     Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType,
 };
@@ -133,11 +139,92 @@ pub struct Assessment {
     pub hindrance_limit: Option<u32>,
 }
 
+/// The verdict an assessment comes to, with what decided it.
+#[derive(Clone, Debug)]
+pub struct Conclusion {
+    /// Clear, hindered or blocked.
+    pub verdict: Verdict,
+    /// Total hindrance along the line.
+    pub hindrance: u32,
+    /// The first thing that blocks, if any.
+    pub blocked_by: Option<Event>,
+    /// One sentence that says why, citing the rules of the events behind it.
+    pub reason: String,
+}
+
+impl Assessment {
+    /// Puts the events in order along `line` (a hexside crossing before the hex it leads
+    /// into) and draws the verdict: the first block, else the hindrance total against the
+    /// family's limit, else clear.
+    pub fn conclude(&mut self, map: &Map, line: &HexLine) -> Conclusion {
+        self.events.sort_by_key(|e| {
+            (
+                e.at,
+                !matches!(e.place, Place::Hexside(..) | Place::HexsidePair(..)),
+            )
+        });
+        let hindrance: u32 = self
+            .events
+            .iter()
+            .map(|e| {
+                if let Effect::Hinder(v) = e.effect {
+                    v
+                } else {
+                    0
+                }
+            })
+            .sum();
+        let blocked_by = self
+            .events
+            .iter()
+            .find(|e| e.effect == Effect::Block)
+            .cloned();
+        let all = || {
+            self.events
+                .iter()
+                .map(|e| e.reason.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let (verdict, reason) = match (&blocked_by, self.hindrance_limit) {
+            (Some(e), _) => (Verdict::Blocked, e.reason.clone()),
+            (None, Some(limit)) if hindrance >= limit => (
+                Verdict::Blocked,
+                format!(
+                    "the hindrance total {hindrance} reaches the blocking limit of {limit}: {}",
+                    all()
+                ),
+            ),
+            (None, _) if hindrance > 0 => (
+                Verdict::Hindered,
+                format!("hindered {hindrance}: {}", all()),
+            ),
+            (None, _) => (
+                Verdict::Clear,
+                format!(
+                    "nothing between {} and {} blocks or hinders the line",
+                    map.label(line.from),
+                    map.label(line.to)
+                ),
+            ),
+        };
+        Conclusion {
+            verdict,
+            hindrance,
+            blocked_by,
+            reason,
+        }
+    }
+}
+
 /// Asks the map's rule family about a walked line.
 pub fn assess(map: &Map, line: &HexLine) -> Assessment {
     match map.ruleset.family {
         Family::Geometric => geometric::assess(map, line),
         Family::CombatCommander => combat_commander::assess(map, line),
+        Family::Asl => asl::assess(map, line),
+        Family::Napoleonic => napoleonic::assess(map, line),
+        Family::Miniatures => miniatures::assess(map, line),
     }
 }
 

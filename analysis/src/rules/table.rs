@@ -13,6 +13,12 @@ pub enum Family {
     Geometric,
     /// Combat Commander hills, crests, blind hexes (rules.md section 1).
     CombatCommander,
+    /// ASL levels, depressions and Crest Status (rules.md section 2).
+    Asl,
+    /// Napoleonic units that shape sight lines, prone infantry (rules.md section 3).
+    Napoleonic,
+    /// Miniatures spotting ranges and tests (rules.md section 4).
+    Miniatures,
 }
 
 /// What a terrain, hexside or marker does to a line of sight.
@@ -165,9 +171,21 @@ pub struct Ruleset {
     /// Named numeric parameters of the family (eye heights, limits).
     #[serde(default)]
     pub params: BTreeMap<String, f64>,
+    /// Named lists of terrain or hexside ids a family reads (`depression`, `inherent`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags: BTreeMap<String, Vec<String>>,
+    /// Unit kinds the family accepts, with the flags its code reads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unit_kinds: Vec<super::units::UnitType>,
+    /// Unit states the family accepts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unit_states: Vec<super::units::UnitType>,
+    /// Automatic spotting ranges and the spotting test (miniatures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spotting: Option<super::miniatures::Spotting>,
 }
 
-const BUILTIN: [(&str, &str); 2] = [
+const BUILTIN: [(&str, &str); 5] = [
     (
         "geometric",
         include_str!("../../../maps/rulesets/geometric.json"),
@@ -175,6 +193,15 @@ const BUILTIN: [(&str, &str); 2] = [
     (
         "combat-commander",
         include_str!("../../../maps/rulesets/combat-commander.json"),
+    ),
+    ("asl", include_str!("../../../maps/rulesets/asl.json")),
+    (
+        "napoleonic",
+        include_str!("../../../maps/rulesets/napoleonic.json"),
+    ),
+    (
+        "miniatures",
+        include_str!("../../../maps/rulesets/miniatures.json"),
     ),
 ];
 
@@ -236,7 +263,7 @@ impl Ruleset {
                 }
             }
         }
-        Ok(())
+        super::units::check_tables(self)
     }
 
     /// Index of a terrain id.

@@ -1,0 +1,422 @@
+//! The `napoleonic` family: units that shape sight lines, and British/KGL infantry lying
+//! prone (rules.md section 3, seed 002). Reasons cite the sections of the prone rule by
+//! name: Maniobra (manoeuvre), Terreno (terrain), Apilamiento (stacking), Línea de Visión
+//! (LOS), Abrir fuego (fire), as `prone rule, LOS` and so on.
+//!
+//! How the rules are read:
+//! - Terrain: an intervening hex higher than both ends blocks; an obstacle (woods, town) blocks
+//!   when its hex is at least as high as the higher end. Hedges and walls are low: they do not
+//!   block LOS, they only hide prone units behind them. A line along a hexside is blocked only
+//!   when both hexes beside it block; a hex touched at a vertex has no effect.
+//! - Units: a unit whose state is flagged `blocks-los` (standing) in an intervening hex blocks
+//!   LOS, whichever side it is on; prone units do not (prone rule, LOS). `hexsight los` between
+//!   hexes includes this.
+//! - Three answers for a pair of units. Sees: LOS between their hexes, and the target is not a
+//!   prone unit hidden by a hedge or wall (hexside tag `conceals-prone`) that the line crosses
+//!   to enter its hex (at a vertex, both hexsides must be hedges or walls), or by its hex's
+//!   terrain (terrain tag `conceals-prone`: cultivated). Can be targeted: seen, and if the
+//!   target is prone the firer's kind is flagged `fires-at-prone` (artillery, skirmishers).
+//!   Can fire: targeted, the firer is not prone, and no friendly unit (same side), prone or
+//!   standing, stands in a hex the line crosses, unless the firer is flagged
+//!   `fires-over-friends` (howitzers). Enemy prone units in between do not stop fire.
+//!   Howitzers fire over friendly units "prone or not", so for them standing friendly units do
+//!   not block the sight line either; standing enemies still do.
+//! - A prone target's fire defence improves by 2; no ricochet against it (prone rule, fire).
+//! - Checked on load: prone only for kinds flagged `may-go-prone`, only in terrain tagged
+//!   `prone-terrain` (open, farm/house, cultivated), only for nations in `prone-nations` when
+//!   a unit gives a `nation`; a prone hex holds at most one battalion (`battalion`) and one
+//!   light company (`light-company`), no artillery (`artillery`), no standing unit, and no
+//!   British/KGL units mixed with others.
+
+use super::units::{self, Problem};
+use super::{
+    Assessment, Effect, Event, LosEffect, Modifier, Place, UnitAnswers, Verdict, both_sides,
+};
+use crate::hex::{Crossing, Hex, HexLine, SideCrossing};
+use crate::los::line_of_sight;
+use crate::map::{Map, Unit};
+use std::collections::BTreeMap;
+
+/// What an intervening hex does: terrain, then standing units (not those of `ignore_side`).
+fn judge_hex(map: &Map, h: Hex, high: i32, ignore_side: Option<&str>) -> Option<(Effect, String)> {
+    let cell = map.cell(h)?;
+    let label = map.label(h);
+    if cell.level > high {
+        return Some((
+            Effect::Block,
+            format!(
+                "the level-{} ground in {label} is higher than both ends (napoleonic terrain: hills)",
+                cell.level
+            ),
+        ));
+    }
+    let t = &map.ruleset.terrain[cell.terrain as usize];
+    match t.los {
+        LosEffect::Obstacle if cell.level >= high => {
+            return Some((
+                Effect::Block,
+                format!("{} in {label} blocks LOS (napoleonic terrain table)", t.id),
+            ));
+        }
+        LosEffect::Hindrance(v) if cell.level >= high => {
+            return Some((
+                Effect::Hinder(v),
+                format!(
+                    "{} in {label} hinders LOS (+{v}) (napoleonic terrain table)",
+                    t.id
+                ),
+            ));
+        }
+        _ => {}
+    }
+    let standing: Vec<&str> = map
+        .units_at(h)
+        .filter(|u| units::state_has(map, u, "blocks-los") && Some(u.side.as_str()) != ignore_side)
+        .map(|u| u.id.as_str())
+        .collect();
+    if !standing.is_empty() {
+        return Some((
+            Effect::Block,
+            format!(
+                "the standing unit(s) {} in {label} block LOS through their hex; prone units would not (prone rule, LOS)",
+                standing.join(", ")
+            ),
+        ));
+    }
+    None
+}
+
+/// Judges a walked line between hexes, units included.
+pub fn assess(map: &Map, line: &HexLine) -> Assessment {
+    trace(map, line, None)
+}
+
+/// Judges a walked line; standing units of `ignore_side` do not block (howitzers fire over them).
+fn trace(map: &Map, line: &HexLine, ignore_side: Option<&str>) -> Assessment {
+    let high = map.level(line.from).max(map.level(line.to));
+    let mut events = Vec::new();
+    for step in line.between() {
+        match step.crossing {
+            Crossing::Hex(h) => {
+                if let Some((effect, reason)) = judge_hex(map, h, high, ignore_side) {
+                    events.push(Event {
+                        at: step.t0,
+                        place: Place::Hex(h),
+                        effect,
+                        reason,
+                    });
+                }
+            }
+            Crossing::Side(a, b) => {
+                let (x, y) = (
+                    judge_hex(map, a, high, ignore_side),
+                    judge_hex(map, b, high, ignore_side),
+                );
+                if let Some(effect) = both_sides(x.as_ref().map(|v| v.0), y.as_ref().map(|v| v.0)) {
+                    let reason = format!(
+                        "the line runs along hexside {}, blocked only if both sides block: {}; {}",
+                        map.side_label(a, b),
+                        x.map(|v| v.1).unwrap_or_default(),
+                        y.map(|v| v.1).unwrap_or_default()
+                    );
+                    events.push(Event {
+                        at: step.t0,
+                        place: Place::AlongSide(a, b),
+                        effect,
+                        reason,
+                    });
+                }
+            }
+            Crossing::Vertex(_) => {}
+        }
+    }
+    for sc in line.side_crossings() {
+        if let SideCrossing::One(a, b, at) = sc
+            && let Some(f) = map.hexside(a, b)
+            && let LosEffect::Obstacle = map.ruleset.hexsides[f.kind as usize].los
+            && ![a, b].contains(&line.from)
+            && ![a, b].contains(&line.to)
+        {
+            let id = &map.ruleset.hexsides[f.kind as usize].id;
+            let reason = format!(
+                "the {id} on hexside {} blocks LOS (napoleonic terrain table)",
+                map.side_label(a, b)
+            );
+            events.push(Event {
+                at,
+                place: Place::Hexside(a, b),
+                effect: Effect::Block,
+                reason,
+            });
+        }
+    }
+    Assessment {
+        events,
+        modifiers: Vec::new(),
+        hindrance_limit: None,
+    }
+}
+
+fn is_prone(map: &Map, u: &Unit) -> bool {
+    units::state_has(map, u, "prone")
+}
+
+/// Why a prone target cannot be seen from along `line`, if it is hidden.
+fn concealed(map: &Map, line: &HexLine, b: &Unit) -> Option<String> {
+    if !is_prone(map, b) {
+        return None;
+    }
+    let rs = &map.ruleset;
+    let t = map.terrain(b.hex)?;
+    if units::tagged(rs, "conceals-prone", &t.id) {
+        return Some(format!(
+            "`{}` lies prone in {} ({}): not seen at all, cannot be targeted (prone rule, fire)",
+            b.id,
+            t.id,
+            map.label(b.hex)
+        ));
+    }
+    if line.from == line.to {
+        return None;
+    }
+    let hides = |x: Hex, y: Hex| {
+        map.hexside(x, y)
+            .filter(|f| units::tagged(rs, "conceals-prone", &rs.hexsides[f.kind as usize].id))
+            .map(|f| rs.hexsides[f.kind as usize].id.clone())
+    };
+    let sides: Vec<(Hex, Option<String>)> = match line.side_crossings().last() {
+        Some(SideCrossing::One(x, y, _)) if *y == b.hex => vec![(*x, hides(*x, *y))],
+        Some(SideCrossing::Pair(x, y, z, _)) if *x == b.hex => {
+            vec![(*y, hides(*x, *y)), (*z, hides(*x, *z))]
+        }
+        _ => Vec::new(),
+    };
+    if !sides.is_empty() && sides.iter().all(|s| s.1.is_some()) {
+        let what: Vec<String> = sides
+            .iter()
+            .map(|(n, id)| {
+                format!(
+                    "{} on {}",
+                    id.clone().unwrap_or_default(),
+                    map.side_label(*n, b.hex)
+                )
+            })
+            .collect();
+        return Some(format!(
+            "`{}` lies prone behind the {} that the line crosses into {}: not seen at all, cannot be targeted (prone rule, fire)",
+            b.id,
+            what.join(" and "),
+            map.label(b.hex)
+        ));
+    }
+    None
+}
+
+/// Friendly units of `a` (other than `a`) in the hexes the line crosses between the ends.
+fn friends_between(map: &Map, line: &HexLine, a: &Unit) -> Vec<(String, Hex)> {
+    let friends_in = |h: Hex| -> Vec<String> {
+        map.units_at(h)
+            .filter(|u| u.side == a.side && u.id != a.id)
+            .map(|u| u.id.clone())
+            .collect()
+    };
+    let mut out = Vec::new();
+    for s in line.between() {
+        match s.crossing {
+            Crossing::Hex(h) => out.extend(friends_in(h).into_iter().map(|id| (id, h))),
+            Crossing::Side(x, y) => {
+                let (fx, fy) = (friends_in(x), friends_in(y));
+                if !fx.is_empty() && !fy.is_empty() {
+                    out.extend(fx.into_iter().map(|id| (id, x)));
+                    out.extend(fy.into_iter().map(|id| (id, y)));
+                }
+            }
+            Crossing::Vertex(_) => {}
+        }
+    }
+    out
+}
+
+/// Can see, can be targeted, can fire: the three answers for a pair of units.
+pub fn unit_answers(map: &Map, a: &Unit, b: &Unit) -> UnitAnswers {
+    let over = units::kind_has(map, a, "fires-over-friends");
+    let (line, verdict, reason) = if over {
+        let line = HexLine::new(a.hex, b.hex);
+        let c = trace(map, &line, Some(&a.side)).conclude(map, &line);
+        (line, c.verdict, c.reason)
+    } else {
+        let los = line_of_sight(map, a.hex, b.hex);
+        (los.line, los.verdict, los.reason)
+    };
+    let mut ans = UnitAnswers::default();
+    if !verdict.sees() {
+        ans.sees.no(format!(
+            "no LOS from {} to {}: {reason}",
+            map.label(a.hex),
+            map.label(b.hex)
+        ));
+    } else if let Some(why) = concealed(map, &line, b) {
+        ans.sees.no(why);
+    } else {
+        let v = if verdict == Verdict::Clear {
+            "clear"
+        } else {
+            "hindered"
+        };
+        let over_text = if over {
+            " (howitzers see and fire over friendly units, prone or not: prone rule, LOS EXC)"
+        } else {
+            ""
+        };
+        ans.sees.yes(format!(
+            "LOS from {} to {} is {v}: {reason}{over_text}",
+            map.label(a.hex),
+            map.label(b.hex)
+        ));
+    }
+    if !ans.sees.ok {
+        ans.targeted
+            .no(format!("`{}` cannot target what it does not see", a.id));
+    } else if is_prone(map, b) && !units::kind_has(map, a, "fires-at-prone") {
+        ans.targeted.no(format!("`{}` is prone: only artillery and skirmishers may fire at prone units, not `{}` ({}) (prone rule, fire)", b.id, a.id, a.kind));
+    } else {
+        ans.targeted
+            .yes(format!("`{}` sees `{}` and may fire at it", a.id, b.id));
+    }
+    if is_prone(map, a) {
+        ans.fires.no(format!(
+            "`{}` is prone: prone units cannot fire (prone rule, fire)",
+            a.id
+        ));
+    } else if !ans.targeted.ok {
+        ans.fires.no(format!("`{}` cannot target `{}`", a.id, b.id));
+    } else {
+        let friends = friends_between(map, &line, a);
+        if friends.is_empty() {
+            ans.fires
+                .yes("no friendly unit stands in the line of fire".to_string());
+        } else {
+            let list = friends
+                .iter()
+                .map(|(id, h)| format!("{id} in {}", map.label(*h)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if units::kind_has(map, a, "fires-over-friends") {
+                ans.fires.yes(format!("howitzers fire over friendly units, prone or not ({list}) (prone rule, LOS EXC)"));
+            } else {
+                ans.fires.no(format!(
+                    "friendly unit(s) {list} in the line of fire: a line of fire is not a line of sight, friends block it prone or standing (prone rule, LOS)"
+                ));
+            }
+        }
+    }
+    if ans.targeted.ok && is_prone(map, b) {
+        ans.modifiers.push(Modifier {
+            name: "prone".into(),
+            value: 2,
+            text: format!(
+                "`{}` is prone: fire defence +2; no ricochet against it (prone rule, fire)",
+                b.id
+            ),
+        });
+    }
+    ans
+}
+
+/// The prone rules (terrain, stacking, nations) for every unit of the map.
+pub fn unit_problems(map: &Map) -> Vec<Problem> {
+    let (mut problems, good) = units::unknown(map);
+    let rs = &map.ruleset;
+    let mut hexes: BTreeMap<Hex, Vec<&Unit>> = BTreeMap::new();
+    for &i in &good {
+        let u = &map.units[i];
+        hexes.entry(u.hex).or_default().push(u);
+        if !is_prone(map, u) {
+            continue;
+        }
+        if !units::kind_has(map, u, "may-go-prone") {
+            problems.push(Problem::new(
+                u,
+                format!(
+                    "only British/KGL infantry may lie prone, not `{}` (prone rule)",
+                    u.kind
+                ),
+            ));
+        }
+        let t = map.terrain(u.hex).map(|t| t.id.clone()).unwrap_or_default();
+        if !units::tagged(rs, "prone-terrain", &t) {
+            let allowed = rs
+                .tags
+                .get("prone-terrain")
+                .map(|v| v.join(", "))
+                .unwrap_or_default();
+            problems.push(Problem::new(
+                u,
+                format!(
+                    "prone units are allowed only in {allowed}, not in {t} (prone rule, terrain)"
+                ),
+            ));
+        }
+        if let (Some(n), Some(ok)) = (nation(u), rs.tags.get("prone-nations"))
+            && !ok.contains(&n)
+        {
+            problems.push(Problem::new(
+                u,
+                format!(
+                    "only {} infantry may lie prone, not {n} (prone rule)",
+                    ok.join("/")
+                ),
+            ));
+        }
+    }
+    for stack in hexes.values() {
+        let Some(first) = stack.iter().find(|u| is_prone(map, u)) else {
+            continue;
+        };
+        let count = |flag: &str| {
+            stack
+                .iter()
+                .filter(|u| units::kind_has(map, u, flag))
+                .count()
+        };
+        if let Some(s) = stack.iter().find(|u| !is_prone(map, u)) {
+            problems.push(Problem::new(
+                first,
+                format!(
+                    "no stack may mix prone and standing units (`{}` is {}) (prone rule, stacking)",
+                    s.id,
+                    if s.state.is_empty() {
+                        "standing"
+                    } else {
+                        &s.state
+                    }
+                ),
+            ));
+        }
+        if count("battalion") > 1 || count("light-company") > 1 {
+            problems.push(Problem::new(first, "a prone hex holds at most one battalion and its light company (prone rule, stacking)"));
+        }
+        if count("artillery") > 0 && (count("battalion") > 0 || count("light-company") > 0) {
+            problems.push(Problem::new(
+                first,
+                "an infantry and artillery stack may not lie prone (prone rule, stacking)",
+            ));
+        }
+        if let Some(ok) = rs.tags.get("prone-nations") {
+            let nations: Vec<String> = stack.iter().filter_map(|u| nation(u)).collect();
+            let inside = nations.iter().any(|n| ok.contains(n));
+            let outside = nations.iter().any(|n| !ok.contains(n));
+            if inside && outside {
+                problems.push(Problem::new(first, format!("a stack mixing {} units with others may not lie prone (prone rule, stacking)", ok.join("/"))));
+            }
+        }
+    }
+    problems
+}
+
+fn nation(u: &Unit) -> Option<String> {
+    u.extra
+        .get("nation")
+        .and_then(|v| v.as_str())
+        .map(|s| s.to_ascii_lowercase())
+}

@@ -1,0 +1,67 @@
+//! `hexsight spot MAP --from HEX [--activity still|moving] [--json] [--png FILE]`:
+//! miniatures spotting from one hex to every hex (seed 001, 8.E-8.G).
+
+use anyhow::anyhow;
+use clap::Args as ClapArgs;
+use hexsight_analysis::rules::miniatures::{Activity, spot};
+use hexsight_analysis::spot_png::write_spot_png;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `spot`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// The map file (a ruleset with a spotting table, and a `scale`).
+    map: PathBuf,
+    /// The observer's hex.
+    #[arg(long)]
+    from: String,
+    /// What the targets do: `still` (does nothing) or `moving` (moves or fires).
+    #[arg(long, default_value = "still", value_parser = parse_activity)]
+    activity: Activity,
+    /// Print a JSON list, one object per hex.
+    #[arg(long)]
+    json: bool,
+    /// Also draw the answer as a PNG.
+    #[arg(long)]
+    png: Option<PathBuf>,
+}
+
+fn parse_activity(s: &str) -> Result<Activity, String> {
+    s.parse()
+}
+
+/// Prints the spotting answer for every hex.
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let map = super::load_map(&a.map)?;
+    let from = map
+        .parse_hex(&a.from)
+        .ok_or_else(|| anyhow!("`{}` is not a hex of {}", a.from, a.map.display()))?;
+    let cells = spot(&map, from, a.activity)?;
+    let mut out = String::new();
+    if a.json {
+        out = serde_json::to_string_pretty(&cells)? + "\n";
+    } else {
+        out += &format!(
+            "spotting from {} ({:?} targets); hex: los, auto, p(test), reason\n",
+            map.label(from),
+            a.activity
+        );
+        for c in &cells {
+            out += &format!(
+                "{}: {} {} {:.2} - {}\n",
+                c.hex,
+                if c.los { "LOS" } else { "no-LOS" },
+                if c.auto { "auto" } else { "-" },
+                c.p_spot,
+                c.reason
+            );
+        }
+    }
+    if let Some(p) = &a.png {
+        write_spot_png(&map, from, &cells, p)?;
+        eprintln!("wrote {}", p.display());
+    }
+    super::print_out(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
