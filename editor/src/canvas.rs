@@ -287,6 +287,8 @@ pub enum Overlay {
     Blind,
     /// How many hexes see each hex.
     Exposure,
+    /// Miniatures spotting from the selected hex.
+    Spotting,
 }
 
 impl Overlay {
@@ -296,6 +298,7 @@ impl Overlay {
             Overlay::Viewshed => "Viewshed",
             Overlay::Blind => "Blind hexes",
             Overlay::Exposure => "Exposure",
+            Overlay::Spotting => "Spotting",
         }
     }
 }
@@ -330,6 +333,7 @@ const VIEW_CLEAR: Color32 = Color32::from_rgb(60, 220, 110);
 const VIEW_HINDERED: Color32 = Color32::from_rgb(250, 190, 40);
 const VIEW_BLOCKED: Color32 = Color32::from_rgb(25, 25, 35);
 const BLIND: Color32 = Color32::from_rgb(40, 20, 70);
+const SPOT_AUTO: Color32 = Color32::from_rgb(40, 200, 230);
 
 /// Parses `#rrggbb`.
 pub fn parse_color(s: Option<&str>) -> Option<Color32> {
@@ -480,6 +484,16 @@ impl Scene<'_> {
                     Some(with_alpha(VIEW_BLOCKED, 0.35 * fade))
                 } else {
                     None
+                }
+            }
+            (Overlay::Spotting, JobOutput::Spotting(v)) => {
+                let x = v.get(index)?;
+                if x.auto {
+                    Some(with_alpha(SPOT_AUTO, 0.55 * fade))
+                } else if x.los {
+                    Some(with_alpha(heat_color(x.p as f32), 0.6 * fade))
+                } else {
+                    Some(with_alpha(VIEW_BLOCKED, 0.6 * fade))
                 }
             }
             (Overlay::Exposure, JobOutput::Exposure(v)) => {
@@ -846,6 +860,13 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
             rows.push((heat_color(1.0), false, "seen by the most".into()));
             rows.push((heat_color(0.5), false, "seen by half as many".into()));
             rows.push((heat_color(0.0), false, "seen by none".into()));
+        }
+        Some(Overlay::Spotting) => {
+            rows.push((SPOT_AUTO, false, "spotted automatically".into()));
+            rows.push((heat_color(1.0), false, "test: sure".into()));
+            rows.push((heat_color(0.5), false, "test: even chance".into()));
+            rows.push((heat_color(0.0), false, "test: no chance".into()));
+            rows.push((VIEW_BLOCKED, false, "out of LOS".into()));
         }
         None => {}
     }

@@ -10,6 +10,7 @@ use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Selection};
 use hexsight_analysis::engine::viewshed::is_blind;
 use hexsight_analysis::hex::Hex;
+use hexsight_analysis::rules::miniatures::{self, Activity};
 use hexsight_analysis::{Map, Verdict, line_of_sight};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -23,6 +24,8 @@ pub enum JobKind {
     Viewshed(Hex),
     /// For every hex, how many hexes see it.
     Exposure,
+    /// Miniatures spotting from one observer; `true` for targets that move or fire.
+    Spotting(Hex, bool),
 }
 
 /// A request: the kind and the document generation it reads.
@@ -41,6 +44,48 @@ pub enum JobOutput {
     Viewshed(Vec<Seen>),
     /// Observers that see each hex, in map index order.
     Exposure(Vec<u32>),
+    /// Spotting per hex, in map index order.
+    Spotting(Vec<Spot>),
+}
+
+/// What spotting says about one hex.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spot {
+    /// In LOS of the observer.
+    pub los: bool,
+    /// Spotted automatically.
+    pub auto: bool,
+    /// The roll one spotting test needs, if a test is possible.
+    pub need: Option<u32>,
+    /// The chance one test succeeds.
+    pub p: f64,
+}
+
+/// Spotting from `from` with the ruleset's table (`rules::miniatures::spot`).
+pub fn spotting(map: &Map, from: Hex, moving: bool, progress: &Progress) -> Option<Vec<Spot>> {
+    progress.total.store(1, Ordering::Relaxed);
+    let activity = if moving {
+        Activity::Moving
+    } else {
+        Activity::Still
+    };
+    let cells = miniatures::spot(map, from, activity).ok()?;
+    progress.step();
+    let out = cells
+        .iter()
+        .map(|c| Spot {
+            los: c.los,
+            auto: c.auto,
+            need: c.need,
+            p: c.p_spot,
+        })
+        .collect();
+    (!progress.cancelled()).then_some(out)
+}
+
+/// Why spotting cannot be shown on this map (no table, no scale), if it cannot.
+pub fn spotting_unavailable(map: &Map) -> Option<String> {
+    miniatures::table(map).err().map(|e| e.to_string())
 }
 
 /// Cancellation and progress shared with the worker.
@@ -149,6 +194,9 @@ impl Jobs {
                 let out = match key.kind {
                     JobKind::Viewshed(from) => viewshed(&map, from, &p).map(JobOutput::Viewshed),
                     JobKind::Exposure => exposure(&map, &p).map(JobOutput::Exposure),
+                    JobKind::Spotting(from, moving) => {
+                        spotting(&map, from, moving, &p).map(JobOutput::Spotting)
+                    }
                 };
                 let _ = tx.send(out);
                 repaint();

@@ -1,6 +1,6 @@
 //! hexsight-editor: paint hex maps and see sight lines live.
 //!
-//! `hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure]
+//! `hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting]
 //! [--export-png OUT] [--export-svg OUT] [--quit]`
 //! The options set up a view at start and export it (screenshots, demos, CI).
 
@@ -31,7 +31,7 @@ fn parse_args() -> Result<Args, String> {
         match arg.as_str() {
             "-h" | "--help" => {
                 println!(
-                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure] [--export-png OUT] [--export-svg OUT] [--quit]"
+                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting] [--export-png OUT] [--export-svg OUT] [--quit]"
                 );
                 std::process::exit(0);
             }
@@ -53,9 +53,10 @@ fn parse_args() -> Result<Args, String> {
                     Some("viewshed") => Overlay::Viewshed,
                     Some("blind") => Overlay::Blind,
                     Some("exposure") => Overlay::Exposure,
+                    Some("spotting") => Overlay::Spotting,
                     other => {
                         return Err(format!(
-                            "unknown overlay {other:?} (viewshed, blind, exposure)"
+                            "unknown overlay {other:?} (viewshed, blind, exposure, spotting)"
                         ));
                     }
                 })

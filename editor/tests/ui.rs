@@ -576,3 +576,34 @@ fn a_placed_unit_is_renamed_as_typed_and_the_rename_is_one_undo_step() {
         "allied-1"
     );
 }
+
+#[test]
+fn spotting_is_offered_where_the_ruleset_has_it() {
+    let s = setup();
+    // Combat Commander has no spotting table: the overlay cannot be chosen.
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    h.state_mut().selected = Some(hex(&h, "G5"));
+    h.state_mut().overlay = Some(hexsight_editor::canvas::Overlay::Spotting);
+    h.run_steps(3);
+    assert_eq!(h.state().overlay, None);
+    // The miniatures table has one.
+    let minis = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../maps/miniatures-hamlet.json"
+    ));
+    if !minis.exists() {
+        return;
+    }
+    let mut h = harness(&s.dir.path().join("data2"), Some(minis));
+    h.state_mut().selected = Some(hex(&h, "M9"));
+    h.state_mut().overlay = Some(hexsight_editor::canvas::Overlay::Spotting);
+    h.run_steps(2);
+    h.state_mut().finish_jobs();
+    h.event(Event::PointerMoved(pos(&h, "M10")));
+    h.run_steps(3);
+    assert_eq!(
+        h.state().overlay,
+        Some(hexsight_editor::canvas::Overlay::Spotting)
+    );
+    h.get_by_label_contains("M10: spotted automatically");
+}

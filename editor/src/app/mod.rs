@@ -131,6 +131,8 @@ pub struct EditorApp {
     los: Option<(Hex, Hex, u64, LosResult)>,
     /// The overlay shown, if any.
     pub overlay: Option<Overlay>,
+    /// Spotting targets that move or fire (else do nothing).
+    pub spot_moving: bool,
     /// Background analysis.
     pub jobs: Jobs,
     store: Store,
@@ -193,6 +195,7 @@ impl EditorApp {
             los_to: None,
             los: None,
             overlay: None,
+            spot_moving: false,
             jobs: Jobs::default(),
             store,
             dialog: None,
@@ -711,6 +714,10 @@ impl EditorApp {
                 JobKind::Viewshed(self.selected.filter(|h| self.doc.map().contains(*h))?)
             }
             Overlay::Exposure => JobKind::Exposure,
+            Overlay::Spotting => JobKind::Spotting(
+                self.selected.filter(|h| self.doc.map().contains(*h))?,
+                self.spot_moving,
+            ),
         };
         Some(JobKey {
             generation: self.doc.generation(),
@@ -741,6 +748,7 @@ impl EditorApp {
         let len = match d.as_ref() {
             JobOutput::Viewshed(v) => v.len(),
             JobOutput::Exposure(v) => v.len(),
+            JobOutput::Spotting(v) => v.len(),
         };
         (len == self.doc.map().len()).then_some((overlay, d, true))
     }

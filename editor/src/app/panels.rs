@@ -105,6 +105,7 @@ impl EditorApp {
                 let what = match kind {
                     JobKind::Viewshed(_) => "viewshed",
                     JobKind::Exposure => "exposure",
+                    JobKind::Spotting(..) => "spotting",
                 };
                 ui.add(
                     egui::ProgressBar::new(frac)
@@ -271,7 +272,7 @@ impl EditorApp {
         ui.heading("Overlays");
         self.overlay_choice(ui);
         match (self.overlay, self.selected) {
-            (Some(Overlay::Viewshed | Overlay::Blind), None) => {
+            (Some(Overlay::Viewshed | Overlay::Blind | Overlay::Spotting), None) => {
                 ui.colored_label(
                     Color32::from_rgb(240, 180, 60),
                     "Select a hex (Select or LOS tool) to see its overlay.",
@@ -366,6 +367,19 @@ impl EditorApp {
                 JobOutput::Exposure(v) => v
                     .get(i)
                     .map(|n| format!("{}: seen by {n} hexes", map.label(h))),
+                JobOutput::Spotting(v) => v.get(i).map(|x| {
+                    let what = if x.auto {
+                        "spotted automatically".to_string()
+                    } else if !x.los {
+                        "out of LOS".to_string()
+                    } else {
+                        match x.need {
+                            Some(n) => format!("a test needs {n}+ ({:.0}%)", x.p * 100.0),
+                            None => "no test can spot it".to_string(),
+                        }
+                    };
+                    format!("{}: {what}", map.label(h))
+                }),
             };
             if let Some(t) = text {
                 ui.label(t);
@@ -390,11 +404,27 @@ impl EditorApp {
             .on_hover_text("Blind hexes of the selected hex (hidden only by a lower obstacle), hatched; other hexes it does not see, darkened.");
         ui.radio_value(&mut self.overlay, Some(Overlay::Exposure), "Exposure")
             .on_hover_text("For every hex, how many hexes see it (all pairs: slow on big maps).");
-        ui.add_enabled(false, egui::RadioButton::new(false, "Spotting"))
-            .on_disabled_hover_text(format!(
-                "The {} ruleset has no spotting rules.",
-                self.doc.map().ruleset.name
-            ));
+        match crate::jobs::spotting_unavailable(self.doc.map()) {
+            None => {
+                ui.radio_value(&mut self.overlay, Some(Overlay::Spotting), "Spotting").on_hover_text(
+                    "From the selected hex: hexes spotted automatically, and the chance of one spotting test elsewhere in LOS.",
+                );
+                if self.overlay == Some(Overlay::Spotting) {
+                    ui.horizontal(|ui| {
+                        ui.label("Targets");
+                        ui.selectable_value(&mut self.spot_moving, false, "do nothing");
+                        ui.selectable_value(&mut self.spot_moving, true, "move or fire");
+                    });
+                }
+            }
+            Some(why) => {
+                if self.overlay == Some(Overlay::Spotting) {
+                    self.overlay = None;
+                }
+                ui.add_enabled(false, egui::RadioButton::new(false, "Spotting"))
+                    .on_disabled_hover_text(why);
+            }
+        }
     }
 
     pub(super) fn los_panel(&mut self, ui: &mut Ui) {
