@@ -607,3 +607,51 @@ fn spotting_is_offered_where_the_ruleset_has_it() {
     );
     h.get_by_label_contains("M10: spotted automatically");
 }
+
+#[test]
+fn every_bundled_map_opens_and_draws_its_sight_lines() {
+    let s = setup();
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../maps"));
+    let mut maps: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    maps.sort();
+    for (k, path) in maps.into_iter().enumerate() {
+        let mut h = harness(&s.dir.path().join(format!("data{k}")), Some(path.clone()));
+        assert!(
+            h.state().error.is_none(),
+            "{}: {:?}",
+            path.display(),
+            h.state().error
+        );
+        let (first, last) = {
+            let m = h.state().doc.map();
+            (m.hex_of(0), m.hex_of(m.len() - 1))
+        };
+        h.state_mut().selected = Some(first);
+        h.state_mut().los_from = Some(first);
+        h.state_mut().los_to = Some(last);
+        for o in [
+            hexsight_editor::canvas::Overlay::Viewshed,
+            hexsight_editor::canvas::Overlay::Blind,
+        ] {
+            h.state_mut().overlay = Some(o);
+            h.run_steps(2);
+            h.state_mut().finish_jobs();
+            h.run_steps(2);
+        }
+        h.get_by_label_contains("Verdict: ");
+        let out = s.dir.path().join(format!("view{k}.svg"));
+        h.state_mut().export_svg(&out);
+        assert!(
+            std::fs::metadata(&out).unwrap().len() > 1000,
+            "{}",
+            path.display()
+        );
+    }
+}
