@@ -327,8 +327,23 @@ pub struct Scene<'a> {
     pub side: Option<hexsight_analysis::hex::Side>,
 }
 
-/// Width of the legend box in points.
+/// Narrowest legend box in points.
 pub const LEGEND_WIDTH: f32 = 132.0;
+
+/// The legend's width for this map: wide enough for its longest name.
+pub fn legend_width(map: &Map) -> f32 {
+    let rs = &map.ruleset;
+    let longest = rs
+        .terrain
+        .iter()
+        .map(|t| t.name.chars().count())
+        .chain(rs.hexsides.iter().map(|h| h.name.chars().count()))
+        .chain(rs.markers.iter().map(|m| m.name.chars().count() + 7))
+        .chain([22])
+        .max()
+        .unwrap_or(0);
+    LEGEND_WIDTH.max(38.0 + longest as f32 * 6.0)
+}
 const VIEW_CLEAR: Color32 = Color32::from_rgb(60, 220, 110);
 const VIEW_HINDERED: Color32 = Color32::from_rgb(250, 190, 40);
 const VIEW_BLOCKED: Color32 = Color32::from_rgb(25, 25, 35);
@@ -872,7 +887,7 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
     }
     let line = 15.0;
     let h = rows.len() as f32 * line + 12.0;
-    let w = LEGEND_WIDTH;
+    let w = legend_width(map);
     let top = at.y;
     let bg = Rect::from_min_size(pos2(at.x, top), vec2(w, h));
     s.polygon(

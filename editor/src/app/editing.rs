@@ -13,7 +13,7 @@ impl EditorApp {
             .rect_filled(rect, 0.0, Color32::from_rgb(0x2b, 0x2d, 0x31));
         if self.fit_pending && rect.width() > 50.0 {
             let legend = if self.legend {
-                canvas::LEGEND_WIDTH + 8.0
+                canvas::legend_width(self.doc.map()) + 8.0
             } else {
                 0.0
             };
