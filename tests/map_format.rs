@@ -85,3 +85,30 @@ fn even_columns_can_be_the_lower_ones() {
     assert_eq!(r.trace_json(&m).iter().filter(|v| v.is_array()).count(), 2);
     assert!(m.to_json().contains("\"stagger\": \"even\""));
 }
+
+#[test]
+fn a_map_with_broken_unit_rules_is_refused_but_opens_for_editing() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("prone.json");
+    std::fs::write(
+        &p,
+        r#"{"hexsight":1,"name":"t","ruleset":"napoleonic","grid":{"cols":4,"rows":4},
+            "hexes":{"B2":{"terrain":"woods"}},
+            "units":[{"id":"52nd","hex":"B2","side":"allied","kind":"infantry","state":"prone"}]}"#,
+    )
+    .unwrap();
+    let err = Map::load(&p).unwrap_err().to_string();
+    assert!(
+        err.contains("prone.json")
+            && err.contains("52nd")
+            && err.contains("B2")
+            && err.contains("woods"),
+        "{err}"
+    );
+    let (map, problems) = Map::load_for_editing(&p).unwrap();
+    assert_eq!(map.units.len(), 1);
+    assert_eq!(problems.map(|e| e.to_string()), Some(err));
+    // A syntax error still refuses.
+    std::fs::write(&p, "{").unwrap();
+    assert!(Map::load_for_editing(&p).is_err());
+}

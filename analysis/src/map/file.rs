@@ -179,6 +179,20 @@ impl Map {
         build(file, ruleset).map_err(|e| e.in_file(origin))
     }
 
+    /// Loads a map for editing: a file whose units break their family's rules (a prone
+    /// unit in woods, a crest unit outside a depression) still opens, so the user can fix
+    /// it; what is broken comes back beside the map. Every other error still refuses.
+    pub fn load_for_editing(path: &Path) -> Result<(Map, Option<Error>)> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(&e, path))?;
+        let file: MapFile = serde_json::from_str(&text).map_err(|e| Error::from_json(&e, path))?;
+        let ruleset = resolve_ruleset(&file.ruleset, path)?;
+        let map = build_unchecked(file, ruleset).map_err(|e| e.in_file(path))?;
+        let problems = crate::rules::check_units(&map)
+            .err()
+            .map(|e| e.in_file(path));
+        Ok((map, problems))
+    }
+
     /// The map as format-1 JSON text, pretty-printed.
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(&to_file(self)).expect("maps always serialise");
@@ -239,7 +253,7 @@ pub fn resolve_ruleset(reference: &str, map_path: &Path) -> Result<Arc<Ruleset>>
     Ruleset::load(&path).map(Arc::new)
 }
 
-fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
+fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
     if f.hexsight != FORMAT_VERSION {
         return Err(Error::invalid(
             "hexsight",
@@ -411,6 +425,12 @@ fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
             extra: u.extra,
         });
     }
+    Ok(map)
+}
+
+/// Builds the map, then checks its units against the family's rules.
+fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
+    let map = build_unchecked(f, ruleset)?;
     crate::rules::check_units(&map)?;
     Ok(map)
 }

@@ -50,7 +50,7 @@
 //!   protected hexside that is a `cliff`.
 
 use super::units::{self, Problem};
-use super::{Assessment, Effect, Event, LosEffect, Modifier, Place, both_sides};
+use super::{Assessment, Effect, Event, LosEffect, Modifier, Place, both_sides, hexside_events};
 use crate::hex::{Crossing, Hex, HexLine, SideCrossing};
 use crate::map::{Map, Unit};
 use serde_json::{Value, json};
@@ -205,39 +205,9 @@ pub fn trace(map: &Map, line: &HexLine, from: Pos, to: Pos, fire: FireKind) -> A
             Crossing::Vertex(_) => {}
         }
     }
-    for sc in line.side_crossings() {
-        match sc {
-            SideCrossing::One(x, y, at) => {
-                if let Some((effect, reason)) = judge_side(&c, x, y) {
-                    events.push(Event {
-                        at,
-                        place: Place::Hexside(x, y),
-                        effect,
-                        reason,
-                    });
-                }
-            }
-            SideCrossing::Pair(x, y, z, at) => {
-                let p = judge_side(&c, x, y);
-                let q = judge_side(&c, x, z);
-                if let Some(effect) = both_sides(p.as_ref().map(|v| v.0), q.as_ref().map(|v| v.0)) {
-                    let reason = format!(
-                        "the line passes the vertex between hexsides {} and {}, and both stop it (A6.1): {}; {}",
-                        map.side_label(x, y),
-                        map.side_label(x, z),
-                        p.map(|v| v.1).unwrap_or_default(),
-                        q.map(|v| v.1).unwrap_or_default()
-                    );
-                    events.push(Event {
-                        at,
-                        place: Place::HexsidePair(x, y, z),
-                        effect,
-                        reason,
-                    });
-                }
-            }
-        }
-    }
+    events.extend(hexside_events(map, line, " (A6.1)", |x, y| {
+        judge_side(&c, x, y)
+    }));
     for (inn, other, at) in [
         (a, b, crate::hex::Ratio::ZERO),
         (b, a, crate::hex::Ratio::ONE),

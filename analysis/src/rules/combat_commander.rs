@@ -26,7 +26,7 @@
 //!   hedge; no fire from marsh (T89). Movement: terrain cost, +1 to cross a hedge, +1 uphill
 //!   (T88.1).
 
-use super::{Assessment, Effect, Event, LosEffect, Modifier, Place, both_sides};
+use super::{Assessment, Effect, Event, LosEffect, Modifier, Place, both_sides, hexside_events};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hex::{Crossing, Hex, HexLine, SideCrossing};
 use crate::map::Map;
@@ -105,39 +105,9 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
             Crossing::Vertex(_) => {}
         }
     }
-    for c in line.side_crossings() {
-        match c {
-            SideCrossing::One(a, b, at) => {
-                if let Some((effect, reason)) = judge_side(map, &ends, a, b) {
-                    events.push(Event {
-                        at,
-                        place: Place::Hexside(a, b),
-                        effect,
-                        reason,
-                    });
-                }
-            }
-            SideCrossing::Pair(a, b, c, at) => {
-                let x = judge_side(map, &ends, a, b);
-                let y = judge_side(map, &ends, a, c);
-                if let Some(effect) = both_sides(x.as_ref().map(|p| p.0), y.as_ref().map(|p| p.0)) {
-                    let reason = format!(
-                        "the line passes through the vertex between hexsides {} and {}, and both stop it: {}; {}",
-                        map.side_label(a, b),
-                        map.side_label(a, c),
-                        x.map(|p| p.1).unwrap_or_default(),
-                        y.map(|p| p.1).unwrap_or_default()
-                    );
-                    events.push(Event {
-                        at,
-                        place: Place::HexsidePair(a, b, c),
-                        effect,
-                        reason,
-                    });
-                }
-            }
-        }
-    }
+    events.extend(hexside_events(map, line, "", |a, b| {
+        judge_side(map, &ends, a, b)
+    }));
     Assessment {
         events,
         modifiers: modifiers(map, line, &ends),

@@ -228,6 +228,52 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
     }
 }
 
+/// The events of the hexsides a line crosses. `judge` says what one crossed hexside does;
+/// where the line slips between two hexsides at a vertex it is stopped only when both
+/// stop it (`rule` is cited for that reading).
+pub fn hexside_events(
+    map: &Map,
+    line: &HexLine,
+    rule: &str,
+    judge: impl Fn(Hex, Hex) -> Option<(Effect, String)>,
+) -> Vec<Event> {
+    let mut events = Vec::new();
+    for crossing in line.side_crossings() {
+        match crossing {
+            crate::hex::SideCrossing::One(a, b, at) => {
+                if let Some((effect, reason)) = judge(a, b) {
+                    events.push(Event {
+                        at,
+                        place: Place::Hexside(a, b),
+                        effect,
+                        reason,
+                    });
+                }
+            }
+            crate::hex::SideCrossing::Pair(a, b, c, at) => {
+                let x = judge(a, b);
+                let y = judge(a, c);
+                if let Some(effect) = both_sides(x.as_ref().map(|p| p.0), y.as_ref().map(|p| p.0)) {
+                    let reason = format!(
+                        "the line passes through the vertex between hexsides {} and {}, and both stop it{rule}: {}; {}",
+                        map.side_label(a, b),
+                        map.side_label(a, c),
+                        x.map(|p| p.1).unwrap_or_default(),
+                        y.map(|p| p.1).unwrap_or_default()
+                    );
+                    events.push(Event {
+                        at,
+                        place: Place::HexsidePair(a, b, c),
+                        effect,
+                        reason,
+                    });
+                }
+            }
+        }
+    }
+    events
+}
+
 /// Combines the two hexes beside a hexside stretch: blocked only if both block;
 /// otherwise the smaller hindrance (the line may pass on the better side).
 pub fn both_sides(a: Option<Effect>, b: Option<Effect>) -> Option<Effect> {
