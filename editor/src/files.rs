@@ -156,9 +156,25 @@ impl Store {
 
 impl Recovery {
     /// Parses the recovered map; a relative ruleset path resolves beside the original file.
-    pub fn load(&self) -> hexsight_analysis::Result<Map> {
+    /// Work whose units break their rules is recovered too (through a hidden
+    /// copy beside the original, the only place its ruleset path resolves).
+    pub fn load(&self) -> Result<Map, String> {
         let origin = self.original.clone().unwrap_or_else(|| self.file.clone());
-        Map::from_json(&self.map_json, &origin)
+        let strict = match Map::from_json(&self.map_json, &origin) {
+            Ok(m) => return Ok(m),
+            Err(e) => e.to_string(),
+        };
+        let dir = origin
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let copy = dir.join(format!(".hexsight-recovery-{}.json", std::process::id()));
+        if hexsight_analysis::map::write_atomic(&copy, self.map_json.as_bytes()).is_err() {
+            return Err(strict);
+        }
+        let lenient = Map::load_for_editing(&copy);
+        let _ = std::fs::remove_file(&copy);
+        lenient.map(|(m, _)| m).map_err(|_| strict)
     }
 }
 
@@ -203,17 +219,31 @@ pub fn list_dir(typed: &str, ext: &str) -> (PathBuf, Vec<(PathBuf, bool)>) {
 }
 
 /// Loads a map for the editor; the error text is the loader's own message.
-pub fn load_map(path: &Path) -> Result<Map, String> {
-    Map::load(path).map_err(|e| e.to_string())
+/// A file whose units break their family's rules still opens (so they can be
+/// fixed), with those problems as the second value.
+pub fn load_map(path: &Path) -> Result<(Map, Option<String>), String> {
+    Map::load_for_editing(path)
+        .map(|(m, p)| (m, p.map(|e| e.to_string())))
+        .map_err(|e| e.to_string())
 }
 
 /// Saves atomically after checking the file will load again, so the editor
-/// never writes a map it could not reopen.
-pub fn save_map(map: &Map, path: &Path) -> Result<(), String> {
+/// never writes a map it could not reopen. Units that break their family's
+/// rules do not stop the save (the editor reopens such a file for fixing, and
+/// refusing would risk the user's work): they come back as a warning.
+pub fn save_map(map: &Map, path: &Path) -> Result<Option<String>, String> {
     let text = map.to_json();
-    Map::from_json(&text, path)
-        .map_err(|e| format!("not saved: the map would not load again: {e}"))?;
-    hexsight_analysis::map::write_atomic(path, text.as_bytes()).map_err(|e| e.to_string())
+    let warning = match Map::from_json(&text, path) {
+        Ok(_) => None,
+        Err(e) => match hexsight_analysis::rules::check_units(map) {
+            Err(units) => Some(format!(
+                "Saved, but the map's units break their rules, so only the editor will open it until they are fixed:\n\n{units}"
+            )),
+            Ok(_) => return Err(format!("not saved: the map would not load again: {e}")),
+        },
+    };
+    hexsight_analysis::map::write_atomic(path, text.as_bytes()).map_err(|e| e.to_string())?;
+    Ok(warning)
 }
 
 #[cfg(test)]

@@ -655,3 +655,53 @@ fn every_bundled_map_opens_and_draws_its_sight_lines() {
         );
     }
 }
+
+#[test]
+fn a_map_whose_units_break_their_rules_opens_saves_and_recovers_for_fixing() {
+    let s = setup();
+    let asl = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../maps/asl-stream-crest.json"
+    ));
+    if !asl.exists() {
+        return;
+    }
+    // A crest unit on open ground: the strict loader refuses it.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&asl).unwrap()).unwrap();
+    v["units"][0]["hex"] = "A1".into();
+    v["units"][0]["state"] = "crest".into();
+    v["units"][0]["facing"] = "N".into();
+    let bad = s.dir.path().join("bad-units.json");
+    std::fs::write(&bad, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    assert!(Map::load(&bad).is_err());
+    let data = s.dir.path().join("data");
+    let mut h = harness(&data, Some(bad.clone()));
+    h.run_steps(2);
+    assert_eq!(
+        h.state().doc.path.as_deref(),
+        Some(bad.as_path()),
+        "opened for fixing"
+    );
+    assert!(
+        h.state()
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("break their rules")
+    );
+    h.get_by_label("OK").click();
+    h.run_steps(2);
+    // Saving keeps the work and says why the file is special.
+    let out = s.dir.path().join("saved.json");
+    assert!(h.state_mut().save_to(&out));
+    assert!(h.state().error.is_some());
+    assert!(Map::load_for_editing(&out).is_ok());
+    // Autosaved work of this kind is recovered too.
+    let store = Store::new(data.clone());
+    store.autosave(h.state().doc.map(), Some(&bad)).unwrap();
+    std::fs::rename(store.own_recovery(), data.join("recovery-4294967293.json")).unwrap();
+    let found = store.leftover_recoveries();
+    assert_eq!(found.len(), 1);
+    assert!(found[0].load().is_ok());
+}

@@ -251,10 +251,16 @@ impl EditorApp {
     /// Opens a map; a failure leaves the current map and shows the loader's message.
     pub fn open(&mut self, path: &Path) {
         match files::load_map(path) {
-            Ok(map) => {
+            Ok((map, problems)) => {
                 self.set_document(Document::new(map, Some(path.to_path_buf())));
                 let _ = self.store.add_recent(path);
                 self.status = format!("Opened {}", path.display());
+                if let Some(p) = problems {
+                    self.error = Some(format!(
+                        "Opened {}, but some units break their rules; fix them with the unit tool:\n\n{p}",
+                        path.display()
+                    ));
+                }
             }
             Err(e) => {
                 self.error = Some(format!("Could not open {}:\n\n{e}", path.display()));
@@ -294,7 +300,10 @@ impl EditorApp {
     pub fn save_to(&mut self, path: &Path) -> bool {
         self.doc.commit();
         match files::save_map(self.doc.map(), path) {
-            Ok(()) => {
+            Ok(warning) => {
+                if let Some(w) = warning {
+                    self.error = Some(w);
+                }
                 self.doc.mark_saved(path.to_path_buf());
                 self.store.clear_autosave();
                 self.autosaved_generation = None;

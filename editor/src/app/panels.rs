@@ -658,6 +658,10 @@ impl EditorApp {
                 });
             }
             self.unit_id_field(ui, &id);
+            // The family's unit rules (a prone unit in woods, a crest unit out of a depression).
+            if let Err(e) = hexsight_analysis::rules::check_units(self.doc.map()) {
+                ui.colored_label(Color32::from_rgb(240, 180, 60), e.to_string());
+            }
             if ui.button("Remove unit").clicked() {
                 self.doc
                     .edit("Remove unit", |m| m.units.retain(|x| x.id != id));
