@@ -1,5 +1,115 @@
-//! hexsight-editor: paint hex maps and see sight lines live (work in progress).
+//! hexsight-editor: paint hex maps and see sight lines live.
+//!
+//! `hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting]
+//! [--export-png OUT] [--export-svg OUT] [--quit]`
+//! The options set up a view at start and export it (screenshots, demos, CI).
 
-fn main() {
-    eprintln!("hexsight-editor: not built yet");
+use hexsight_editor::EditorApp;
+use hexsight_editor::canvas::Overlay;
+use hexsight_editor::files::{Store, data_dir};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+struct Args {
+    map: Option<PathBuf>,
+    select: Option<String>,
+    los: Option<(String, String)>,
+    overlay: Option<Overlay>,
+    script: hexsight_editor::app::Script,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args {
+        map: None,
+        select: None,
+        los: None,
+        overlay: None,
+        script: Default::default(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "-h" | "--help" => {
+                println!(
+                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting] [--export-png OUT] [--export-svg OUT] [--quit]"
+                );
+                std::process::exit(0);
+            }
+            "--export-png" => {
+                a.script.png = Some(PathBuf::from(it.next().ok_or("--export-png needs a path")?))
+            }
+            "--export-svg" => {
+                a.script.svg = Some(PathBuf::from(it.next().ok_or("--export-svg needs a path")?))
+            }
+            "--quit" => a.script.quit = true,
+            "--select" => a.select = Some(it.next().ok_or("--select needs a hex label")?),
+            "--los" => {
+                let from = it.next().ok_or("--los needs two hex labels")?;
+                let to = it.next().ok_or("--los needs two hex labels")?;
+                a.los = Some((from, to));
+            }
+            "--overlay" => {
+                a.overlay = Some(match it.next().as_deref() {
+                    Some("viewshed") => Overlay::Viewshed,
+                    Some("blind") => Overlay::Blind,
+                    Some("exposure") => Overlay::Exposure,
+                    Some("spotting") => Overlay::Spotting,
+                    other => {
+                        return Err(format!(
+                            "unknown overlay {other:?} (viewshed, blind, exposure, spotting)"
+                        ));
+                    }
+                })
+            }
+            s if s.starts_with('-') => return Err(format!("unknown option {s}")),
+            s => a.map = Some(PathBuf::from(s)),
+        }
+    }
+    Ok(a)
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("hexsight-editor: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut app = EditorApp::new(Store::new(data_dir()), args.map);
+    let map = app.doc.map();
+    let hex = |l: &str| map.parse_hex(l);
+    if let Some((f, t)) = &args.los {
+        app.los_from = hex(f);
+        app.los_to = hex(t);
+        app.selected = app.los_from;
+        app.tool = hexsight_editor::tools::Tool::Los;
+    }
+    if let Some(s) = &args.select {
+        app.selected = hex(s);
+    }
+    app.overlay = args.overlay;
+    let s = &args.script;
+    if s.png.is_some() || s.svg.is_some() || s.quit {
+        app.script = Some(args.script);
+    }
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("hexsight editor")
+            .with_inner_size([1400.0, 860.0])
+            .with_min_inner_size([640.0, 400.0])
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    match eframe::run_native(
+        "hexsight-editor",
+        options,
+        Box::new(|_cc| Ok(Box::new(app))),
+    ) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("hexsight-editor: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -1,0 +1,406 @@
+//! Modal dialogs: paths, new map, properties, unsaved changes, recovery, errors.
+
+use super::*;
+
+impl EditorApp {
+    // ----- dialogs -----------------------------------------------------------
+
+    pub(super) fn dialogs(&mut self, ctx: &egui::Context) {
+        if let Some(err) = self.error.clone() {
+            let mut close = false;
+            egui::Modal::new(egui::Id::unique("error")).show(ctx, |ui| {
+                ui.set_max_width(520.0);
+                ui.heading("Problem");
+                ui.label(RichText::new(err).monospace());
+                if ui.button("OK").clicked()
+                    || ui.input(|i| i.key_pressed(Key::Enter) || i.key_pressed(Key::Escape))
+                {
+                    close = true;
+                }
+            });
+            if close {
+                self.error = None;
+            }
+            return;
+        }
+        let Some(dialog) = self.dialog.clone() else {
+            return;
+        };
+        let mut keep = true;
+        match dialog {
+            Dialog::Path { purpose, mut text } => {
+                let title = match purpose {
+                    PathPurpose::Open => "Open map",
+                    PathPurpose::SaveAs => "Save map as",
+                    PathPurpose::Png => "Export view as PNG",
+                    PathPurpose::Svg => "Export view as SVG",
+                };
+                let ext = match purpose {
+                    PathPurpose::Open | PathPurpose::SaveAs => "json",
+                    PathPurpose::Png => "png",
+                    PathPurpose::Svg => "svg",
+                };
+                let mut go = false;
+                let confirm = self.confirm_overwrite.clone();
+                egui::Modal::new(egui::Id::unique("path")).show(ctx, |ui| {
+                    ui.set_min_width(520.0);
+                    ui.heading(title);
+                    ui.label("Path:");
+                    let r =
+                        ui.add(egui::TextEdit::singleline(&mut text).desired_width(f32::INFINITY));
+                    if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
+                        go = true;
+                    }
+                    if let Some(c) = &confirm
+                        && c.as_path() == Path::new(text.trim())
+                    {
+                        ui.colored_label(
+                            Color32::from_rgb(240, 180, 60),
+                            format!("{} exists. Press OK again to replace it.", c.display()),
+                        );
+                    }
+                    // A small browser: the folder of the typed path, folders first.
+                    let (dir, entries) = files::list_dir(text.trim(), ext);
+                    ui.label(RichText::new(format!("In {}", dir.display())).small());
+                    egui::ScrollArea::vertical()
+                        .max_height(220.0)
+                        .id_salt("browse")
+                        .show(ui, |ui| {
+                            if let Some(parent) = dir.parent()
+                                && ui.link("../").clicked()
+                            {
+                                text = format!("{}/", parent.display());
+                            }
+                            for (path, is_dir) in entries {
+                                let name = path
+                                    .file_name()
+                                    .map(|n| n.to_string_lossy().into_owned())
+                                    .unwrap_or_default();
+                                let shown = if is_dir { format!("{name}/") } else { name };
+                                let r = ui.link(shown);
+                                if r.clicked() {
+                                    text = if is_dir {
+                                        format!("{}/", path.display())
+                                    } else {
+                                        path.display().to_string()
+                                    };
+                                }
+                                if !is_dir && r.double_clicked() {
+                                    go = true;
+                                }
+                            }
+                        });
+                    if purpose == PathPurpose::Open {
+                        let recent = self.store.recent();
+                        if !recent.is_empty() {
+                            ui.label("Recent:");
+                            for p in recent {
+                                if ui.link(p.display().to_string()).clicked() {
+                                    text = p.display().to_string();
+                                }
+                            }
+                        }
+                    }
+                    ui.horizontal(|ui| {
+                        if ui.button("OK").clicked() {
+                            go = true;
+                        }
+                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape))
+                        {
+                            keep = false;
+                            self.pending = None;
+                        }
+                    });
+                });
+                let path = PathBuf::from(text.trim());
+                if go && (text.trim().is_empty() || text.trim().ends_with('/') || path.is_dir()) {
+                    go = false;
+                    self.status = "Type or pick a file name".into();
+                }
+                // Replacing another file needs a second OK: it may be someone's work.
+                let replaces = purpose != PathPurpose::Open
+                    && path.exists()
+                    && self.doc.path.as_deref() != Some(path.as_path());
+                if go && replaces && self.confirm_overwrite.as_ref() != Some(&path) {
+                    go = false;
+                    self.confirm_overwrite = Some(path.clone());
+                }
+                if go {
+                    keep = false;
+                    self.confirm_overwrite = None;
+                    match purpose {
+                        // The unsaved-changes question was asked before this dialog opened.
+                        PathPurpose::Open => self.open(&path),
+                        PathPurpose::SaveAs => {
+                            if self.save_to(&path)
+                                && let Some(p) = self.pending.take()
+                            {
+                                self.run_confirmed(ctx, p);
+                            }
+                        }
+                        PathPurpose::Png => self.export_png(ctx, path),
+                        PathPurpose::Svg => self.export_svg(&path),
+                    }
+                } else if keep {
+                    self.dialog = Some(Dialog::Path { purpose, text });
+                } else {
+                    self.confirm_overwrite = None;
+                }
+            }
+            Dialog::Unsaved => {
+                let mut choice = None;
+                egui::Modal::new(egui::Id::unique("unsaved")).show(ctx, |ui| {
+                    ui.heading("Unsaved changes");
+                    ui.label(format!("Save the changes to {}?", self.doc.title()));
+                    ui.horizontal(|ui| {
+                        if ui.button("Save").clicked() {
+                            choice = Some(0);
+                        }
+                        if ui.button("Discard").clicked() {
+                            choice = Some(1);
+                        }
+                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape))
+                        {
+                            choice = Some(2);
+                        }
+                    });
+                });
+                match choice {
+                    Some(0) => {
+                        keep = false;
+                        match self.doc.path.clone() {
+                            Some(p) => {
+                                if self.save_to(&p)
+                                    && let Some(c) = self.pending.take()
+                                {
+                                    self.run_confirmed(ctx, c);
+                                }
+                            }
+                            None => {
+                                self.dialog = Some(Dialog::Path {
+                                    purpose: PathPurpose::SaveAs,
+                                    text: self.dir_hint(),
+                                });
+                                return;
+                            }
+                        }
+                    }
+                    Some(1) => {
+                        keep = false;
+                        self.store.clear_autosave();
+                        if let Some(c) = self.pending.take() {
+                            self.dialog = None;
+                            self.run_confirmed(ctx, c);
+                            return;
+                        }
+                    }
+                    Some(_) => {
+                        keep = false;
+                        self.pending = None;
+                    }
+                    None => {}
+                }
+            }
+            Dialog::NewMap(mut f) => {
+                let mut create = false;
+                egui::Modal::new(egui::Id::unique("newmap")).show(ctx, |ui| {
+                    ui.heading("New map");
+                    egui::Grid::new("newgrid").num_columns(2).show(ui, |ui| {
+                        ui.label("Name");
+                        ui.text_edit_singleline(&mut f.name);
+                        ui.end_row();
+                        ui.label("Columns");
+                        ui.add(egui::DragValue::new(&mut f.cols).range(1..=1000));
+                        ui.end_row();
+                        ui.label("Rows");
+                        ui.add(egui::DragValue::new(&mut f.rows).range(1..=1000));
+                        ui.end_row();
+                        ui.label("Orientation");
+                        ui.horizontal(|ui| {
+                            ui.selectable_value(&mut f.orientation, Orientation::Flat, "Flat top");
+                            ui.selectable_value(
+                                &mut f.orientation,
+                                Orientation::Pointy,
+                                "Pointy top",
+                            );
+                        });
+                        ui.end_row();
+                        ui.label("Shifted");
+                        ui.horizontal(|ui| {
+                            ui.selectable_value(&mut f.stagger, Stagger::Odd, "Odd");
+                            ui.selectable_value(&mut f.stagger, Stagger::Even, "Even");
+                        });
+                        ui.end_row();
+                        ui.label("Ruleset");
+                        ui.horizontal(|ui| {
+                            egui::ComboBox::from_id_salt("rs")
+                                .selected_text(f.ruleset.clone())
+                                .show_ui(ui, |ui| {
+                                    for n in Ruleset::builtin_names() {
+                                        ui.selectable_value(&mut f.ruleset, n.to_string(), n);
+                                    }
+                                });
+                            ui.text_edit_singleline(&mut f.ruleset)
+                                .on_hover_text("A built-in name or the path of a ruleset file");
+                        });
+                        ui.end_row();
+                    });
+                    ui.horizontal(|ui| {
+                        if ui.button("Create").clicked() {
+                            create = true;
+                        }
+                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape))
+                        {
+                            keep = false;
+                        }
+                    });
+                });
+                if create {
+                    match blank_map(&f) {
+                        Ok(map) => {
+                            keep = false;
+                            self.set_document(Document::new(map, None));
+                            self.status = "New map".into();
+                        }
+                        Err(e) => self.error = Some(e),
+                    }
+                }
+                if keep {
+                    self.dialog = Some(Dialog::NewMap(f));
+                }
+            }
+            Dialog::Properties(mut f) => {
+                let mut apply = false;
+                egui::Modal::new(egui::Id::unique("props")).show(ctx, |ui| {
+                    ui.heading("Map properties");
+                    egui::Grid::new("propgrid").num_columns(2).show(ui, |ui| {
+                        ui.label("Name");
+                        ui.text_edit_singleline(&mut f.name);
+                        ui.end_row();
+                        ui.checkbox(&mut f.has_scale, "Scale");
+                        ui.add_enabled_ui(f.has_scale, |ui| {
+                            ui.horizontal(|ui| {
+                                ui.add(
+                                    egui::DragValue::new(&mut f.hex)
+                                        .range(0.001..=1e6)
+                                        .speed(1.0),
+                                );
+                                ui.add(egui::TextEdit::singleline(&mut f.unit).desired_width(50.0));
+                                ui.label("per hex");
+                            });
+                        });
+                        ui.end_row();
+                    });
+                    ui.horizontal(|ui| {
+                        if ui.button("Apply").clicked() {
+                            apply = true;
+                        }
+                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape))
+                        {
+                            keep = false;
+                        }
+                    });
+                });
+                if apply {
+                    keep = false;
+                    let f2 = f.clone();
+                    self.doc.edit("Map properties", |m| {
+                        m.name = f2.name.clone();
+                        if !f2.has_scale {
+                            m.scale = None;
+                        } else if f2.hex.is_finite() && f2.hex > 0.0 {
+                            let extra = m
+                                .scale
+                                .as_ref()
+                                .map(|s| s.extra.clone())
+                                .unwrap_or_default();
+                            m.scale = Some(hexsight_analysis::map::Scale {
+                                hex: f2.hex,
+                                unit: f2.unit.trim().to_string(),
+                                extra,
+                            });
+                        }
+                    });
+                } else if keep {
+                    self.dialog = Some(Dialog::Properties(f));
+                }
+            }
+            Dialog::Recovery => {
+                let mut action: Option<(usize, bool)> = None;
+                let mut later = false;
+                egui::Modal::new(egui::Id::unique("recovery")).show(ctx, |ui| {
+                    ui.heading("Recover unsaved work?");
+                    ui.label(
+                        "The editor did not close cleanly last time. Autosaved work was found:",
+                    );
+                    for (i, r) in self.recoveries.iter().enumerate() {
+                        ui.horizontal(|ui| {
+                            let what = r
+                                .original
+                                .as_ref()
+                                .map(|p| p.display().to_string())
+                                .unwrap_or("untitled map".into());
+                            ui.label(format!("{what} ({})", ago(r.saved_at)));
+                            if ui.button("Recover").clicked() {
+                                action = Some((i, true));
+                            }
+                            if ui.button("Discard").clicked() {
+                                action = Some((i, false));
+                            }
+                        });
+                    }
+                    if ui
+                        .button("Later")
+                        .on_hover_text("Keep the recovery files and decide at the next start")
+                        .clicked()
+                    {
+                        later = true;
+                    }
+                });
+                if let Some((i, recover)) = action {
+                    let r = self.recoveries.remove(i);
+                    if recover {
+                        match r.load() {
+                            Ok(map) => {
+                                self.set_document(Document::unsaved(map, r.original.clone()));
+                                // Our own autosave takes over before the old file goes.
+                                self.autosave(true);
+                                let _ = std::fs::remove_file(&r.file);
+                                self.status = "Recovered unsaved work: save it to keep it".into();
+                                self.recoveries.clear();
+                            }
+                            Err(e) => {
+                                self.error = Some(format!(
+                                    "The recovery file {} does not load:\n\n{e}",
+                                    r.file.display()
+                                ))
+                            }
+                        }
+                    } else {
+                        let _ = std::fs::remove_file(&r.file);
+                    }
+                }
+                if later || self.recoveries.is_empty() {
+                    keep = false;
+                }
+            }
+        }
+        if !keep {
+            self.dialog = None;
+        }
+    }
+}
+
+fn ago(t: u64) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let s = now.saturating_sub(t);
+    match s {
+        0..60 => format!("{s} s ago"),
+        60..3600 => format!("{} min ago", s / 60),
+        3600..86400 => format!("{} h ago", s / 3600),
+        _ => format!("{} days ago", s / 86400),
+    }
+}

@@ -1,0 +1,808 @@
+//! The eframe app: state, commands and the frame loop; the panels, the canvas
+//! input and the dialogs live in the child modules. Map changes go through
+//! [`crate::tools`], analysis through [`crate::jobs`], files through [`crate::files`].
+
+mod dialogs;
+mod editing;
+mod panels;
+
+use crate::canvas::{self, EguiSurface, Overlay, Scene, SvgSurface, View};
+use crate::commands::Command;
+use crate::document::Document;
+use crate::files::{self, Recovery, Store};
+use crate::jobs::{JobKey, JobKind, JobOutput, Jobs};
+use crate::tools::{self, LevelMode, Tool, ToolSettings};
+use egui::{Color32, Key, PointerButton, Pos2, Rect, RichText, Sense, Ui, vec2};
+use hexsight_analysis::hex::{Hex, HexLine, Layout, Orientation, Side, Stagger};
+use hexsight_analysis::rules::Effect;
+use hexsight_analysis::{LosResult, Map, Ruleset, line_of_sight};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+/// Seconds between autosaves of unsaved work.
+pub const AUTOSAVE_SECS: u64 = 10;
+
+/// An open dialog.
+#[derive(Clone, Debug)]
+pub enum Dialog {
+    /// Ask for a path, then run the action with it.
+    Path {
+        /// What the path is for.
+        purpose: PathPurpose,
+        /// The text field.
+        text: String,
+    },
+    /// New map settings.
+    NewMap(NewMapForm),
+    /// Map name and scale.
+    Properties(PropertiesForm),
+    /// Save, discard or cancel before `pending` runs.
+    Unsaved,
+    /// Offer recovery of autosaved work.
+    Recovery,
+}
+
+/// Why a path is asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathPurpose {
+    /// Open a map.
+    Open,
+    /// Save the map here.
+    SaveAs,
+    /// Export PNG here.
+    Png,
+    /// Export SVG here.
+    Svg,
+}
+
+/// The new-map form.
+#[derive(Clone, Debug)]
+pub struct NewMapForm {
+    /// Map name.
+    pub name: String,
+    /// Columns.
+    pub cols: u32,
+    /// Rows.
+    pub rows: u32,
+    /// Flat or pointy top.
+    pub orientation: Orientation,
+    /// Which columns/rows are shifted.
+    pub stagger: Stagger,
+    /// Built-in ruleset name or a ruleset file path.
+    pub ruleset: String,
+}
+
+impl Default for NewMapForm {
+    fn default() -> Self {
+        NewMapForm {
+            name: "New map".into(),
+            cols: 15,
+            rows: 10,
+            orientation: Orientation::Flat,
+            stagger: Stagger::Odd,
+            ruleset: "combat-commander".into(),
+        }
+    }
+}
+
+/// The map-properties form.
+#[derive(Clone, Debug)]
+pub struct PropertiesForm {
+    /// Map name.
+    pub name: String,
+    /// Whether the map has a scale.
+    pub has_scale: bool,
+    /// Length of one hex.
+    pub hex: f64,
+    /// Unit of that length.
+    pub unit: String,
+}
+
+struct Stroke {
+    last: Option<Hex>,
+    touched: HashSet<Hex>,
+    slope: bool,
+}
+
+/// The editor.
+pub struct EditorApp {
+    /// The open map.
+    pub doc: Document,
+    /// Zoom and pan.
+    pub view: View,
+    fit_pending: bool,
+    /// The active tool.
+    pub tool: Tool,
+    prev_tool: Tool,
+    /// Tool options.
+    pub settings: ToolSettings,
+    /// Show hex labels.
+    pub labels: bool,
+    /// Show the legend on the canvas.
+    pub legend: bool,
+    /// The selected hex: source of the overlays.
+    pub selected: Option<Hex>,
+    /// The LOS observer.
+    pub los_from: Option<Hex>,
+    /// The LOS target (follows the pointer).
+    pub los_to: Option<Hex>,
+    los: Option<(Hex, Hex, u64, LosResult)>,
+    /// The overlay shown, if any.
+    pub overlay: Option<Overlay>,
+    /// Spotting targets that move or fire (else do nothing).
+    pub spot_moving: bool,
+    /// Background analysis.
+    pub jobs: Jobs,
+    store: Store,
+    /// The open dialog.
+    pub dialog: Option<Dialog>,
+    pending: Option<Command>,
+    /// The last message in the status bar.
+    pub status: String,
+    /// An error shown in a modal until dismissed (a failed load, a failed save).
+    pub error: Option<String>,
+    recoveries: Vec<Recovery>,
+    stroke: Option<Stroke>,
+    /// The canvas rectangle in the last frame.
+    pub canvas_rect: Rect,
+    hover: Option<Hex>,
+    hover_side: Option<Side>,
+    editing_unit: Option<String>,
+    last_autosave: Instant,
+    autosaved_generation: Option<u64>,
+    exports: Option<mpsc::Receiver<Result<PathBuf, String>>>,
+    allow_close: bool,
+    title: String,
+    /// Exports to run once the first frames are drawn (command line).
+    pub script: Option<Script>,
+    confirm_overwrite: Option<PathBuf>,
+    show_help: bool,
+    /// The unit id field: (unit it belongs to, text typed).
+    id_buf: Option<(String, String)>,
+    frame: u64,
+}
+
+/// Exports requested on the command line, run after the window has drawn.
+#[derive(Clone, Debug, Default)]
+pub struct Script {
+    /// Write the view as PNG here.
+    pub png: Option<PathBuf>,
+    /// Write the view as SVG here.
+    pub svg: Option<PathBuf>,
+    /// Quit when done.
+    pub quit: bool,
+}
+
+impl EditorApp {
+    /// An editor with its files in `store`, opening `path` if given.
+    pub fn new(store: Store, path: Option<PathBuf>) -> EditorApp {
+        let mut app = EditorApp {
+            doc: Document::new(
+                blank_map(&NewMapForm::default()).expect("the built-in ruleset exists"),
+                None,
+            ),
+            view: View::default(),
+            fit_pending: true,
+            tool: Tool::Terrain,
+            prev_tool: Tool::Terrain,
+            settings: ToolSettings::default(),
+            labels: true,
+            legend: true,
+            selected: None,
+            los_from: None,
+            los_to: None,
+            los: None,
+            overlay: None,
+            spot_moving: false,
+            jobs: Jobs::default(),
+            store,
+            dialog: None,
+            pending: None,
+            status: "Ready".into(),
+            error: None,
+            recoveries: Vec::new(),
+            stroke: None,
+            canvas_rect: Rect::from_min_size(Pos2::ZERO, vec2(800.0, 600.0)),
+            hover: None,
+            hover_side: None,
+            editing_unit: None,
+            last_autosave: Instant::now(),
+            autosaved_generation: None,
+            exports: None,
+            allow_close: false,
+            title: String::new(),
+            script: None,
+            confirm_overwrite: None,
+            show_help: false,
+            id_buf: None,
+            frame: 0,
+        };
+        app.settings.terrain = app.doc.map().ruleset.terrain.len().min(2).saturating_sub(1) as u16;
+        app.recoveries = app.store.leftover_recoveries();
+        if !app.recoveries.is_empty() {
+            app.dialog = Some(Dialog::Recovery);
+        }
+        if let Some(p) = path {
+            app.open(&p);
+        }
+        app
+    }
+
+    /// The file store (recent files, autosave).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The LOS currently shown, if any.
+    pub fn los(&self) -> Option<&LosResult> {
+        self.los.as_ref().map(|l| &l.3)
+    }
+
+    /// The screen position of a hex centre on the canvas (for tests and scripting).
+    pub fn screen_pos(&self, h: Hex) -> Pos2 {
+        self.view
+            .to_screen(self.canvas_rect.min, self.doc.map().layout.center(h, 1.0))
+    }
+
+    // ----- files -------------------------------------------------------------
+
+    /// Opens a map; a failure leaves the current map and shows the loader's message.
+    pub fn open(&mut self, path: &Path) {
+        match files::load_map(path) {
+            Ok((map, problems)) => {
+                self.set_document(Document::new(map, Some(path.to_path_buf())));
+                let _ = self.store.add_recent(path);
+                self.status = format!("Opened {}", path.display());
+                if let Some(p) = problems {
+                    self.error = Some(format!(
+                        "Opened {}, but some units break their rules; fix them with the unit tool:\n\n{p}",
+                        path.display()
+                    ));
+                }
+            }
+            Err(e) => {
+                self.error = Some(format!("Could not open {}:\n\n{e}", path.display()));
+                self.status = "Open failed".into();
+            }
+        }
+    }
+
+    fn set_document(&mut self, doc: Document) {
+        self.doc = doc;
+        self.jobs.clear();
+        self.fit_pending = true;
+        self.selected = None;
+        self.los_from = None;
+        self.los_to = None;
+        self.los = None;
+        self.stroke = None;
+        self.editing_unit = None;
+        self.autosaved_generation = None;
+        let rs = &self.doc.map().ruleset;
+        self.settings.terrain = self
+            .settings
+            .terrain
+            .min(rs.terrain.len().saturating_sub(1) as u16);
+        self.settings.hexside = self
+            .settings
+            .hexside
+            .min(rs.hexsides.len().saturating_sub(1) as u16);
+        self.settings.marker = self
+            .settings
+            .marker
+            .min(rs.markers.len().saturating_sub(1) as u16);
+        self.settings.level = self.settings.level.clamp(rs.levels.min, rs.levels.max);
+    }
+
+    /// Saves to `path`; returns whether it worked.
+    pub fn save_to(&mut self, path: &Path) -> bool {
+        self.doc.commit();
+        match files::save_map(self.doc.map(), path) {
+            Ok(warning) => {
+                if let Some(w) = warning {
+                    self.error = Some(w);
+                }
+                self.doc.mark_saved(path.to_path_buf());
+                self.store.clear_autosave();
+                self.autosaved_generation = None;
+                let _ = self.store.add_recent(path);
+                self.status = format!("Saved {}", path.display());
+                true
+            }
+            Err(e) => {
+                self.error = Some(format!("Could not save {}:\n\n{e}", path.display()));
+                false
+            }
+        }
+    }
+
+    fn autosave(&mut self, force: bool) {
+        if !self.doc.is_dirty() || self.doc.editing() {
+            return;
+        }
+        let due = force || self.last_autosave.elapsed() >= Duration::from_secs(AUTOSAVE_SECS);
+        if due && self.autosaved_generation != Some(self.doc.generation()) {
+            match self
+                .store
+                .autosave(self.doc.map(), self.doc.path.as_deref())
+            {
+                Ok(()) => self.autosaved_generation = Some(self.doc.generation()),
+                Err(e) => self.status = format!("Autosave failed: {e}"),
+            }
+            self.last_autosave = Instant::now();
+        }
+    }
+
+    /// Writes the canvas view (map, overlay, LOS, legend) as SVG.
+    pub fn export_svg(&mut self, path: &Path) {
+        let size = self.canvas_rect.size();
+        let overlay = self.overlay_data();
+        let scene = Scene {
+            map: self.doc.map(),
+            view: self.view,
+            rect: Rect::from_min_size(Pos2::ZERO, size),
+            labels: self.labels,
+            overlay: overlay.as_ref().map(|(o, d, s)| (*o, d.as_ref(), *s)),
+            los: self.los(),
+            hover: None,
+            selected: self.selected,
+            brush: &[],
+            side: None,
+        };
+        let mut svg = SvgSurface::default();
+        scene.draw(&mut svg);
+        if self.legend {
+            canvas::draw_legend(&mut svg, self.doc.map(), self.overlay, Pos2::new(8.0, 8.0));
+        }
+        let text = svg.finish(size, Color32::from_rgb(0x2b, 0x2d, 0x31));
+        match hexsight_analysis::map::write_atomic(path, text.as_bytes()) {
+            Ok(()) => self.status = format!("Exported {}", path.display()),
+            Err(e) => self.error = Some(format!("Could not export {}:\n\n{e}", path.display())),
+        }
+    }
+
+    fn export_png(&mut self, ctx: &egui::Context, path: PathBuf) {
+        let (tx, rx) = mpsc::channel();
+        let rect = self.canvas_rect;
+        let ctx2 = ctx.clone();
+        let ppp = ctx.pixels_per_point();
+        ctx.request_screenshot(move |img| {
+            let _ = tx.send(crate::export::save_png_crop(&img, rect, ppp, &path));
+            ctx2.request_repaint();
+        });
+        self.exports = Some(rx);
+        self.status = "Exporting PNG...".into();
+    }
+
+    // ----- commands ----------------------------------------------------------
+
+    fn needs_confirmation(cmd: &Command) -> bool {
+        matches!(
+            cmd,
+            Command::New | Command::Open | Command::OpenPath(_) | Command::Quit
+        )
+    }
+
+    /// Runs a command; those that would drop unsaved work ask first.
+    pub fn run(&mut self, ctx: &egui::Context, cmd: Command) {
+        if Self::needs_confirmation(&cmd) && self.doc.is_dirty() {
+            self.doc.commit();
+            self.pending = Some(cmd);
+            self.dialog = Some(Dialog::Unsaved);
+            return;
+        }
+        self.run_confirmed(ctx, cmd);
+    }
+
+    fn run_confirmed(&mut self, ctx: &egui::Context, cmd: Command) {
+        match cmd {
+            Command::New => self.dialog = Some(Dialog::NewMap(NewMapForm::default())),
+            Command::Open => {
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::Open,
+                    text: self.dir_hint(),
+                })
+            }
+            Command::OpenPath(p) => self.open(&p),
+            Command::Save => match self.doc.path.clone() {
+                Some(p) => {
+                    self.save_to(&p);
+                }
+                None => {
+                    self.dialog = Some(Dialog::Path {
+                        purpose: PathPurpose::SaveAs,
+                        text: self.dir_hint(),
+                    })
+                }
+            },
+            Command::SaveAs => {
+                let text = self
+                    .doc
+                    .path
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|| self.dir_hint());
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::SaveAs,
+                    text,
+                });
+            }
+            Command::ExportPng => {
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::Png,
+                    text: self.export_hint("png"),
+                })
+            }
+            Command::ExportSvg => {
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::Svg,
+                    text: self.export_hint("svg"),
+                })
+            }
+            Command::Properties => {
+                let m = self.doc.map();
+                self.dialog = Some(Dialog::Properties(PropertiesForm {
+                    name: m.name.clone(),
+                    has_scale: m.scale.is_some(),
+                    hex: m.scale.as_ref().map_or(40.0, |s| s.hex),
+                    unit: m.scale.as_ref().map_or("m".into(), |s| s.unit.clone()),
+                }));
+            }
+            Command::Quit => {
+                self.allow_close = true;
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            Command::Undo => {
+                self.end_stroke();
+                let label = self.doc.undo_label().map(str::to_string);
+                self.status = if self.doc.undo() {
+                    format!("Undid {}", label.unwrap_or_default())
+                } else {
+                    "Nothing to undo".into()
+                };
+            }
+            Command::Redo => {
+                self.end_stroke();
+                let label = self.doc.redo_label().map(str::to_string);
+                self.status = if self.doc.redo() {
+                    format!("Redid {}", label.unwrap_or_default())
+                } else {
+                    "Nothing to redo".into()
+                };
+            }
+            Command::ResetZoom => self.fit_pending = true,
+            Command::ZoomIn => self.view.zoom_at(self.canvas_rect.size() / 2.0, 1.25),
+            Command::ZoomOut => self.view.zoom_at(self.canvas_rect.size() / 2.0, 0.8),
+            Command::ToggleLabels => self.labels = !self.labels,
+            Command::Tool(t) => self.set_tool(t),
+            Command::Brush(n) => self.settings.brush = n.clamp(1, 3),
+            Command::Help => self.show_help = !self.show_help,
+            Command::PrevKind | Command::NextKind => {
+                let step = if cmd == Command::NextKind { 1 } else { -1 };
+                let rs = self.doc.map().ruleset.clone();
+                let cycle = |i: u16, n: usize| {
+                    if n == 0 {
+                        0
+                    } else {
+                        (i as i64 + step).rem_euclid(n as i64) as u16
+                    }
+                };
+                match self.tool {
+                    Tool::Hexside => {
+                        self.settings.hexside = cycle(self.settings.hexside, rs.hexsides.len())
+                    }
+                    Tool::Marker => {
+                        self.settings.marker = cycle(self.settings.marker, rs.markers.len())
+                    }
+                    _ => self.settings.terrain = cycle(self.settings.terrain, rs.terrain.len()),
+                }
+            }
+            Command::CancelJob => {
+                if self.jobs.busy() {
+                    self.jobs.cancel();
+                    self.overlay = None;
+                    self.status = "Analysis cancelled".into();
+                }
+            }
+        }
+    }
+
+    fn dir_hint(&self) -> String {
+        let dir = self
+            .doc
+            .path
+            .as_ref()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
+        let mut s = dir.display().to_string();
+        if !s.ends_with('/') {
+            s.push('/');
+        }
+        s
+    }
+
+    fn export_hint(&self, ext: &str) -> String {
+        match &self.doc.path {
+            Some(p) => p.with_extension(ext).display().to_string(),
+            None => format!("{}map.{ext}", self.dir_hint()),
+        }
+    }
+
+    /// Picks a tool (remembering the previous one for the eyedropper).
+    pub fn set_tool(&mut self, t: Tool) {
+        self.end_stroke();
+        if t != self.tool {
+            self.prev_tool = self.tool;
+        }
+        self.tool = t;
+    }
+
+    fn end_stroke(&mut self) {
+        if self.stroke.take().is_some() {
+            self.doc.commit();
+        }
+    }
+
+    // ----- frame -------------------------------------------------------------
+
+    /// The whole UI for one frame (eframe's `ui` and the tests call this).
+    pub fn show(&mut self, ui: &mut Ui) {
+        let ctx = ui.ctx().clone();
+        let mut cmds: Vec<Command> = Vec::new();
+
+        self.handle_close_request(&ctx);
+        self.handle_shortcuts(&ctx, &mut cmds);
+        self.handle_dropped_files(&ctx, &mut cmds);
+        if self.jobs.poll() {
+            self.status = "Overlay ready".into();
+        }
+        if let Some(rx) = &self.exports
+            && let Ok(r) = rx.try_recv()
+        {
+            match r {
+                Ok(p) => self.status = format!("Exported {}", p.display()),
+                Err(e) => self.error = Some(format!("Could not export the PNG:\n\n{e}")),
+            }
+            self.exports = None;
+        }
+
+        egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui, &mut cmds));
+        egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
+        egui::Panel::left("tools")
+            .resizable(true)
+            .default_size(230.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| self.tool_panel(ui, &mut cmds));
+            });
+        egui::Panel::right("inspector")
+            .resizable(true)
+            .default_size(320.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| self.inspector(ui, &mut cmds));
+            });
+        egui::CentralPanel::no_frame().show(ui, |ui| self.canvas(ui));
+
+        self.help_window(&ctx);
+        self.dialogs(&ctx);
+        for c in cmds {
+            self.run(&ctx, c);
+        }
+        self.update_los();
+        self.request_overlay(&ctx);
+        self.autosave(false);
+        self.run_script(&ctx);
+        if self.doc.is_dirty() {
+            ctx.request_repaint_after(Duration::from_secs(AUTOSAVE_SECS));
+        }
+        if self.jobs.busy() {
+            ctx.request_repaint_after(Duration::from_millis(100));
+        }
+        let title = format!(
+            "{}{} — hexsight editor",
+            self.doc.title(),
+            if self.doc.is_dirty() { " •" } else { "" }
+        );
+        if title != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+    }
+
+    fn run_script(&mut self, ctx: &egui::Context) {
+        self.frame += 1;
+        // A few frames first: the layout settles and the map is fitted.
+        if self.script.is_none() || self.frame < 5 {
+            if self.script.is_some() {
+                ctx.request_repaint();
+            }
+            return;
+        }
+        if self.frame == 5 {
+            self.finish_jobs();
+            self.jobs.poll();
+            ctx.request_repaint();
+            return;
+        }
+        let Some(script) = self.script.as_mut() else {
+            return;
+        };
+        if let Some(svg) = script.svg.take() {
+            self.export_svg(&svg);
+            ctx.request_repaint();
+            return;
+        }
+        if let Some(png) = script.png.take() {
+            self.export_png(ctx, png);
+            ctx.request_repaint();
+            return;
+        }
+        if self.exports.is_none() {
+            let quit = script.quit;
+            self.script = None;
+            if quit {
+                if let Some(e) = &self.error {
+                    eprintln!("hexsight-editor: {e}");
+                }
+                self.run(ctx, Command::Quit);
+            }
+        } else {
+            ctx.request_repaint();
+        }
+    }
+
+    fn handle_close_request(&mut self, ctx: &egui::Context) {
+        if ctx.input(|i| i.viewport().close_requested()) && !self.allow_close {
+            if self.doc.is_dirty() {
+                ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+                self.doc.commit();
+                self.pending = Some(Command::Quit);
+                self.dialog = Some(Dialog::Unsaved);
+            } else {
+                self.allow_close = true;
+            }
+        }
+    }
+
+    fn handle_shortcuts(&mut self, ctx: &egui::Context, cmds: &mut Vec<Command>) {
+        if self.dialog.is_some() || self.error.is_some() {
+            return;
+        }
+        let typing = ctx.egui_wants_keyboard_input();
+        for c in Command::with_shortcuts() {
+            let Some(sc) = c.shortcut() else { continue };
+            // A text field has its own keys, including its own undo.
+            if typing && (c.is_plain_key() || matches!(c, Command::Undo | Command::Redo)) {
+                continue;
+            }
+            if ctx.input_mut(|i| i.consume_shortcut(&sc)) {
+                cmds.push(c);
+            }
+        }
+    }
+
+    fn handle_dropped_files(&mut self, ctx: &egui::Context, cmds: &mut Vec<Command>) {
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .collect()
+        });
+        if let Some(p) = dropped.into_iter().next() {
+            cmds.push(Command::OpenPath(p));
+        }
+    }
+
+    fn update_los(&mut self) {
+        let (Some(from), Some(to)) = (self.los_from, self.los_to) else {
+            self.los = None;
+            return;
+        };
+        let generation = self.doc.generation();
+        if self
+            .los
+            .as_ref()
+            .is_some_and(|l| l.0 == from && l.1 == to && l.2 == generation)
+        {
+            return;
+        }
+        let map = self.doc.map();
+        if !map.contains(from) || !map.contains(to) {
+            self.los = None;
+            return;
+        }
+        self.los = Some((from, to, generation, line_of_sight(map, from, to)));
+    }
+
+    fn overlay_key(&self) -> Option<JobKey> {
+        let kind = match self.overlay? {
+            Overlay::Viewshed | Overlay::Blind => {
+                JobKind::Viewshed(self.selected.filter(|h| self.doc.map().contains(*h))?)
+            }
+            Overlay::Exposure => JobKind::Exposure,
+            Overlay::Spotting => JobKind::Spotting(
+                self.selected.filter(|h| self.doc.map().contains(*h))?,
+                self.spot_moving,
+            ),
+        };
+        Some(JobKey {
+            generation: self.doc.generation(),
+            kind,
+        })
+    }
+
+    fn request_overlay(&mut self, ctx: &egui::Context) {
+        // While a stroke is open the map changes every frame: wait for the stroke to end.
+        if self.doc.editing() {
+            return;
+        }
+        if let Some(key) = self.overlay_key() {
+            let c = ctx.clone();
+            self.jobs
+                .request(key, self.doc.map(), move || c.request_repaint());
+        }
+    }
+
+    /// The overlay to draw: its kind, data and whether it is stale.
+    fn overlay_data(&self) -> Option<(Overlay, Arc<JobOutput>, bool)> {
+        let overlay = self.overlay?;
+        let key = self.overlay_key()?;
+        if let Some(d) = self.jobs.result(key) {
+            return Some((overlay, d, false));
+        }
+        let d = self.jobs.stale_result(key.kind)?;
+        let len = match d.as_ref() {
+            JobOutput::Viewshed(v) => v.len(),
+            JobOutput::Exposure(v) => v.len(),
+            JobOutput::Spotting(v) => v.len(),
+        };
+        (len == self.doc.map().len()).then_some((overlay, d, true))
+    }
+
+    /// Waits for the overlay job (tests, scripted screenshots).
+    pub fn finish_jobs(&mut self) {
+        self.jobs.wait();
+    }
+
+    /// Called by eframe when the app exits cleanly: the autosave is no longer needed.
+    pub fn on_clean_exit(&mut self) {
+        self.jobs.cancel();
+        if self.doc.is_dirty() && !self.allow_close {
+            // Exiting without our confirmation (killed window manager): keep the work.
+            self.autosave(true);
+        } else {
+            self.store.clear_autosave();
+        }
+    }
+}
+
+impl eframe::App for EditorApp {
+    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
+        self.show(ui);
+    }
+
+    fn on_exit(&mut self) {
+        self.on_clean_exit();
+    }
+}
+
+/// A blank map from the new-map form; the error names a bad ruleset.
+pub fn blank_map(f: &NewMapForm) -> Result<Map, String> {
+    let rs = hexsight_analysis::map::resolve_ruleset(f.ruleset.trim(), Path::new("./new-map.json"))
+        .map_err(|e| e.to_string())?;
+    let (cols, rows) = (f.cols.clamp(1, 1000), f.rows.clamp(1, 1000));
+    Ok(Map::new(
+        &f.name,
+        f.ruleset.trim(),
+        rs,
+        cols,
+        rows,
+        Layout {
+            orientation: f.orientation,
+            stagger: f.stagger,
+        },
+    ))
+}

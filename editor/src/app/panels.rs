@@ -1,0 +1,749 @@
+//! The side panels, menu bar and status bar.
+
+use super::*;
+
+impl EditorApp {
+    // ----- panels ------------------------------------------------------------
+
+    pub(super) fn menu_bar(&mut self, ui: &mut Ui, cmds: &mut Vec<Command>) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                for c in [Command::New, Command::Open] {
+                    menu_item(ui, c, true, cmds);
+                }
+                ui.menu_button("Open recent", |ui| {
+                    let recent = self.store.recent();
+                    if recent.is_empty() {
+                        ui.label("(none yet)");
+                    }
+                    for p in recent {
+                        if ui.button(p.display().to_string()).clicked() {
+                            cmds.push(Command::OpenPath(p));
+                        }
+                    }
+                });
+                ui.separator();
+                for c in [Command::Save, Command::SaveAs] {
+                    menu_item(ui, c, true, cmds);
+                }
+                ui.separator();
+                for c in [Command::ExportPng, Command::ExportSvg] {
+                    menu_item(ui, c, true, cmds);
+                }
+                ui.separator();
+                menu_item(ui, Command::Properties, true, cmds);
+                ui.separator();
+                menu_item(ui, Command::Quit, true, cmds);
+            });
+            ui.menu_button("Edit", |ui| {
+                let undo = self.doc.undo_label().map(|l| format!("Undo {l}"));
+                let redo = self.doc.redo_label().map(|l| format!("Redo {l}"));
+                let b = egui::Button::new(undo.clone().unwrap_or("Undo".into()))
+                    .shortcut_text(Command::Undo.shortcut_text());
+                if ui.add_enabled(undo.is_some(), b).clicked() {
+                    cmds.push(Command::Undo);
+                }
+                let b = egui::Button::new(redo.clone().unwrap_or("Redo".into()))
+                    .shortcut_text(Command::Redo.shortcut_text());
+                if ui.add_enabled(redo.is_some(), b).clicked() {
+                    cmds.push(Command::Redo);
+                }
+            });
+            ui.menu_button("View", |ui| {
+                for c in [Command::ResetZoom, Command::ZoomIn, Command::ZoomOut] {
+                    menu_item(ui, c, true, cmds);
+                }
+                ui.separator();
+                let mut labels = self.labels;
+                if ui.checkbox(&mut labels, "Hex labels (G)").changed() {
+                    cmds.push(Command::ToggleLabels);
+                }
+                ui.checkbox(&mut self.legend, "Legend");
+                ui.separator();
+                self.overlay_choice(ui);
+            });
+            ui.menu_button("Tools", |ui| {
+                for t in Tool::ALL {
+                    menu_item(ui, Command::Tool(t), true, cmds);
+                }
+            });
+            ui.menu_button("Help", |ui| {
+                menu_item(ui, Command::Help, true, cmds);
+            });
+        });
+    }
+
+    pub(super) fn status_bar(&mut self, ui: &mut Ui) {
+        ui.horizontal(|ui| {
+            let map = self.doc.map();
+            if let Some(h) = self.hover.filter(|h| map.contains(*h)) {
+                let c = map.cell(h).copied().unwrap_or_default();
+                let t = map
+                    .ruleset
+                    .terrain
+                    .get(c.terrain as usize)
+                    .map(|t| t.name.as_str())
+                    .unwrap_or("?");
+                ui.monospace(format!("{:<5}", map.label(h)));
+                ui.label(format!(
+                    "{t}, level {}{}",
+                    c.level,
+                    if c.slope { ", slope" } else { "" }
+                ));
+                ui.separator();
+            }
+            if self.doc.is_dirty() {
+                ui.colored_label(Color32::from_rgb(240, 180, 60), "modified")
+                    .on_hover_text("Unsaved changes (autosaved for recovery)");
+                ui.separator();
+            }
+            ui.label(format!("{}x{} {}", map.cols, map.rows, map.ruleset.name));
+            ui.separator();
+            ui.label(format!("zoom {:.0}%", self.view.zoom / 24.0 * 100.0));
+            ui.separator();
+            if let Some((kind, frac, secs)) = self.jobs.progress() {
+                let what = match kind {
+                    JobKind::Viewshed(_) => "viewshed",
+                    JobKind::Exposure => "exposure",
+                    JobKind::Spotting(..) => "spotting",
+                };
+                ui.add(
+                    egui::ProgressBar::new(frac)
+                        .desired_width(120.0)
+                        .text(format!("{what} {:.0}% ({secs:.0}s)", frac * 100.0)),
+                );
+                if ui
+                    .small_button("Cancel")
+                    .on_hover_text("Cancel the analysis (Esc)")
+                    .clicked()
+                {
+                    self.jobs.cancel();
+                    self.overlay = None;
+                    self.status = "Analysis cancelled".into();
+                }
+                ui.separator();
+            }
+            ui.label(&self.status);
+        });
+    }
+
+    pub(super) fn tool_panel(&mut self, ui: &mut Ui, cmds: &mut Vec<Command>) {
+        ui.add_space(4.0);
+        ui.heading("Tools");
+        egui::Grid::new("toolgrid")
+            .num_columns(2)
+            .spacing(vec2(4.0, 4.0))
+            .show(ui, |ui| {
+                for (i, t) in Tool::ALL.iter().enumerate() {
+                    let text = format!("{}  {}", t.name(), t.key().name());
+                    let r = ui
+                        .add_sized(
+                            vec2(104.0, 24.0),
+                            egui::Button::selectable(self.tool == *t, text),
+                        )
+                        .on_hover_text(format!("{} ({})\n{}", t.name(), t.key().name(), t.help()));
+                    if r.clicked() {
+                        cmds.push(Command::Tool(*t));
+                    }
+                    if i % 2 == 1 {
+                        ui.end_row();
+                    }
+                }
+            });
+        ui.separator();
+        self.tool_options(ui, cmds);
+        ui.separator();
+        self.palette(ui, cmds);
+    }
+
+    pub(super) fn tool_options(&mut self, ui: &mut Ui, cmds: &mut Vec<Command>) {
+        let rs = self.doc.map().ruleset.clone();
+        if self.tool.is_brush() {
+            ui.horizontal(|ui| {
+                ui.label("Brush");
+                for n in 1..=3 {
+                    if ui
+                        .selectable_label(self.settings.brush == n, format!(" {n} "))
+                        .on_hover_text(format!("Brush size {n} ({n})"))
+                        .clicked()
+                    {
+                        cmds.push(Command::Brush(n));
+                    }
+                }
+            });
+        }
+        match self.tool {
+            Tool::Level => {
+                ui.horizontal(|ui| {
+                    ui.selectable_value(&mut self.settings.level_mode, LevelMode::Raise, "Raise");
+                    ui.selectable_value(&mut self.settings.level_mode, LevelMode::Lower, "Lower");
+                    ui.selectable_value(&mut self.settings.level_mode, LevelMode::Set, "Set");
+                });
+                if self.settings.level_mode == LevelMode::Set {
+                    ui.add(
+                        egui::Slider::new(&mut self.settings.level, rs.levels.min..=rs.levels.max)
+                            .text("level"),
+                    );
+                }
+            }
+            Tool::Hexside => {
+                if rs.hexsides.is_empty() {
+                    ui.label("This ruleset has no hexside features.");
+                }
+                for (i, h) in rs.hexsides.iter().enumerate() {
+                    let col = canvas::hexside_color(self.doc.map(), i);
+                    ui.horizontal(|ui| {
+                        swatch(ui, col, true);
+                        ui.selectable_value(&mut self.settings.hexside, i as u16, &h.name);
+                    });
+                }
+            }
+            Tool::Marker => {
+                if rs.markers.is_empty() {
+                    ui.label("This ruleset has no markers.");
+                }
+                for (i, m) in rs.markers.iter().enumerate() {
+                    let col = canvas::marker_color(self.doc.map(), i);
+                    ui.horizontal(|ui| {
+                        swatch(ui, col, false);
+                        ui.selectable_value(&mut self.settings.marker, i as u16, &m.name);
+                    });
+                }
+            }
+            Tool::Unit => {
+                ui.label("New units");
+                let names = self.doc.map().layout.side_names();
+                unit_fields(
+                    ui,
+                    "template",
+                    &mut self.settings.unit.side,
+                    &mut self.settings.unit.kind,
+                    &mut self.settings.unit.state,
+                    &mut self.settings.unit.facing,
+                    &names,
+                );
+            }
+            Tool::Los => {
+                ui.label("Click an observer, then move over targets.");
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn palette(&mut self, ui: &mut Ui, cmds: &mut Vec<Command>) {
+        let map = self.doc.map();
+        let rs = map.ruleset.clone();
+        ui.heading("Terrain");
+        for (i, t) in rs.terrain.iter().enumerate() {
+            let col = canvas::terrain_color(map, i);
+            let selected = self.settings.terrain as usize == i;
+            let r = ui
+                .horizontal(|ui| {
+                    swatch(ui, col, false);
+                    ui.selectable_label(selected, &t.name)
+                })
+                .inner;
+            let los = match &t.los {
+                hexsight_analysis::rules::LosEffect::Clear => "clear".to_string(),
+                other => format!("{other:?}").to_lowercase(),
+            };
+            let r = r.on_hover_text(format!("{} (`{}`)\nLOS: {los}", t.name, t.id));
+            if r.clicked() {
+                self.settings.terrain = i as u16;
+                if !matches!(self.tool, Tool::Terrain | Tool::Fill) {
+                    cmds.push(Command::Tool(Tool::Terrain));
+                }
+            }
+        }
+        ui.add_space(6.0);
+        ui.label(
+            RichText::new(format!(
+                "Levels {} to {}: higher is lighter; brown lines are crests.",
+                rs.levels.min, rs.levels.max
+            ))
+            .small(),
+        );
+    }
+
+    pub(super) fn inspector(&mut self, ui: &mut Ui, cmds: &mut Vec<Command>) {
+        ui.add_space(4.0);
+        self.los_panel(ui);
+        ui.separator();
+        ui.heading("Overlays");
+        self.overlay_choice(ui);
+        match (self.overlay, self.selected) {
+            (Some(Overlay::Viewshed | Overlay::Blind | Overlay::Spotting), None) => {
+                ui.colored_label(
+                    Color32::from_rgb(240, 180, 60),
+                    "Select a hex (Select or LOS tool) to see its overlay.",
+                );
+            }
+            (Some(o), _) => {
+                if let Some(h) = self.selected
+                    && o != Overlay::Exposure
+                {
+                    ui.label(format!("From {}", self.doc.map().label(h)));
+                }
+                if let Some((_, frac, _)) = self.jobs.progress() {
+                    ui.horizontal(|ui| {
+                        ui.add(
+                            egui::ProgressBar::new(frac)
+                                .desired_width(160.0)
+                                .show_percentage(),
+                        );
+                        if ui.button("Cancel").clicked() {
+                            cmds.push(Command::CancelJob);
+                        }
+                    });
+                }
+            }
+            _ => {}
+        }
+        self.overlay_readout(ui);
+        ui.separator();
+        self.hex_panel(ui);
+    }
+
+    /// A window listing every shortcut and what each tool does.
+    pub(super) fn help_window(&mut self, ctx: &egui::Context) {
+        let mut open = self.show_help;
+        egui::Window::new("Keyboard shortcuts")
+            .open(&mut open)
+            .default_width(460.0)
+            .show(ctx, |ui| {
+                egui::Grid::new("shortcuts")
+                    .striped(true)
+                    .num_columns(2)
+                    .show(ui, |ui| {
+                        for c in Command::with_shortcuts() {
+                            ui.monospace(c.shortcut_text());
+                            match &c {
+                                Command::Tool(t) => ui.label(format!("{}: {}", t.name(), t.help())),
+                                c => ui.label(c.label()),
+                            };
+                            ui.end_row();
+                        }
+                        for (k, what) in [
+                            ("Space+drag", "pan (or middle-drag)"),
+                            ("Wheel", "zoom at the pointer"),
+                            (
+                                "Right-click",
+                                "with a painting tool: pick the terrain under the pointer",
+                            ),
+                            ("Shift+click", "with the unit tool: stack another unit"),
+                        ] {
+                            ui.monospace(k);
+                            ui.label(what);
+                            ui.end_row();
+                        }
+                    });
+            });
+        self.show_help = open;
+    }
+
+    /// The overlay's value under the pointer, and its range.
+    pub(super) fn overlay_readout(&mut self, ui: &mut Ui) {
+        let Some((kind, data, stale)) = self.overlay_data() else {
+            return;
+        };
+        let map = self.doc.map();
+        if let JobOutput::Exposure(v) = data.as_ref() {
+            let max = v.iter().copied().max().unwrap_or(0);
+            ui.label(format!("From 0 to {max} hexes see a hex."));
+        }
+        if let Some(h) = self.hover
+            && let Some(i) = map.index(h)
+        {
+            let text = match data.as_ref() {
+                JobOutput::Viewshed(v) => v.get(i).map(|x| {
+                    let from = self.selected.map(|s| map.label(s)).unwrap_or_default();
+                    let blind = if x.blind { " (blind hex)" } else { "" };
+                    format!(
+                        "{}: {} from {from}{blind}",
+                        map.label(h),
+                        x.verdict.as_str()
+                    )
+                }),
+                JobOutput::Exposure(v) => v
+                    .get(i)
+                    .map(|n| format!("{}: seen by {n} hexes", map.label(h))),
+                JobOutput::Spotting(v) => v.get(i).map(|x| {
+                    let what = if x.auto {
+                        "spotted automatically".to_string()
+                    } else if !x.los {
+                        "out of LOS".to_string()
+                    } else {
+                        match x.need {
+                            Some(n) => format!("a test needs {n}+ ({:.0}%)", x.p * 100.0),
+                            None => "no test can spot it".to_string(),
+                        }
+                    };
+                    format!("{}: {what}", map.label(h))
+                }),
+            };
+            if let Some(t) = text {
+                ui.label(t);
+            }
+        }
+        if stale {
+            ui.label(
+                RichText::new(format!(
+                    "{} is being recomputed after the edit.",
+                    kind.name()
+                ))
+                .small(),
+            );
+        }
+    }
+
+    pub(super) fn overlay_choice(&mut self, ui: &mut Ui) {
+        ui.radio_value(&mut self.overlay, None, "No overlay");
+        ui.radio_value(&mut self.overlay, Some(Overlay::Viewshed), "Viewshed")
+            .on_hover_text("Hexes the selected hex sees: green clear, amber hindered.");
+        ui.radio_value(&mut self.overlay, Some(Overlay::Blind), "Blind hexes")
+            .on_hover_text("Blind hexes of the selected hex (hidden only by a lower obstacle), hatched; other hexes it does not see, darkened.");
+        ui.radio_value(&mut self.overlay, Some(Overlay::Exposure), "Exposure")
+            .on_hover_text("For every hex, how many hexes see it (all pairs: slow on big maps).");
+        match crate::jobs::spotting_unavailable(self.doc.map()) {
+            None => {
+                ui.radio_value(&mut self.overlay, Some(Overlay::Spotting), "Spotting").on_hover_text(
+                    "From the selected hex: hexes spotted automatically, and the chance of one spotting test elsewhere in LOS.",
+                );
+                if self.overlay == Some(Overlay::Spotting) {
+                    ui.horizontal(|ui| {
+                        ui.label("Targets");
+                        ui.selectable_value(&mut self.spot_moving, false, "do nothing");
+                        ui.selectable_value(&mut self.spot_moving, true, "move or fire");
+                    });
+                }
+            }
+            Some(why) => {
+                if self.overlay == Some(Overlay::Spotting) {
+                    self.overlay = None;
+                }
+                ui.add_enabled(false, egui::RadioButton::new(false, "Spotting"))
+                    .on_disabled_hover_text(why);
+            }
+        }
+    }
+
+    pub(super) fn los_panel(&mut self, ui: &mut Ui) {
+        ui.heading("Line of sight");
+        let Some(los) = self.los() else {
+            let hint = if self.los_from.is_some() {
+                "Move over a target hex."
+            } else {
+                "LOS tool (O): click an observer hex."
+            };
+            ui.label(hint);
+            return;
+        };
+        let map = self.doc.map();
+        let col = canvas::verdict_color(los.verdict);
+        ui.label(
+            RichText::new(format!(
+                "{} -> {}",
+                map.label(los.line.from),
+                map.label(los.line.to)
+            ))
+            .strong(),
+        );
+        ui.label(
+            RichText::new(format!("Verdict: {}", los.verdict.as_str()))
+                .color(col)
+                .strong()
+                .size(16.0),
+        );
+        if los.hindrance > 0 {
+            ui.label(format!("Hindrance: {}", los.hindrance));
+        }
+        if let Some(b) = &los.blocked_by {
+            ui.label(format!(
+                "Blocked by: {}",
+                b.place
+                    .hexes()
+                    .iter()
+                    .map(|h| map.label(*h))
+                    .collect::<Vec<_>>()
+                    .join("/")
+            ));
+        }
+        ui.label(RichText::new("Reason").strong());
+        ui.label(&los.reason);
+        ui.label(RichText::new("Trace").strong());
+        let trace: Vec<String> = los
+            .trace_json(map)
+            .iter()
+            .map(|v| match v {
+                serde_json::Value::Array(a) => format!(
+                    "[{}]",
+                    a.iter()
+                        .filter_map(|x| x.as_str())
+                        .collect::<Vec<_>>()
+                        .join("|")
+                ),
+                v => v.as_str().unwrap_or_default().to_string(),
+            })
+            .collect();
+        ui.monospace(trace.join(" "));
+        if !los.events.is_empty() {
+            ui.label(RichText::new("Along the line").strong());
+            for e in &los.events {
+                let (tag, c) = match e.effect {
+                    Effect::Block => (
+                        "blocks".to_string(),
+                        canvas::verdict_color(hexsight_analysis::Verdict::Blocked),
+                    ),
+                    Effect::Hinder(v) => (
+                        format!("hinders {v}"),
+                        canvas::verdict_color(hexsight_analysis::Verdict::Hindered),
+                    ),
+                };
+                ui.horizontal_wrapped(|ui| {
+                    ui.colored_label(c, tag);
+                    ui.label(&e.reason);
+                });
+            }
+        }
+        if !los.modifiers.is_empty() {
+            ui.label(RichText::new("Modifiers").strong());
+            for m in &los.modifiers {
+                ui.label(format!("{} {:+}: {}", m.name, m.value, m.text));
+            }
+        }
+        let text = los.explain(map);
+        ui.collapsing("Full explanation", |ui| {
+            ui.monospace(&text);
+            if ui.button("Copy").clicked() {
+                ui.ctx().copy_text(text.clone());
+            }
+        });
+    }
+
+    pub(super) fn hex_panel(&mut self, ui: &mut Ui) {
+        let target = self.selected.or(self.hover);
+        ui.heading("Hex");
+        let map = self.doc.map();
+        let Some(h) = target.filter(|h| map.contains(*h)) else {
+            ui.label("Hover or select a hex.");
+            return;
+        };
+        let c = map.cell(h).copied().unwrap_or_default();
+        let t = map
+            .ruleset
+            .terrain
+            .get(c.terrain as usize)
+            .map(|t| t.name.clone())
+            .unwrap_or_default();
+        ui.label(RichText::new(map.label(h)).strong());
+        ui.label(format!(
+            "{t}, level {}{}",
+            c.level,
+            if c.slope { ", slope" } else { "" }
+        ));
+        for m in map.markers_at(h) {
+            ui.label(format!(
+                "Marker: {}",
+                map.ruleset
+                    .markers
+                    .get(m.kind as usize)
+                    .map(|x| x.name.as_str())
+                    .unwrap_or("?")
+            ));
+        }
+        for d in 0..6 {
+            if let Some(f) = map.hexside(h, h.neighbor(d)) {
+                let name = map
+                    .ruleset
+                    .hexsides
+                    .get(f.kind as usize)
+                    .map(|x| x.name.as_str())
+                    .unwrap_or("?");
+                ui.label(format!("{} side: {name}", map.layout.side_names()[d]));
+            }
+        }
+        let units: Vec<String> = map.units_at(h).map(|u| u.id.clone()).collect();
+        for id in units {
+            let Some(u) = self.doc.map().unit(&id).cloned() else {
+                continue;
+            };
+            let editing = self.editing_unit.as_deref() == Some(id.as_str());
+            ui.horizontal(|ui| {
+                swatch(ui, canvas::side_color(&u.side), false);
+                if ui
+                    .selectable_label(
+                        editing,
+                        format!("{} ({} {} {})", u.id, u.side, u.kind, u.state),
+                    )
+                    .clicked()
+                {
+                    self.editing_unit = if editing { None } else { Some(id.clone()) };
+                }
+            });
+        }
+        self.unit_editor(ui);
+    }
+
+    /// The unit's id, renamed as typed while it stays unique and non-empty
+    /// (the loader refuses a file with two units of one id).
+    fn unit_id_field(&mut self, ui: &mut Ui, id: &str) {
+        if self.id_buf.as_ref().is_none_or(|(for_id, _)| for_id != id) {
+            self.id_buf = Some((id.to_string(), id.to_string()));
+        }
+        let mut text = self
+            .id_buf
+            .as_ref()
+            .map(|b| b.1.clone())
+            .unwrap_or_default();
+        ui.horizontal(|ui| {
+            let label = ui.label("Id");
+            ui.add(egui::TextEdit::singleline(&mut text).desired_width(150.0))
+                .labelled_by(label.id);
+        });
+        let new = text.trim().to_string();
+        let mut current = id.to_string();
+        if new != id {
+            let warn = Color32::from_rgb(240, 180, 60);
+            if new.is_empty() {
+                ui.colored_label(warn, "A unit needs an id.");
+            } else if self.doc.map().unit(&new).is_some() {
+                ui.colored_label(warn, format!("`{new}` is already used."));
+            } else {
+                let old = id.to_string();
+                let renamed = new.clone();
+                self.doc.edit_merging("Rename unit", move |m| {
+                    if let Some(x) = m.units.iter_mut().find(|x| x.id == old) {
+                        x.id = renamed;
+                    }
+                });
+                self.editing_unit = Some(new.clone());
+                current = new;
+            }
+        }
+        self.id_buf = Some((current, text));
+    }
+
+    pub(super) fn unit_editor(&mut self, ui: &mut Ui) {
+        let Some(id) = self.editing_unit.clone() else {
+            return;
+        };
+        let Some(u) = self.doc.map().unit(&id).cloned() else {
+            self.editing_unit = None;
+            return;
+        };
+        ui.group(|ui| {
+            ui.label(RichText::new(format!("Unit {id}")).strong());
+            let (mut side, mut kind, mut state, mut facing) =
+                (u.side.clone(), u.kind.clone(), u.state.clone(), u.facing);
+            let names = self.doc.map().layout.side_names();
+            unit_fields(
+                ui,
+                &id,
+                &mut side,
+                &mut kind,
+                &mut state,
+                &mut facing,
+                &names,
+            );
+            if (side.as_str(), kind.as_str(), state.as_str(), facing)
+                != (u.side.as_str(), u.kind.as_str(), u.state.as_str(), u.facing)
+            {
+                self.doc.edit_merging(&format!("Edit unit {id}"), |m| {
+                    if let Some(x) = m.units.iter_mut().find(|x| x.id == id) {
+                        x.side = side;
+                        x.kind = kind;
+                        x.state = state;
+                        x.facing = facing;
+                    }
+                });
+            }
+            self.unit_id_field(ui, &id);
+            // The family's unit rules (a prone unit in woods, a crest unit out of a depression).
+            if let Err(e) = hexsight_analysis::rules::check_units(self.doc.map()) {
+                ui.colored_label(Color32::from_rgb(240, 180, 60), e.to_string());
+            }
+            if ui.button("Remove unit").clicked() {
+                self.doc
+                    .edit("Remove unit", |m| m.units.retain(|x| x.id != id));
+                self.editing_unit = None;
+            }
+        });
+    }
+}
+
+fn menu_item(ui: &mut Ui, c: Command, enabled: bool, cmds: &mut Vec<Command>) {
+    let b = egui::Button::new(c.label()).shortcut_text(c.shortcut_text());
+    if ui.add_enabled(enabled, b).clicked() {
+        cmds.push(c);
+    }
+}
+
+fn swatch(ui: &mut Ui, col: Color32, thin: bool) {
+    let size = if thin {
+        vec2(18.0, 6.0)
+    } else {
+        vec2(18.0, 14.0)
+    };
+    let (r, _) = ui.allocate_exact_size(size, Sense::hover());
+    ui.painter().rect_filled(r, 2.0, col);
+    ui.painter().rect_stroke(
+        r,
+        2.0,
+        egui::Stroke::new(1.0, Color32::from_black_alpha(140)),
+        egui::StrokeKind::Inside,
+    );
+}
+
+fn unit_fields(
+    ui: &mut Ui,
+    id: &str,
+    side: &mut String,
+    kind: &mut String,
+    state: &mut String,
+    facing: &mut Option<usize>,
+    names: &[&str; 6],
+) {
+    egui::Grid::new(("unitfields", id))
+        .num_columns(2)
+        .show(ui, |ui| {
+            ui.label("Side");
+            ui.add(egui::TextEdit::singleline(side).desired_width(120.0));
+            ui.end_row();
+            ui.label("Kind");
+            ui.add(egui::TextEdit::singleline(kind).desired_width(120.0));
+            ui.end_row();
+            ui.label("State");
+            egui::ComboBox::from_id_salt(("state", id))
+                .selected_text(if state.is_empty() {
+                    "(none)"
+                } else {
+                    state.as_str()
+                })
+                .show_ui(ui, |ui| {
+                    for s in tools::unit::STATES {
+                        ui.selectable_value(
+                            state,
+                            s.to_string(),
+                            if s.is_empty() { "(none)" } else { s },
+                        );
+                    }
+                });
+            ui.end_row();
+            ui.label("Facing");
+            egui::ComboBox::from_id_salt(("facing", id))
+                .selected_text(facing.map_or("(none)", |f| names[f % 6]))
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(facing, None, "(none)");
+                    for (i, n) in names.iter().enumerate() {
+                        ui.selectable_value(facing, Some(i), *n);
+                    }
+                });
+            ui.end_row();
+        });
+    if state == "crest" && facing.is_none() {
+        ui.colored_label(
+            Color32::from_rgb(240, 180, 60),
+            "A crest state needs a facing.",
+        );
+    }
+}

@@ -1,0 +1,928 @@
+//! Drawing the map and hit-testing the pointer.
+//!
+//! The drawing is written once against the small [`Surface`] trait, so the
+//! screen (egui shapes) and the SVG export draw exactly the same picture.
+//! Only hexes inside the visible rectangle are visited, which keeps a
+//! 100x100 map smooth at any zoom.
+
+use crate::jobs::JobOutput;
+use egui::{Align2, Color32, Pos2, Rect, Shape, Stroke, Vec2, pos2, vec2};
+use hexsight_analysis::hex::{Crossing, Hex};
+use hexsight_analysis::rules::{Effect, Place};
+use hexsight_analysis::{LosResult, Map, Verdict};
+
+/// Zoom limits: hex circumradius in screen points.
+pub const MIN_ZOOM: f32 = 2.0;
+/// Largest zoom.
+pub const MAX_ZOOM: f32 = 160.0;
+
+/// Where the map sits on the canvas.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct View {
+    /// Hex circumradius in points.
+    pub zoom: f32,
+    /// Screen offset of the map's pixel origin from the canvas's top-left.
+    pub pan: Vec2,
+}
+
+impl Default for View {
+    fn default() -> Self {
+        View {
+            zoom: 24.0,
+            pan: vec2(40.0, 40.0),
+        }
+    }
+}
+
+impl View {
+    /// Screen position of a map point (map units: hex circumradius 1).
+    pub fn to_screen(&self, origin: Pos2, p: (f64, f64)) -> Pos2 {
+        origin + self.pan + vec2(p.0 as f32, p.1 as f32) * self.zoom
+    }
+
+    /// Map point under a screen position.
+    pub fn to_map(&self, origin: Pos2, s: Pos2) -> (f64, f64) {
+        let v = (s - origin - self.pan) / self.zoom;
+        (v.x as f64, v.y as f64)
+    }
+
+    /// The view that fits the whole map in `size` with a margin.
+    /// `left` points on the left are kept free (for the legend).
+    pub fn fit(map: &Map, size: Vec2, left: f32) -> View {
+        let b = map_bounds(map);
+        let margin = 24.0;
+        let left = if size.x - left > 300.0 { left } else { 0.0 };
+        let avail = (size - vec2(2.0 * margin + left, 2.0 * margin)).max(vec2(10.0, 10.0));
+        let zoom = (avail.x / b.width())
+            .min(avail.y / b.height())
+            .clamp(MIN_ZOOM, MAX_ZOOM);
+        let pan = (size + vec2(left, 0.0) - b.size() * zoom) / 2.0 - b.min.to_vec2() * zoom;
+        View { zoom, pan }
+    }
+
+    /// Zooms by `factor` keeping the map point under `anchor` (canvas-relative) still.
+    pub fn zoom_at(&mut self, anchor: Vec2, factor: f32) {
+        let new = (self.zoom * factor).clamp(MIN_ZOOM, MAX_ZOOM);
+        let k = new / self.zoom;
+        self.pan = anchor - (anchor - self.pan) * k;
+        self.zoom = new;
+    }
+}
+
+/// The map's extent in map units (circumradius 1).
+pub fn map_bounds(map: &Map) -> Rect {
+    let mut r = Rect::NOTHING;
+    let (c, rows) = (map.cols as i32, map.rows as i32);
+    // The outline is made by the border hexes; that is enough for the box.
+    let mut edge = Vec::new();
+    for col in 0..c {
+        edge.push((col, 0));
+        edge.push((col, rows - 1));
+        if rows > 1 {
+            edge.push((col, 1));
+            edge.push((col, rows - 2));
+        }
+    }
+    for row in 0..rows {
+        edge.push((0, row));
+        edge.push((c - 1, row));
+        if c > 1 {
+            edge.push((1, row));
+            edge.push((c - 2, row));
+        }
+    }
+    for (col, row) in edge {
+        for (x, y) in map.layout.corners(map.layout.hex_at(col, row), 1.0) {
+            r.extend_with(pos2(x as f32, y as f32));
+        }
+    }
+    r
+}
+
+/// The on-map hexes whose centres fall near the screen rectangle.
+pub fn visible_hexes(map: &Map, view: &View, origin: Pos2, rect: Rect) -> Vec<Hex> {
+    let pad = view.zoom * 1.2;
+    let r = rect.expand(pad);
+    let (mut c0, mut c1, mut r0, mut r1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+    for corner in [
+        r.left_top(),
+        r.right_top(),
+        r.left_bottom(),
+        r.right_bottom(),
+    ] {
+        let h = map.layout.hex_at_pixel(view.to_map(origin, corner), 1.0);
+        let (c, rr) = map.layout.offset_of(h);
+        c0 = c0.min(c);
+        c1 = c1.max(c);
+        r0 = r0.min(rr);
+        r1 = r1.max(rr);
+    }
+    let (c0, c1) = ((c0 - 1).max(0), (c1 + 1).min(map.cols as i32 - 1));
+    let (r0, r1) = ((r0 - 1).max(0), (r1 + 1).min(map.rows as i32 - 1));
+    let mut out = Vec::new();
+    for col in c0..=c1 {
+        for row in r0..=r1 {
+            let h = map.layout.hex_at(col, row);
+            if r.contains(view.to_screen(origin, map.layout.center(h, 1.0))) {
+                out.push(h);
+            }
+        }
+    }
+    out
+}
+
+/// Somewhere to draw: the screen or an SVG document.
+pub trait Surface {
+    /// A filled convex polygon with an outline.
+    fn polygon(&mut self, pts: &[Pos2], fill: Color32, stroke: Stroke);
+    /// An open polyline.
+    fn line(&mut self, pts: &[Pos2], stroke: Stroke);
+    /// A circle.
+    fn circle(&mut self, c: Pos2, r: f32, fill: Color32, stroke: Stroke);
+    /// Text of `size` points anchored at `pos`.
+    fn text(&mut self, pos: Pos2, anchor: Align2, text: &str, size: f32, color: Color32);
+}
+
+/// Draws into egui shapes.
+pub struct EguiSurface<'a> {
+    /// Used for laying out text.
+    pub ctx: &'a egui::Context,
+    /// The collected shapes, added to the painter at once.
+    pub shapes: Vec<Shape>,
+}
+
+impl Surface for EguiSurface<'_> {
+    fn polygon(&mut self, pts: &[Pos2], fill: Color32, stroke: Stroke) {
+        self.shapes
+            .push(Shape::convex_polygon(pts.to_vec(), fill, stroke));
+    }
+    fn line(&mut self, pts: &[Pos2], stroke: Stroke) {
+        self.shapes.push(Shape::line(pts.to_vec(), stroke));
+    }
+    fn circle(&mut self, c: Pos2, r: f32, fill: Color32, stroke: Stroke) {
+        self.shapes.push(Shape::circle_filled(c, r, fill));
+        if stroke.width > 0.0 {
+            self.shapes.push(Shape::circle_stroke(c, r, stroke));
+        }
+    }
+    fn text(&mut self, pos: Pos2, anchor: Align2, text: &str, size: f32, color: Color32) {
+        let galley = self.ctx.fonts_mut(|f| {
+            f.layout_no_wrap(text.to_string(), egui::FontId::proportional(size), color)
+        });
+        let rect = anchor.anchor_size(pos, galley.size());
+        self.shapes.push(Shape::galley(rect.min, galley, color));
+    }
+}
+
+/// Writes SVG elements.
+#[derive(Default)]
+pub struct SvgSurface {
+    /// The SVG body.
+    pub body: String,
+}
+
+fn svg_paint(attr: &str, c: Color32) -> String {
+    if c.a() == 0 {
+        return format!("{attr}=\"none\"");
+    }
+    let [r, g, b, a] = c.to_srgba_unmultiplied();
+    format!(
+        "{attr}=\"rgb({r},{g},{b})\" {attr}-opacity=\"{:.3}\"",
+        a as f32 / 255.0
+    )
+}
+
+fn svg_stroke(s: Stroke) -> String {
+    if s.width <= 0.0 || s.color.a() == 0 {
+        return "stroke=\"none\"".into();
+    }
+    format!(
+        "{} stroke-width=\"{:.2}\" stroke-linejoin=\"round\" stroke-linecap=\"round\"",
+        svg_paint("stroke", s.color),
+        s.width
+    )
+}
+
+fn svg_points(pts: &[Pos2]) -> String {
+    pts.iter()
+        .map(|p| format!("{:.2},{:.2}", p.x, p.y))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+impl Surface for SvgSurface {
+    fn polygon(&mut self, pts: &[Pos2], fill: Color32, stroke: Stroke) {
+        self.body += &format!(
+            "<polygon points=\"{}\" {} {}/>\n",
+            svg_points(pts),
+            svg_paint("fill", fill),
+            svg_stroke(stroke)
+        );
+    }
+    fn line(&mut self, pts: &[Pos2], stroke: Stroke) {
+        self.body += &format!(
+            "<polyline points=\"{}\" fill=\"none\" {}/>\n",
+            svg_points(pts),
+            svg_stroke(stroke)
+        );
+    }
+    fn circle(&mut self, c: Pos2, r: f32, fill: Color32, stroke: Stroke) {
+        self.body += &format!(
+            "<circle cx=\"{:.2}\" cy=\"{:.2}\" r=\"{:.2}\" {} {}/>\n",
+            c.x,
+            c.y,
+            r,
+            svg_paint("fill", fill),
+            svg_stroke(stroke)
+        );
+    }
+    fn text(&mut self, pos: Pos2, anchor: Align2, text: &str, size: f32, color: Color32) {
+        let h = match anchor.x() {
+            egui::Align::Min => "start",
+            egui::Align::Center => "middle",
+            egui::Align::Max => "end",
+        };
+        let dy = match anchor.y() {
+            egui::Align::Min => size * 0.8,
+            egui::Align::Center => size * 0.35,
+            egui::Align::Max => 0.0,
+        };
+        self.body += &format!(
+            "<text x=\"{:.2}\" y=\"{:.2}\" font-family=\"sans-serif\" font-size=\"{:.1}\" text-anchor=\"{h}\" {}>{}</text>\n",
+            pos.x,
+            pos.y + dy,
+            size,
+            svg_paint("fill", color),
+            xml_escape(text)
+        );
+    }
+}
+
+impl SvgSurface {
+    /// The complete SVG document for a `size` canvas.
+    pub fn finish(self, size: Vec2, background: Color32) -> String {
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.2} {h:.2}\">\n<rect width=\"100%\" height=\"100%\" {}/>\n{}</svg>\n",
+            svg_paint("fill", background),
+            self.body,
+            w = size.x,
+            h = size.y
+        )
+    }
+}
+
+/// Which overlay to draw from a job result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Overlay {
+    /// Hexes the selected hex sees (clear and hindered).
+    Viewshed,
+    /// Hexes the selected hex does not see.
+    Blind,
+    /// How many hexes see each hex.
+    Exposure,
+    /// Miniatures spotting from the selected hex.
+    Spotting,
+}
+
+impl Overlay {
+    /// Name for menus and legends.
+    pub fn name(self) -> &'static str {
+        match self {
+            Overlay::Viewshed => "Viewshed",
+            Overlay::Blind => "Blind hexes",
+            Overlay::Exposure => "Exposure",
+            Overlay::Spotting => "Spotting",
+        }
+    }
+}
+
+/// Everything one picture of the map needs.
+pub struct Scene<'a> {
+    /// The map.
+    pub map: &'a Map,
+    /// Zoom and pan.
+    pub view: View,
+    /// The canvas rectangle on screen (or the SVG page from 0,0).
+    pub rect: Rect,
+    /// Show hex labels.
+    pub labels: bool,
+    /// The overlay and its data (possibly stale: drawn fainter).
+    pub overlay: Option<(Overlay, &'a JobOutput, bool)>,
+    /// The LOS being shown.
+    pub los: Option<&'a LosResult>,
+    /// The hex under the pointer.
+    pub hover: Option<Hex>,
+    /// The selected hex.
+    pub selected: Option<Hex>,
+    /// Hexes under the brush.
+    pub brush: &'a [Hex],
+    /// A hexside to highlight (hexside tool).
+    pub side: Option<hexsight_analysis::hex::Side>,
+}
+
+/// Narrowest legend box in points.
+pub const LEGEND_WIDTH: f32 = 132.0;
+
+/// The legend's width for this map: wide enough for its longest name.
+pub fn legend_width(map: &Map) -> f32 {
+    let rs = &map.ruleset;
+    let longest = rs
+        .terrain
+        .iter()
+        .map(|t| t.name.chars().count())
+        .chain(rs.hexsides.iter().map(|h| h.name.chars().count()))
+        .chain(rs.markers.iter().map(|m| m.name.chars().count() + 7))
+        .chain([22])
+        .max()
+        .unwrap_or(0);
+    LEGEND_WIDTH.max(38.0 + longest as f32 * 6.0)
+}
+const VIEW_CLEAR: Color32 = Color32::from_rgb(60, 220, 110);
+const VIEW_HINDERED: Color32 = Color32::from_rgb(250, 190, 40);
+const VIEW_BLOCKED: Color32 = Color32::from_rgb(25, 25, 35);
+const BLIND: Color32 = Color32::from_rgb(40, 20, 70);
+const SPOT_AUTO: Color32 = Color32::from_rgb(40, 200, 230);
+
+/// Parses `#rrggbb`.
+pub fn parse_color(s: Option<&str>) -> Option<Color32> {
+    let s = s?.strip_prefix('#')?;
+    if s.len() != 6 {
+        return None;
+    }
+    let v = u32::from_str_radix(s, 16).ok()?;
+    Some(Color32::from_rgb((v >> 16) as u8, (v >> 8) as u8, v as u8))
+}
+
+/// A stable colour for a name without one.
+pub fn fallback_color(i: usize) -> Color32 {
+    const P: [Color32; 8] = [
+        Color32::from_rgb(0xd9, 0xc2, 0x7a),
+        Color32::from_rgb(0x4a, 0x7a, 0x3c),
+        Color32::from_rgb(0x9a, 0x5b, 0x45),
+        Color32::from_rgb(0x8f, 0xb5, 0xa6),
+        Color32::from_rgb(0xa8, 0xb8, 0x6a),
+        Color32::from_rgb(0x6a, 0x8c, 0xb8),
+        Color32::from_rgb(0xb8, 0x8a, 0x6a),
+        Color32::from_rgb(0x99, 0x99, 0x99),
+    ];
+    P[i % P.len()]
+}
+
+/// The colour of terrain `i` of the map's ruleset.
+pub fn terrain_color(map: &Map, i: usize) -> Color32 {
+    map.ruleset
+        .terrain
+        .get(i)
+        .and_then(|t| parse_color(t.color.as_deref()))
+        .unwrap_or_else(|| fallback_color(i))
+}
+
+/// Colour of a hexside kind.
+pub fn hexside_color(map: &Map, i: usize) -> Color32 {
+    map.ruleset
+        .hexsides
+        .get(i)
+        .and_then(|t| parse_color(t.color.as_deref()))
+        .unwrap_or(Color32::from_rgb(60, 60, 60))
+}
+
+/// Colour of a marker kind.
+pub fn marker_color(map: &Map, i: usize) -> Color32 {
+    map.ruleset
+        .markers
+        .get(i)
+        .and_then(|t| parse_color(t.color.as_deref()))
+        .unwrap_or(Color32::from_rgb(200, 200, 200))
+}
+
+fn mix(a: Color32, b: Color32, t: f32) -> Color32 {
+    let t = t.clamp(0.0, 1.0);
+    let f = |x: u8, y: u8| (x as f32 + (y as f32 - x as f32) * t).round() as u8;
+    Color32::from_rgb(f(a.r(), b.r()), f(a.g(), b.g()), f(a.b(), b.b()))
+}
+
+/// The terrain colour shaded for its level: higher ground lighter and warmer,
+/// lower ground darker, so hills read at a glance.
+pub fn shaded(base: Color32, level: i32) -> Color32 {
+    if level > 0 {
+        mix(
+            base,
+            Color32::from_rgb(255, 244, 214),
+            (0.24 * level as f32).min(0.75),
+        )
+    } else if level < 0 {
+        mix(
+            base,
+            Color32::from_rgb(40, 35, 30),
+            (0.2 * -level as f32).min(0.6),
+        )
+    } else {
+        base
+    }
+}
+
+/// Colour of a unit's side.
+pub fn side_color(side: &str) -> Color32 {
+    let s = side.to_ascii_lowercase();
+    match s.as_str() {
+        "allied" | "allies" | "american" | "us" | "usa" => Color32::from_rgb(0x5e, 0x7d, 0x3a),
+        "axis" | "german" | "germany" => Color32::from_rgb(0x5a, 0x6f, 0x85),
+        "british" | "uk" => Color32::from_rgb(0xa8, 0x6a, 0x3c),
+        "french" | "france" => Color32::from_rgb(0x3b, 0x5b, 0xa5),
+        "russian" | "soviet" => Color32::from_rgb(0x9c, 0x3a, 0x32),
+        _ => {
+            let h = s
+                .bytes()
+                .fold(7u32, |a, b| a.wrapping_mul(31).wrapping_add(b as u32));
+            fallback_color(h as usize + 3)
+        }
+    }
+}
+
+/// The colour of a verdict.
+pub fn verdict_color(v: Verdict) -> Color32 {
+    match v {
+        Verdict::Clear => Color32::from_rgb(0x1f, 0xa8, 0x4a),
+        Verdict::Hindered => Color32::from_rgb(0xf0, 0xa0, 0x1c),
+        Verdict::Blocked => Color32::from_rgb(0xd6, 0x2d, 0x2d),
+    }
+}
+
+/// Colour of an exposure value in 0..=1 (inferno, dark to bright).
+pub fn heat_color(t: f32) -> Color32 {
+    let c = colorous::INFERNO.eval_continuous(t.clamp(0.0, 1.0) as f64 * 0.92 + 0.04);
+    Color32::from_rgb(c.r, c.g, c.b)
+}
+
+fn with_alpha(c: Color32, a: f32) -> Color32 {
+    Color32::from_rgba_unmultiplied(c.r(), c.g(), c.b(), (a.clamp(0.0, 1.0) * 255.0) as u8)
+}
+
+impl Scene<'_> {
+    fn origin(&self) -> Pos2 {
+        self.rect.min
+    }
+
+    fn center(&self, h: Hex) -> Pos2 {
+        self.view
+            .to_screen(self.origin(), self.map.layout.center(h, 1.0))
+    }
+
+    fn corners(&self, h: Hex) -> [Pos2; 6] {
+        self.map
+            .layout
+            .corners(h, 1.0)
+            .map(|p| self.view.to_screen(self.origin(), p))
+    }
+
+    fn overlay_tint(&self, index: usize) -> Option<Color32> {
+        let (kind, out, stale) = self.overlay?;
+        let fade = if stale { 0.5 } else { 1.0 };
+        match (kind, out) {
+            (Overlay::Viewshed, JobOutput::Viewshed(v)) => match v.get(index)?.verdict {
+                Verdict::Clear => Some(with_alpha(VIEW_CLEAR, 0.22 * fade)),
+                Verdict::Hindered => Some(with_alpha(VIEW_HINDERED, 0.45 * fade)),
+                Verdict::Blocked => Some(with_alpha(VIEW_BLOCKED, 0.6 * fade)),
+            },
+            (Overlay::Blind, JobOutput::Viewshed(v)) => {
+                let seen = v.get(index)?;
+                if seen.blind {
+                    Some(with_alpha(BLIND, 0.7 * fade))
+                } else if seen.verdict == Verdict::Blocked {
+                    Some(with_alpha(VIEW_BLOCKED, 0.35 * fade))
+                } else {
+                    None
+                }
+            }
+            (Overlay::Spotting, JobOutput::Spotting(v)) => {
+                let x = v.get(index)?;
+                if x.auto {
+                    Some(with_alpha(SPOT_AUTO, 0.55 * fade))
+                } else if x.los {
+                    Some(with_alpha(heat_color(x.p as f32), 0.6 * fade))
+                } else {
+                    Some(with_alpha(VIEW_BLOCKED, 0.6 * fade))
+                }
+            }
+            (Overlay::Exposure, JobOutput::Exposure(v)) => {
+                let max = v.iter().copied().max().unwrap_or(0).max(1);
+                let x = *v.get(index)? as f32 / max as f32;
+                Some(with_alpha(heat_color(x), 0.72 * fade))
+            }
+            _ => None,
+        }
+    }
+
+    /// Draws the whole picture.
+    pub fn draw(&self, s: &mut impl Surface) {
+        let map = self.map;
+        let z = self.view.zoom;
+        let hexes = visible_hexes(map, &self.view, self.origin(), self.rect);
+        let grid = if z >= 5.0 {
+            Stroke::new((z / 40.0).clamp(0.5, 1.2), Color32::from_black_alpha(70))
+        } else {
+            Stroke::NONE
+        };
+
+        // Terrain, level shading and overlay tint.
+        for &h in &hexes {
+            let (Some(c), Some(i)) = (map.cell(h), map.index(h)) else {
+                continue;
+            };
+            let mut fill = shaded(terrain_color(map, c.terrain as usize), c.level);
+            if let Some(t) = self.overlay_tint(i) {
+                let a = t.a() as f32 / 255.0;
+                fill = mix(fill, Color32::from_rgb(t.r(), t.g(), t.b()), a);
+            }
+            s.polygon(&self.corners(h), fill, grid);
+        }
+
+        // Blind hexes are hatched as well as darkened, so they read in print too.
+        if let Some((Overlay::Blind, JobOutput::Viewshed(v), _)) = self.overlay {
+            let st = Stroke::new(
+                (z * 0.05).clamp(0.8, 2.0),
+                Color32::from_rgba_unmultiplied(200, 180, 255, 150),
+            );
+            for &h in &hexes {
+                if map.index(h).and_then(|i| v.get(i)).is_some_and(|x| x.blind) {
+                    let c = self.corners(h);
+                    for t in [0.2f32, 0.5, 0.8] {
+                        s.line(&[c[1] + (c[2] - c[1]) * t, c[5] + (c[4] - c[5]) * t], st);
+                    }
+                }
+            }
+        }
+
+        // Crest lines: inside a slope hex, along each side that faces lower ground.
+        let crest = Stroke::new(
+            (z * 0.09).clamp(1.0, 4.0),
+            Color32::from_rgb(0x6b, 0x3e, 0x1c),
+        );
+        for &h in &hexes {
+            let Some(c) = map.cell(h) else { continue };
+            if !c.slope {
+                continue;
+            }
+            let ctr = self.center(h);
+            let inset = self.corners(h).map(|p| ctr + (p - ctr) * 0.74);
+            let lower: Vec<bool> = (0..6)
+                .map(|d| map.cell(h.neighbor(d)).is_some_and(|n| n.level < c.level))
+                .collect();
+            if !lower.iter().any(|x| *x) {
+                // A slope with no lower neighbour on the map: show the crest as a ring.
+                let mut ring = inset.to_vec();
+                ring.push(inset[0]);
+                s.line(&ring, Stroke::new(crest.width * 0.6, crest.color));
+                continue;
+            }
+            // Join runs of consecutive lower sides into one polyline.
+            let start = (0..6).find(|d| !lower[*d]).unwrap_or(0);
+            let mut run: Vec<Pos2> = Vec::new();
+            for k in 1..=6 {
+                let d = (start + k) % 6;
+                if lower[d] {
+                    if run.is_empty() {
+                        run.push(inset[d]);
+                    }
+                    run.push(inset[(d + 1) % 6]);
+                } else if !run.is_empty() {
+                    s.line(&run, crest);
+                    run.clear();
+                }
+            }
+            if !run.is_empty() {
+                s.line(&run, crest);
+            }
+        }
+
+        // Hexside features.
+        let sw = (z * 0.16).clamp(2.0, 9.0);
+        for (side, f) in &map.hexsides {
+            if !hexes.contains(&side.a) && !hexes.contains(&side.b) {
+                continue;
+            }
+            let Some(dir) = side.a.direction_to(side.b) else {
+                continue;
+            };
+            let c = self.corners(side.a);
+            let (p, q) = (c[dir], c[(dir + 1) % 6]);
+            s.line(
+                &[p, q],
+                Stroke::new(sw + 1.5, Color32::from_black_alpha(90)),
+            );
+            s.line(
+                &[p, q],
+                Stroke::new(sw, hexside_color(map, f.kind as usize)),
+            );
+        }
+
+        // Level numbers and labels.
+        if z >= 14.0 {
+            let ts = (z * 0.2).clamp(7.0, 13.0);
+            for &h in &hexes {
+                let Some(c) = map.cell(h) else { continue };
+                let ctr = self.center(h);
+                let dark = Color32::from_black_alpha(170);
+                if self.labels {
+                    s.text(
+                        ctr - vec2(0.0, z * 0.62),
+                        Align2::CENTER_TOP,
+                        &map.label(h),
+                        ts,
+                        dark,
+                    );
+                }
+                if c.level != 0 {
+                    s.text(
+                        ctr + vec2(0.0, z * 0.6),
+                        Align2::CENTER_BOTTOM,
+                        &format!("L{}", c.level),
+                        ts,
+                        dark,
+                    );
+                }
+            }
+        }
+
+        // Markers and units as counters.
+        if z >= 7.0 {
+            for &h in &hexes {
+                self.draw_counters(s, h);
+            }
+        }
+
+        // Highlights: brush, hover, selection, hexside under the pointer.
+        for &h in self.brush {
+            s.polygon(
+                &self.corners(h),
+                Color32::from_white_alpha(50),
+                Stroke::new(1.5, Color32::WHITE),
+            );
+        }
+        if let Some(h) = self.hover.filter(|h| map.contains(*h)) {
+            s.polygon(
+                &self.corners(h),
+                Color32::TRANSPARENT,
+                Stroke::new(2.0, Color32::from_white_alpha(220)),
+            );
+        }
+        if let Some(h) = self.selected.filter(|h| map.contains(*h)) {
+            s.polygon(
+                &self.corners(h),
+                Color32::TRANSPARENT,
+                Stroke::new(3.0, Color32::from_rgb(30, 140, 255)),
+            );
+        }
+        if let Some(side) = self.side
+            && let Some(dir) = side.a.direction_to(side.b)
+        {
+            let c = self.corners(side.a);
+            s.line(
+                &[c[dir], c[(dir + 1) % 6]],
+                Stroke::new(
+                    sw.max(4.0),
+                    Color32::from_rgba_unmultiplied(30, 140, 255, 200),
+                ),
+            );
+        }
+
+        if let Some(los) = self.los {
+            self.draw_los(s, los);
+        }
+    }
+
+    fn draw_counters(&self, s: &mut impl Surface, h: Hex) {
+        let map = self.map;
+        let z = self.view.zoom;
+        let ctr = self.center(h);
+        let markers: Vec<_> = map.markers_at(h).collect();
+        for (k, m) in markers.iter().enumerate() {
+            let r = z * 0.27;
+            let p = ctr + vec2(z * 0.4 - k as f32 * r * 0.9, -z * 0.28);
+            let col = marker_color(map, m.kind as usize);
+            s.circle(p, r, col, Stroke::new(1.0, Color32::from_black_alpha(160)));
+            if z >= 18.0 {
+                let name = map
+                    .ruleset
+                    .markers
+                    .get(m.kind as usize)
+                    .map(|x| x.name.as_str())
+                    .unwrap_or("?");
+                let short: String = name.chars().take(3).collect::<String>().to_uppercase();
+                s.text(
+                    p,
+                    Align2::CENTER_CENTER,
+                    &short,
+                    (z * 0.18).clamp(6.0, 13.0),
+                    Color32::BLACK,
+                );
+            }
+        }
+        let units: Vec<_> = map.units_at(h).collect();
+        for (k, u) in units.iter().enumerate() {
+            let half = z * 0.34;
+            let p = ctr
+                + vec2(
+                    -z * 0.1 + k as f32 * z * 0.12,
+                    z * 0.08 + k as f32 * z * 0.1,
+                );
+            let col = side_color(&u.side);
+            let r = Rect::from_center_size(p, vec2(2.0 * half, 2.0 * half));
+            let pts = [
+                r.left_top(),
+                r.right_top(),
+                r.right_bottom(),
+                r.left_bottom(),
+            ];
+            s.polygon(&pts, col, Stroke::new(1.2, Color32::from_black_alpha(200)));
+            if u.state.eq_ignore_ascii_case("prone") {
+                s.line(
+                    &[
+                        r.left_bottom() + vec2(2.0, -3.0),
+                        r.right_bottom() + vec2(-2.0, -3.0),
+                    ],
+                    Stroke::new(2.0, Color32::WHITE),
+                );
+            }
+            if let Some(f) = u.facing {
+                let c = self.corners(h);
+                let mid = c[f % 6] + (c[(f + 1) % 6] - c[f % 6]) * 0.5;
+                let dir = (mid - ctr).normalized();
+                let tip = ctr + (mid - ctr) * 0.92;
+                let base = tip - dir * z * 0.22;
+                let perp = vec2(-dir.y, dir.x) * z * 0.12;
+                s.polygon(
+                    &[tip, base + perp, base - perp],
+                    Color32::WHITE,
+                    Stroke::new(1.0, col),
+                );
+                if u.state.eq_ignore_ascii_case("crest") {
+                    let (a, b) = (c[f % 6], c[(f + 1) % 6]);
+                    let (a, b) = (ctr + (a - ctr) * 0.85, ctr + (b - ctr) * 0.85);
+                    s.line(&[a, b], Stroke::new((z * 0.08).clamp(1.5, 4.0), col));
+                }
+            }
+            if z >= 16.0 {
+                let short: String = u.kind.chars().take(3).collect::<String>().to_uppercase();
+                s.text(
+                    p,
+                    Align2::CENTER_CENTER,
+                    if short.is_empty() { "?" } else { &short },
+                    (z * 0.2).clamp(6.0, 14.0),
+                    Color32::WHITE,
+                );
+            }
+        }
+    }
+
+    fn draw_los(&self, s: &mut impl Surface, los: &LosResult) {
+        let map = self.map;
+        let col = verdict_color(los.verdict);
+        let z = self.view.zoom;
+        // Crossed hexes and hexside stretches.
+        for step in &los.line.steps {
+            match step.crossing {
+                Crossing::Hex(h) if map.contains(h) => {
+                    s.polygon(
+                        &self.corners(h),
+                        with_alpha(col, 0.18),
+                        Stroke::new(1.5, with_alpha(col, 0.9)),
+                    );
+                }
+                Crossing::Side(a, b) => {
+                    if let Some(dir) = a.direction_to(b) {
+                        let c = self.corners(a);
+                        s.line(
+                            &[c[dir], c[(dir + 1) % 6]],
+                            Stroke::new(3.0, with_alpha(col, 0.9)),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Events: blockers crossed out, hindrances ringed.
+        for e in &los.events {
+            let h = e.place.hex();
+            let p = match e.place {
+                Place::Hexside(a, b) | Place::AlongSide(a, b) => {
+                    self.center(a) + (self.center(b) - self.center(a)) * 0.5
+                }
+                _ => self.center(h),
+            };
+            let r = z * 0.28;
+            match e.effect {
+                Effect::Block => {
+                    let st =
+                        Stroke::new((z * 0.08).clamp(2.0, 4.0), verdict_color(Verdict::Blocked));
+                    s.line(&[p + vec2(-r, -r), p + vec2(r, r)], st);
+                    s.line(&[p + vec2(-r, r), p + vec2(r, -r)], st);
+                }
+                Effect::Hinder(_) => {
+                    s.circle(
+                        p,
+                        r,
+                        Color32::TRANSPARENT,
+                        Stroke::new(2.0, verdict_color(Verdict::Hindered)),
+                    );
+                }
+            }
+        }
+        let (a, b) = (self.center(los.line.from), self.center(los.line.to));
+        let w = (z * 0.1).clamp(2.0, 4.5);
+        s.line(
+            &[a, b],
+            Stroke::new(w + 2.0, Color32::from_black_alpha(150)),
+        );
+        s.line(&[a, b], Stroke::new(w, col));
+        s.circle(a, w * 1.6, Color32::WHITE, Stroke::new(2.0, col));
+        s.circle(b, w * 1.6, col, Stroke::new(2.0, Color32::WHITE));
+    }
+}
+
+/// Draws the legend (terrain colours, hexside features, markers and the
+/// overlay's scale) with its top-left corner at `at`.
+pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at: Pos2) {
+    let rs = &map.ruleset;
+    let mut rows: Vec<(Color32, bool, String)> = Vec::new();
+    for (i, t) in rs.terrain.iter().enumerate() {
+        rows.push((terrain_color(map, i), false, t.name.clone()));
+    }
+    for (i, h) in rs.hexsides.iter().enumerate() {
+        rows.push((hexside_color(map, i), true, h.name.clone()));
+    }
+    for (i, m) in rs.markers.iter().enumerate() {
+        rows.push((marker_color(map, i), false, format!("{} marker", m.name)));
+    }
+    match overlay {
+        Some(Overlay::Viewshed) => {
+            rows.push((VIEW_CLEAR, false, "seen, clear".into()));
+            rows.push((VIEW_HINDERED, false, "seen, hindered".into()));
+            rows.push((VIEW_BLOCKED, false, "not seen".into()));
+        }
+        Some(Overlay::Blind) => {
+            rows.push((BLIND, false, "blind hex".into()));
+            rows.push((VIEW_BLOCKED, false, "not seen".into()));
+        }
+        Some(Overlay::Exposure) => {
+            rows.push((heat_color(1.0), false, "seen by the most".into()));
+            rows.push((heat_color(0.5), false, "seen by half as many".into()));
+            rows.push((heat_color(0.0), false, "seen by none".into()));
+        }
+        Some(Overlay::Spotting) => {
+            rows.push((SPOT_AUTO, false, "spotted automatically".into()));
+            rows.push((heat_color(1.0), false, "test: sure".into()));
+            rows.push((heat_color(0.5), false, "test: even chance".into()));
+            rows.push((heat_color(0.0), false, "test: no chance".into()));
+            rows.push((VIEW_BLOCKED, false, "out of LOS".into()));
+        }
+        None => {}
+    }
+    let line = 15.0;
+    let h = rows.len() as f32 * line + 12.0;
+    let w = legend_width(map);
+    let top = at.y;
+    let bg = Rect::from_min_size(pos2(at.x, top), vec2(w, h));
+    s.polygon(
+        &[
+            bg.left_top(),
+            bg.right_top(),
+            bg.right_bottom(),
+            bg.left_bottom(),
+        ],
+        Color32::from_rgba_unmultiplied(30, 32, 36, 215),
+        Stroke::new(1.0, Color32::from_white_alpha(40)),
+    );
+    for (k, (col, thin, name)) in rows.iter().enumerate() {
+        let y = top + 6.0 + k as f32 * line;
+        let sw = if *thin {
+            Rect::from_min_size(pos2(at.x + 8.0, y + 5.0), vec2(16.0, 4.0))
+        } else {
+            Rect::from_min_size(pos2(at.x + 8.0, y + 1.0), vec2(16.0, 11.0))
+        };
+        s.polygon(
+            &[
+                sw.left_top(),
+                sw.right_top(),
+                sw.right_bottom(),
+                sw.left_bottom(),
+            ],
+            *col,
+            Stroke::new(1.0, Color32::from_black_alpha(150)),
+        );
+        s.text(
+            pos2(at.x + 30.0, y + 6.5),
+            Align2::LEFT_CENTER,
+            name,
+            11.0,
+            Color32::from_gray(225),
+        );
+    }
+}

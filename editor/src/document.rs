@@ -1,0 +1,285 @@
+//! The open map: its path, the dirty flag and the undo/redo history.
+//!
+//! History is kept as whole-map snapshots: a map is a few hundred kilobytes at
+//! most, so a snapshot per step is cheap and makes every edit (paint, units,
+//! properties) undoable by construction, with no per-edit inverse to get wrong.
+
+use hexsight_analysis::Map;
+use hexsight_analysis::map::file::same_content;
+use std::path::PathBuf;
+
+/// Most undo steps kept; older ones are dropped first.
+pub const UNDO_LIMIT: usize = 200;
+/// Hexes kept over all undo snapshots (about 300 MB): a huge map keeps fewer steps
+/// rather than running the machine out of memory.
+pub const UNDO_HEX_BUDGET: usize = 25_000_000;
+
+/// How many undo steps a map of `hexes` hexes keeps.
+pub fn undo_steps(hexes: usize) -> usize {
+    (UNDO_HEX_BUDGET / hexes.max(1)).clamp(1, UNDO_LIMIT)
+}
+
+#[derive(Clone)]
+struct Snapshot {
+    map: Map,
+    revision: u64,
+    label: String,
+}
+
+/// A map being edited.
+pub struct Document {
+    map: Map,
+    /// Where the map is saved; `None` for a new map.
+    pub path: Option<PathBuf>,
+    undo: Vec<Snapshot>,
+    redo: Vec<Snapshot>,
+    /// Identifies the committed content; equal revisions mean equal content.
+    revision: u64,
+    next_revision: u64,
+    saved_revision: Option<u64>,
+    /// The map as it was when the open edit (a brush stroke) began.
+    open_edit: Option<Snapshot>,
+    /// Bumped on every change, committed or not: overlays key on it.
+    generation: u64,
+    /// The edit being committed may join the previous step.
+    merge_next: bool,
+    /// The revision a merging edit left, so only an unbroken run merges.
+    last_merge_revision: Option<u64>,
+}
+
+impl Document {
+    /// A document for a map that matches its file (or a new, empty map).
+    pub fn new(map: Map, path: Option<PathBuf>) -> Document {
+        Document {
+            map,
+            path,
+            undo: Vec::new(),
+            redo: Vec::new(),
+            revision: 0,
+            next_revision: 1,
+            saved_revision: Some(0),
+            open_edit: None,
+            generation: 0,
+            merge_next: false,
+            last_merge_revision: None,
+        }
+    }
+
+    /// A document whose content is not on disk yet (recovered work).
+    pub fn unsaved(map: Map, path: Option<PathBuf>) -> Document {
+        let mut d = Document::new(map, path);
+        d.saved_revision = None;
+        d
+    }
+
+    /// The map.
+    pub fn map(&self) -> &Map {
+        &self.map
+    }
+
+    /// Changes with every edit, undo and redo: the key for derived results.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// True when the content differs from the file.
+    pub fn is_dirty(&self) -> bool {
+        self.open_edit.is_some() || self.saved_revision != Some(self.revision)
+    }
+
+    /// The file name for titles and prompts.
+    pub fn title(&self) -> String {
+        match &self.path {
+            Some(p) => p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| p.display().to_string()),
+            None => "untitled".to_string(),
+        }
+    }
+
+    /// Starts an edit (a brush stroke is one); no-op if one is already open.
+    pub fn begin(&mut self, label: &str) {
+        if self.open_edit.is_none() {
+            self.open_edit = Some(Snapshot {
+                map: self.map.clone(),
+                revision: self.revision,
+                label: label.to_string(),
+            });
+        }
+    }
+
+    /// True while an edit is open.
+    pub fn editing(&self) -> bool {
+        self.open_edit.is_some()
+    }
+
+    /// Mutable access inside an open edit (opens one if needed).
+    pub fn map_mut(&mut self) -> &mut Map {
+        if self.open_edit.is_none() {
+            self.begin("edit");
+        }
+        self.generation += 1;
+        &mut self.map
+    }
+
+    /// Closes the open edit as one undo step, or drops it if nothing changed.
+    pub fn commit(&mut self) -> bool {
+        let merge = std::mem::take(&mut self.merge_next);
+        let Some(before) = self.open_edit.take() else {
+            return false;
+        };
+        if same_content(&before.map, &self.map) {
+            return false;
+        }
+        // Typing into a field: one step for the run of keystrokes, not one per key.
+        let same_run = merge
+            && self.last_merge_revision == Some(self.revision)
+            && self.undo.last().is_some_and(|u| u.label == before.label);
+        if !same_run {
+            self.undo.push(before);
+        }
+        let keep = undo_steps(self.map.len());
+        if self.undo.len() > keep {
+            self.undo.drain(..self.undo.len() - keep);
+        }
+        self.redo.clear();
+        self.revision = self.next_revision;
+        self.next_revision += 1;
+        self.last_merge_revision = merge.then_some(self.revision);
+        true
+    }
+
+    /// Like [`Document::edit`], but consecutive edits with the same label
+    /// (keystrokes in one text field) make one undo step.
+    pub fn edit_merging(&mut self, label: &str, f: impl FnOnce(&mut Map)) -> bool {
+        self.commit();
+        self.begin(label);
+        f(self.map_mut());
+        self.merge_next = true;
+        self.commit()
+    }
+
+    /// A one-shot edit: open, apply, commit. Returns whether anything changed.
+    pub fn edit(&mut self, label: &str, f: impl FnOnce(&mut Map)) -> bool {
+        self.commit();
+        self.begin(label);
+        f(self.map_mut());
+        self.commit()
+    }
+
+    /// The label of the step undo would revert.
+    pub fn undo_label(&self) -> Option<&str> {
+        self.undo.last().map(|s| s.label.as_str())
+    }
+
+    /// The label of the step redo would reapply.
+    pub fn redo_label(&self) -> Option<&str> {
+        self.redo.last().map(|s| s.label.as_str())
+    }
+
+    /// Reverts the last step.
+    pub fn undo(&mut self) -> bool {
+        self.commit();
+        let Some(prev) = self.undo.pop() else {
+            return false;
+        };
+        let label = prev.label.clone();
+        let current = Snapshot {
+            map: std::mem::replace(&mut self.map, prev.map),
+            revision: self.revision,
+            label,
+        };
+        self.redo.push(current);
+        self.revision = prev.revision;
+        self.generation += 1;
+        true
+    }
+
+    /// Reapplies the last undone step.
+    pub fn redo(&mut self) -> bool {
+        self.commit();
+        let Some(next) = self.redo.pop() else {
+            return false;
+        };
+        let label = next.label.clone();
+        let current = Snapshot {
+            map: std::mem::replace(&mut self.map, next.map),
+            revision: self.revision,
+            label,
+        };
+        self.undo.push(current);
+        self.revision = next.revision;
+        self.generation += 1;
+        true
+    }
+
+    /// Records that the current content is what is on disk at `path`.
+    pub fn mark_saved(&mut self, path: PathBuf) {
+        self.commit();
+        self.path = Some(path);
+        self.saved_revision = Some(self.revision);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hexsight_analysis::Ruleset;
+    use hexsight_analysis::hex::{Hex, Layout};
+    use std::sync::Arc;
+
+    fn doc() -> Document {
+        let rs = Arc::new(Ruleset::builtin("combat-commander").unwrap());
+        Document::new(
+            Map::new("t", "combat-commander", rs, 4, 4, Layout::default()),
+            None,
+        )
+    }
+
+    #[test]
+    fn a_stroke_is_one_undo_step() {
+        let mut d = doc();
+        d.begin("paint");
+        d.map_mut().cell_mut(Hex::new(0, 0)).unwrap().terrain = 1;
+        d.map_mut().cell_mut(Hex::new(1, 0)).unwrap().terrain = 1;
+        assert!(d.commit());
+        assert!(d.is_dirty());
+        assert!(d.undo());
+        assert_eq!(d.map().cell(Hex::new(1, 0)).unwrap().terrain, 0);
+        assert!(!d.is_dirty(), "undo back to the saved state is clean");
+        assert!(d.redo());
+        assert_eq!(d.map().cell(Hex::new(0, 0)).unwrap().terrain, 1);
+    }
+
+    #[test]
+    fn typing_in_a_field_is_one_step_until_something_else_happens() {
+        let mut d = doc();
+        for name in ["a", "ab", "abc"] {
+            d.edit_merging("Rename", |m| m.name = name.into());
+        }
+        d.edit("paint", |m| m.cell_mut(Hex::new(0, 0)).unwrap().terrain = 1);
+        d.edit_merging("Rename", |m| m.name = "abcd".into());
+        assert!(d.undo());
+        assert_eq!(d.map().name, "abc");
+        assert!(d.undo());
+        assert!(d.undo());
+        assert_eq!(d.map().name, "t");
+        assert!(!d.undo());
+    }
+
+    #[test]
+    fn big_maps_keep_fewer_undo_steps() {
+        assert_eq!(undo_steps(150), UNDO_LIMIT);
+        assert_eq!(undo_steps(4_000_000), 6);
+        assert_eq!(undo_steps(usize::MAX), 1);
+    }
+
+    #[test]
+    fn an_edit_that_changes_nothing_leaves_no_step() {
+        let mut d = doc();
+        assert!(!d.edit("noop", |_| {}));
+        assert!(d.undo_label().is_none());
+        assert!(!d.is_dirty());
+    }
+}

@@ -1,0 +1,13 @@
+//! hexsight-editor: paint hex maps (terrain, levels, hexsides, markers, units)
+//! and see lines of sight and overlays computed live by `hexsight-analysis`.
+
+pub mod app;
+pub mod canvas;
+pub mod commands;
+pub mod document;
+pub mod export;
+pub mod files;
+pub mod jobs;
+pub mod tools;
+
+pub use app::EditorApp;
