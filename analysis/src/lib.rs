@@ -12,7 +12,6 @@ pub mod hex;
 pub mod los;
 pub mod map;
 pub mod rules;
-pub mod spot_png;
 
 pub use error::{Error, ErrorKind, Result};
 pub use los::{LosResult, line_of_sight, line_of_sight_labels};

@@ -213,24 +213,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             break;
         };
         let label = map.label(from);
-        let values = cells
-            .iter()
-            .map(|c| c.los.then_some(if c.auto { 1.0 } else { c.p_spot }))
-            .collect();
-        let pic = Picture {
-            map: &map,
-            title: format!(
-                "Spotting from {label}: chance one test spots a still target (1 = spotted automatically; uncoloured = out of LOS)"
-            ),
-            layer: Layer::Scale {
-                values,
-                min: 0.0,
-                max: 1.0,
-                caption: "chance to spot".into(),
-            },
-            marked: vec![from],
-            zone: Vec::new(),
-        };
+        let pic = pictures::spotting(&map, from, &cells, still);
         figure(
             &pic,
             &format!("spotting-{label}"),

@@ -1,10 +1,10 @@
-//! `hexsight spot MAP --from HEX [--activity still|moving] [--json] [--png FILE]`:
+//! `hexsight spot MAP --from HEX [--activity still|moving] [--json] [--png FILE] [--svg FILE]`:
 //! miniatures spotting from one hex to every hex (seed 001, 8.E-8.G).
 
 use anyhow::anyhow;
 use clap::Args as ClapArgs;
+use hexsight_analysis::export::{pictures, save_picture};
 use hexsight_analysis::rules::miniatures::{Activity, spot};
-use hexsight_analysis::spot_png::write_spot_png;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -25,6 +25,9 @@ pub struct Args {
     /// Also draw the answer as a PNG.
     #[arg(long)]
     png: Option<PathBuf>,
+    /// Also draw the answer as an SVG.
+    #[arg(long)]
+    svg: Option<PathBuf>,
 }
 
 fn parse_activity(s: &str) -> Result<Activity, String> {
@@ -58,8 +61,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    if let Some(p) = &a.png {
-        write_spot_png(&map, from, &cells, p)?;
+    let picture = pictures::spotting(&map, from, &cells, a.activity);
+    save_picture(&picture, a.png.as_deref(), a.svg.as_deref())?;
+    for p in a.png.iter().chain(a.svg.iter()) {
         eprintln!("wrote {}", p.display());
     }
     super::print_out(&out)?;

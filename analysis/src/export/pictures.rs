@@ -3,8 +3,10 @@
 use super::style::{BLIND, BLOCKED, HINDERED, Layer, Picture, VISIBLE};
 use crate::engine::exposure::Exposure;
 use crate::engine::viewshed::Viewshed;
+use crate::hex::Hex;
 use crate::map::Map;
 use crate::rules::Verdict;
+use crate::rules::miniatures::{Activity, SpotCell};
 
 /// One observer's viewshed: visible, hindered, blocked, blind.
 pub fn viewshed<'a>(map: &'a Map, v: &Viewshed) -> Picture<'a> {
@@ -98,5 +100,37 @@ fn scale(values: &[u32], _of: usize, caption: String) -> Layer {
         min: 0.0,
         max,
         caption,
+    }
+}
+
+/// One observer's spotting map: the chance that one spotting test spots a target in each
+/// hex (1 where it is spotted automatically; uncoloured out of LOS).
+pub fn spotting<'a>(
+    map: &'a Map,
+    from: Hex,
+    cells: &[SpotCell],
+    activity: Activity,
+) -> Picture<'a> {
+    let what = match activity {
+        Activity::Still => "a still target",
+        Activity::Moving => "a moving or firing target",
+    };
+    Picture {
+        map,
+        title: format!(
+            "Spotting from {}: chance one test spots {what} (1 = spotted automatically; uncoloured = out of LOS)",
+            map.label(from)
+        ),
+        layer: Layer::Scale {
+            values: cells
+                .iter()
+                .map(|c| c.los.then_some(if c.auto { 1.0 } else { c.p_spot }))
+                .collect(),
+            min: 0.0,
+            max: 1.0,
+            caption: "chance to spot".into(),
+        },
+        marked: vec![from],
+        zone: Vec::new(),
     }
 }
