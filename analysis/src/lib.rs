@@ -5,6 +5,7 @@
 //! ([`hex::HexLine`]) and asks the ruleset's family for a verdict; the
 //! [`engine`] answers whole-map questions built on that.
 
+pub mod atomic;
 pub mod engine;
 pub mod error;
 pub mod export;

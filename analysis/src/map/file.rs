@@ -8,7 +8,7 @@ use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// The format version this build reads and writes.
@@ -206,30 +206,7 @@ impl Map {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename,
-/// so a crash leaves either the old file or the new one, never half of one.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::io(&e, path)
-    })
-}
+pub use crate::atomic::write_atomic;
 
 /// Finds a ruleset: a built-in name, or a file path relative to the map file.
 pub fn resolve_ruleset(reference: &str, map_path: &Path) -> Result<Arc<Ruleset>> {
