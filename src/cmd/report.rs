@@ -72,7 +72,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::matrix::write_matrix(&map, &m, &path("matrix.bin"))?;
     files.push((
         "matrix.bin".to_string(),
-        "visibility matrix, bit-packed (format in docs/engine.md)".to_string(),
+        "visibility matrix, bit-packed (format in the README)".to_string(),
     ));
     if map.len() <= NPY_LIMIT {
         super::matrix::write_matrix(&map, &m, &path("matrix.npy"))?;
