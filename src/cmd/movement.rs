@@ -1,7 +1,8 @@
 //! `hexsight move MAP FROM TO`: movement cost into an adjacent hex.
 
-use anyhow::anyhow;
+use anyhow::{anyhow, bail};
 use clap::Args as ClapArgs;
+use hexsight_analysis::rules::Family;
 use hexsight_analysis::rules::combat_commander::movement_cost;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,6 +21,13 @@ pub struct Args {
 /// Prints the cost and its parts.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
+    if map.ruleset.family != Family::CombatCommander {
+        bail!(
+            "{}: movement costs are modelled for the combat-commander family only (T88.1, hedges); this map uses {}",
+            a.map.display(),
+            map.ruleset.name
+        );
+    }
     let hex = |l: &str| {
         map.parse_hex(l)
             .ok_or_else(|| anyhow!("`{l}` is not a hex of {}", a.map.display()))
