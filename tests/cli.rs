@@ -419,5 +419,8 @@ fn move_reports_the_cost_with_its_parts() {
 fn move_refuses_rulesets_without_movement_rules() {
     let out = hexsight(&["move", &repo("maps/twin-hills.json"), "A1", "A2"]);
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(!out.status.success() && err.contains("combat-commander") && err.contains("geometric"), "{err}");
+    assert!(
+        !out.status.success() && err.contains("combat-commander") && err.contains("geometric"),
+        "{err}"
+    );
 }

@@ -2,6 +2,7 @@
 //! circles and text anti-aliased, text from the bundled Ubuntu font.
 
 use super::style::{Rgba, Scene};
+use crate::hex::layout::distance_to_segment;
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 use image::{Rgba as Px, RgbaImage};
 
@@ -32,17 +33,6 @@ fn inside(pts: &[(f64, f64)], x: f64, y: f64) -> bool {
     odd
 }
 
-fn seg_dist(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
-    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-    let len2 = dx * dx + dy * dy;
-    let t = if len2 == 0.0 {
-        0.0
-    } else {
-        (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / len2).clamp(0.0, 1.0)
-    };
-    ((p.0 - a.0 - t * dx).powi(2) + (p.1 - a.1 - t * dy).powi(2)).sqrt()
-}
-
 /// Draws the scene into an image.
 pub fn render(scene: &Scene) -> RgbaImage {
     let mut img = RgbaImage::from_pixel(scene.width, scene.height, Px([255, 255, 255, 255]));
@@ -69,7 +59,7 @@ pub fn render(scene: &Scene) -> RgbaImage {
         let (y0, y1) = (l.a.1.min(l.b.1) - h, l.a.1.max(l.b.1) + h);
         for y in y0.floor() as i64..=y1.ceil() as i64 {
             for x in x0.floor() as i64..=x1.ceil() as i64 {
-                let d = seg_dist((x as f64 + 0.5, y as f64 + 0.5), l.a, l.b);
+                let d = distance_to_segment((x as f64 + 0.5, y as f64 + 0.5), l.a, l.b);
                 blend(
                     &mut img,
                     x,

@@ -144,6 +144,19 @@ impl Layout {
     }
 }
 
+/// Distance in pixels from point `p` to the segment `a`-`b` (hit-testing hexsides,
+/// drawing lines).
+pub fn distance_to_segment(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let len2 = dx * dx + dy * dy;
+    let t = if len2 == 0.0 {
+        0.0
+    } else {
+        (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / len2).clamp(0.0, 1.0)
+    };
+    ((p.0 - a.0 - t * dx).powi(2) + (p.1 - a.1 - t * dy).powi(2)).sqrt()
+}
+
 /// Rounds fractional axial coordinates to the nearest hex.
 pub fn cube_round(q: f64, r: f64) -> Hex {
     let s = -q - r;

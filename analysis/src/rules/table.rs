@@ -288,30 +288,23 @@ impl Ruleset {
 
     /// The valid terrain ids, for error messages.
     pub fn terrain_ids(&self) -> String {
-        self.terrain
-            .iter()
-            .map(|t| t.id.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+        id_list(self.terrain.iter().map(|t| t.id.as_str()))
     }
 
     /// The valid hexside ids, for error messages.
     pub fn hexside_ids(&self) -> String {
-        self.hexsides
-            .iter()
-            .map(|t| t.id.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+        id_list(self.hexsides.iter().map(|t| t.id.as_str()))
     }
 
     /// The valid marker ids, for error messages.
     pub fn marker_ids(&self) -> String {
-        self.markers
-            .iter()
-            .map(|t| t.id.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+        id_list(self.markers.iter().map(|t| t.id.as_str()))
     }
+}
+
+/// Ids joined for an error message.
+fn id_list<'a>(ids: impl Iterator<Item = &'a str>) -> String {
+    ids.collect::<Vec<_>>().join(", ")
 }
 
 fn unique_ids<'a>(table: &str, ids: impl Iterator<Item = &'a str>) -> Result<()> {

@@ -1,6 +1,7 @@
 //! Hexside features: find the side near the pointer, put or remove a feature.
 
 use hexsight_analysis::Map;
+use hexsight_analysis::hex::layout::distance_to_segment;
 use hexsight_analysis::hex::{Hex, Side};
 use hexsight_analysis::map::HexsideFeature;
 
@@ -11,7 +12,7 @@ pub fn nearest_side(map: &Map, h: Hex, p: (f64, f64), size: f64, reach: f64) -> 
     let (mut best, mut best_d) = (None, f64::INFINITY);
     for dir in 0..6 {
         let (a, b) = (corners[dir], corners[(dir + 1) % 6]);
-        let d = dist_to_segment(p, a, b);
+        let d = distance_to_segment(p, a, b);
         if d < best_d {
             best_d = d;
             best = Some(dir);
@@ -19,18 +20,6 @@ pub fn nearest_side(map: &Map, h: Hex, p: (f64, f64), size: f64, reach: f64) -> 
     }
     let dir = best?;
     (best_d <= reach).then(|| Side::new(h, h.neighbor(dir)))
-}
-
-fn dist_to_segment(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
-    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-    let len2 = dx * dx + dy * dy;
-    let t = if len2 == 0.0 {
-        0.0
-    } else {
-        (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / len2).clamp(0.0, 1.0)
-    };
-    let (x, y) = (a.0 + t * dx, a.1 + t * dy);
-    ((p.0 - x).powi(2) + (p.1 - y).powi(2)).sqrt()
 }
 
 /// Puts feature `kind` on the side; the same feature again removes it.
