@@ -482,10 +482,12 @@ impl<'m> Engine<'m> {
                     let hexes = l.hexes_of(w);
                     if l.sides_of(w).is_empty() {
                         // Without side stretches a hex ends where the next begins.
-                        for (m, h) in hexes.iter().enumerate() {
-                            let k1 = hexes.get(m + 1).map_or(w.k_end, |n| n.k0);
-                            steps_buf.push(((fa * h.q as i64 + fb * h.r as i64) as i32, h.k0, k1));
-                        }
+                        let ends = hexes.iter().skip(1).map(|n| n.k0).chain([w.k_end]);
+                        steps_buf.extend(
+                            hexes.iter().zip(ends).map(|(h, k1)| {
+                                ((fa * h.q as i64 + fb * h.r as i64) as i32, h.k0, k1)
+                            }),
+                        );
                     } else {
                         steps_buf.extend(
                             l.hex_spans(w).map(|(h, k1)| {
@@ -737,26 +739,39 @@ fn geometric_steps(
     den: i64,
 ) -> bool {
     let a = e1 - e0;
-    // Branch-free in groups of eight stretches: a wrong guess about whether a
-    // hex blocks costs more than testing a few hexes past the first blocker.
+    let test = |&(d, k0, k1): &(i32, u32, u32)| {
+        let k = if a >= 0 { k0 } else { k1 };
+        (surface[(base + d as i64) as usize] as i64 - e0) * den > a * k as i64
+    };
+    // Most lines that are cut are cut next to one of their ends: next to the
+    // lower end where the line is lowest, or next to the higher end where its
+    // own hill rises to it. So the four stretches at each end go first, branch-free.
+    let n = steps.len();
+    let middle = if n >= 8 {
+        let (head, rest) = steps.split_at(4);
+        let (middle, tail) = rest.split_at(n - 8);
+        let mut hit = false;
+        for st in head.iter().chain(tail) {
+            hit |= test(st);
+        }
+        if hit {
+            return false;
+        }
+        middle
+    } else {
+        steps
+    };
+    // Then the rest in groups of eight, from the lower end: a wrong guess about
+    // whether a hex blocks costs more than testing a few hexes past the first blocker.
     if a >= 0 {
-        for group in steps.chunks(8) {
-            let mut hit = false;
-            for &(d, k0, _) in group {
-                hit |= (surface[(base + d as i64) as usize] as i64 - e0) * den > a * k0 as i64;
-            }
-            if hit {
+        for group in middle.chunks(8) {
+            if group.iter().fold(false, |hit, st| hit | test(st)) {
                 return false;
             }
         }
     } else {
-        // Falling towards the target: the line is lowest, and most often cut, near it.
-        for group in steps.rchunks(8) {
-            let mut hit = false;
-            for &(d, _, k1) in group {
-                hit |= (surface[(base + d as i64) as usize] as i64 - e0) * den > a * k1 as i64;
-            }
-            if hit {
+        for group in middle.rchunks(8) {
+            if group.iter().fold(false, |hit, st| hit | test(st)) {
                 return false;
             }
         }
