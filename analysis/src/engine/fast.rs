@@ -431,34 +431,54 @@ impl<'m> Engine<'m> {
         &self.groups
     }
 
-    /// For every observer in group `g` and every target at or after it in axial
-    /// order (`q`, then `r`), calls `seen(i, j)` when `i` sees `j`. Together the
-    /// groups cover one of each pair `(i, j)`, `(j, i)` (and each hex with itself).
+    /// For every pair of groups `dq` apart in `q` (`b.q = a.q + dq`), every
+    /// observer `i` in `a` and every target `j` in `b` (with `j` at or after `i`
+    /// in `r` when `dq` is 0), calls `seen(i, j)` when `i` sees `j`. Together the
+    /// calls for `dq` from 0 up cover one of each pair `(i, j)`, `(j, i)` (and
+    /// each hex with itself).
     ///
-    /// Pairs are taken offset by offset, so each walk is read once from memory
-    /// and then reused from cache for the whole group. Returns false if `stop` was set.
-    pub fn half_from_group(
+    /// Pairs are taken offset by offset, so each walk is laid out once and then
+    /// swept over every group it joins. Returns false if `stop` was set.
+    pub fn half_for_dq(
         &self,
-        g: usize,
+        dq: i32,
         stop: &AtomicBool,
         mut seen: impl FnMut(usize, usize),
     ) -> bool {
-        let a = &self.groups[g];
-        // Reused for every offset: a walk laid out as (index delta, k0, k1).
-        let mut steps_buf: Vec<(i32, u32, u32)> = Vec::new();
-        for b in &self.groups[g..] {
-            if stop.load(AtomicOrdering::Relaxed) {
-                return false;
-            }
-            let dq = b.q - a.q;
+        // The pairs of groups `dq` apart, and the `dr` their hexes span.
+        let pairs: Vec<(&Group, &Group)> = self
+            .groups
+            .iter()
+            .filter_map(|a| {
+                let k = self
+                    .groups
+                    .binary_search_by_key(&(a.q + dq), |g| g.q)
+                    .ok()?;
+                Some((a, &self.groups[k]))
+            })
+            .collect();
+        let span = |a: &Group, b: &Group| {
             let (alo, ahi) = (a.r_lo, a.r_lo + a.idx.len() as i32 - 1);
             let (blo, bhi) = (b.r_lo, b.r_lo + b.idx.len() as i32 - 1);
-            let dr_min = if dq == 0 { 0 } else { blo - ahi };
-            for dr in dr_min..=bhi - alo {
-                let r_from = alo.max(blo - dr);
-                let r_to = ahi.min(bhi - dr);
-                if r_from > r_to {
-                    continue;
+            (if dq == 0 { 0 } else { blo - ahi }, bhi - alo)
+        };
+        let dr_lo = pairs.iter().map(|&(a, b)| span(a, b).0).min();
+        let dr_hi = pairs.iter().map(|&(a, b)| span(a, b).1).max();
+        let (Some(dr_lo), Some(dr_hi)) = (dr_lo, dr_hi) else {
+            return true;
+        };
+        // The observers of `a` whose target `dr` away lies in `b`.
+        let rows = |a: &Group, b: &Group, dr: i32| {
+            let r_from = a.r_lo.max(b.r_lo - dr);
+            let r_to = (a.r_lo + a.idx.len() as i32 - 1).min(b.r_lo + b.idx.len() as i32 - 1 - dr);
+            (r_from, r_to)
+        };
+        // Reused for every offset: a walk laid out as (index delta, k0, k1).
+        let mut steps_buf: Vec<(i32, u32, u32)> = Vec::new();
+        {
+            for dr in dr_lo..=dr_hi {
+                if stop.load(AtomicOrdering::Relaxed) {
+                    return false;
                 }
                 let found = self
                     .lines
@@ -499,59 +519,160 @@ impl<'m> Engine<'m> {
                     let sides = l.sides_of(w);
                     let cells = self.map.cells();
                     let den = w.den as i64;
-                    let mut r0 = r_from;
-                    while r0 <= r_to {
-                        // Up to 64 consecutive observers: their cells are consecutive too.
-                        let lanes = (r_to - r0 + 1).min(64) as usize;
-                        let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
-                        let mut level_masks = [(0i32, 0u64); 64];
-                        let mut n_levels = 0;
-                        for lane in 0..lanes {
-                            let r = r0 + lane as i32;
-                            let i = a.idx[(r - a.r_lo) as usize] as usize;
-                            let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
-                            let (lo, lt) = (cells[i].level, cells[j].level);
-                            if lo == lt && flat.is_some() {
-                                match level_masks[..n_levels].iter_mut().find(|(l, _)| *l == lo) {
-                                    Some((_, m)) => *m |= 1 << lane,
-                                    None => {
-                                        level_masks[n_levels] = (lo, 1 << lane);
-                                        n_levels += 1;
+                    for &(a, b) in &pairs {
+                        let (r_from, r_to) = rows(a, b, dr);
+                        let mut r0 = r_from;
+                        while r0 <= r_to {
+                            // Up to 64 consecutive observers: their cells are consecutive too.
+                            let lanes = (r_to - r0 + 1).min(64) as usize;
+                            let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
+                            let mut level_masks = [(0i32, 0u64); 64];
+                            let mut n_levels = 0;
+                            for lane in 0..lanes {
+                                let r = r0 + lane as i32;
+                                let i = a.idx[(r - a.r_lo) as usize] as usize;
+                                let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
+                                let (lo, lt) = (cells[i].level, cells[j].level);
+                                if lo == lt && flat.is_some() {
+                                    match level_masks[..n_levels].iter_mut().find(|(l, _)| *l == lo)
+                                    {
+                                        Some((_, m)) => *m |= 1 << lane,
+                                        None => {
+                                            level_masks[n_levels] = (lo, 1 << lane);
+                                            n_levels += 1;
+                                        }
+                                    }
+                                    continue;
+                                }
+                                let e0 = lo as i64 * MILLI + observer_eye;
+                                let e1 = lt as i64 * MILLI + target_eye;
+                                if geometric_steps(
+                                    steps,
+                                    sides,
+                                    surface,
+                                    base0 + lane as i64,
+                                    (fa, fb),
+                                    e0,
+                                    e1,
+                                    den,
+                                ) {
+                                    seen(i, j);
+                                }
+                            }
+                            if let Some(flat) = flat {
+                                for &(level, mask) in &level_masks[..n_levels] {
+                                    let l = (level - flat.level_min) as usize;
+                                    let mut blocked = 0u64;
+                                    for &(d, _, _) in steps {
+                                        blocked |= flat.window(l, (base0 + d as i64) as usize);
+                                        if blocked & mask == mask {
+                                            break;
+                                        }
+                                    }
+                                    for sd in sides {
+                                        let da = fa * sd.a.q as i64 + fb * sd.a.r as i64;
+                                        let db = fa * sd.b.q as i64 + fb * sd.b.r as i64;
+                                        blocked |= flat.window(l, (base0 + da) as usize)
+                                            & flat.window(l, (base0 + db) as usize);
+                                    }
+                                    let mut open = mask & !blocked;
+                                    while open != 0 {
+                                        let lane = open.trailing_zeros() as i32;
+                                        open &= open - 1;
+                                        let r = r0 + lane;
+                                        seen(
+                                            a.idx[(r - a.r_lo) as usize] as usize,
+                                            b.idx[(r + dr - b.r_lo) as usize] as usize,
+                                        );
                                     }
                                 }
-                                continue;
                             }
-                            let e0 = lo as i64 * MILLI + observer_eye;
-                            let e1 = lt as i64 * MILLI + target_eye;
-                            if geometric_steps(
-                                steps,
-                                sides,
-                                surface,
-                                base0 + lane as i64,
-                                (fa, fb),
-                                e0,
-                                e1,
-                                den,
-                            ) {
-                                seen(i, j);
-                            }
+                            r0 += 64;
                         }
-                        if let Some(flat) = flat {
-                            for &(level, mask) in &level_masks[..n_levels] {
-                                let l = (level - flat.level_min) as usize;
-                                let mut blocked = 0u64;
-                                for &(d, _, _) in steps {
-                                    blocked |= flat.window(l, (base0 + d as i64) as usize);
-                                    if blocked & mask == mask {
-                                        break;
+                    }
+                    continue;
+                }
+                if let (Some((l, w, g)), Rules::CombatCommander { cells, sides, flat }) =
+                    (found, &self.rules)
+                    && w.exact
+                    && (dq, dr) != (0, 0)
+                {
+                    let laid = CcLaid::new(l, w, g, self.factors[g]);
+                    let levels = self.map.cells();
+                    for &(a, b) in &pairs {
+                        let (r_from, r_to) = rows(a, b, dr);
+                        let mut r0 = r_from;
+                        while r0 <= r_to {
+                            // Up to 64 consecutive observers; ends at one level go 64 at a time.
+                            let lanes = (r_to - r0 + 1).min(64) as usize;
+                            let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
+                            let mut level_masks = [(0i32, 0u64); 64];
+                            let mut n_levels = 0;
+                            let mut high_masks = [(0i32, 0u64); 64];
+                            let mut n_highs = 0;
+                            for lane in 0..lanes {
+                                let r = r0 + lane as i32;
+                                let i = a.idx[(r - a.r_lo) as usize] as usize;
+                                let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
+                                let (lo, lt) = (levels[i].level, levels[j].level);
+                                if lo == lt && flat.has(lo) {
+                                    match level_masks[..n_levels].iter_mut().find(|(x, _)| *x == lo)
+                                    {
+                                        Some((_, m)) => *m |= 1 << lane,
+                                        None => {
+                                            level_masks[n_levels] = (lo, 1 << lane);
+                                            n_levels += 1;
+                                        }
+                                    }
+                                    continue;
+                                }
+                                if lo != lt && flat.has(lo.max(lt)) {
+                                    let high = lo.max(lt);
+                                    match high_masks[..n_highs].iter_mut().find(|(x, _)| *x == high)
+                                    {
+                                        Some((_, m)) => *m |= 1 << lane,
+                                        None => {
+                                            high_masks[n_highs] = (high, 1 << lane);
+                                            n_highs += 1;
+                                        }
+                                    }
+                                    continue;
+                                }
+                                if laid.eval(cells, sides, base0 + lane as i64, lo, lt) != BLOCK {
+                                    seen(i, j);
+                                }
+                            }
+                            for &(high, mask) in &high_masks[..n_highs] {
+                                let blocked = flat.blocked_uneven(&laid, high, base0, mask);
+                                let mut open = mask & !blocked;
+                                while open != 0 {
+                                    let lane = open.trailing_zeros() as i32;
+                                    open &= open - 1;
+                                    let r = r0 + lane;
+                                    let i = a.idx[(r - a.r_lo) as usize] as usize;
+                                    let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
+                                    let (lo, lt) = (levels[i].level, levels[j].level);
+                                    // The blind-hex rule (T88.4.1) acts on the stretch next to the lower end only.
+                                    let next = if lo < lt { laid.first } else { laid.last };
+                                    let base = base0 + lane as i64;
+                                    let judge = |d: i64| {
+                                        cc_judge(&cells[(base + d) as usize], lo, lt, true) == BLOCK
+                                    };
+                                    let blind = match next {
+                                        Edge::Hex(n) => judge(laid.hexes[n as usize]),
+                                        Edge::Side(n) => {
+                                            let (x, y) = laid.sides[n as usize];
+                                            judge(x) && judge(y)
+                                        }
+                                        Edge::None => false,
+                                    };
+                                    if !blind {
+                                        seen(i, j);
                                     }
                                 }
-                                for sd in sides {
-                                    let da = fa * sd.a.q as i64 + fb * sd.a.r as i64;
-                                    let db = fa * sd.b.q as i64 + fb * sd.b.r as i64;
-                                    blocked |= flat.window(l, (base0 + da) as usize)
-                                        & flat.window(l, (base0 + db) as usize);
-                                }
+                            }
+                            for &(level, mask) in &level_masks[..n_levels] {
+                                let blocked = flat.blocked(&laid, level, base0, mask);
                                 let mut open = mask & !blocked;
                                 while open != 0 {
                                     let lane = open.trailing_zeros() as i32;
@@ -563,112 +684,23 @@ impl<'m> Engine<'m> {
                                     );
                                 }
                             }
+                            r0 += 64;
                         }
-                        r0 += 64;
                     }
                     continue;
                 }
-                if let (Some((l, w, g)), Rules::CombatCommander { cells, sides, flat }) =
-                    (found, &self.rules)
-                    && w.exact
-                    && (dq, dr) != (0, 0)
-                {
-                    let laid = CcLaid::new(l, w, g, self.factors[g]);
-                    let levels = self.map.cells();
-                    let mut r0 = r_from;
-                    while r0 <= r_to {
-                        // Up to 64 consecutive observers; ends at one level go 64 at a time.
-                        let lanes = (r_to - r0 + 1).min(64) as usize;
-                        let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
-                        let mut level_masks = [(0i32, 0u64); 64];
-                        let mut n_levels = 0;
-                        let mut high_masks = [(0i32, 0u64); 64];
-                        let mut n_highs = 0;
-                        for lane in 0..lanes {
-                            let r = r0 + lane as i32;
-                            let i = a.idx[(r - a.r_lo) as usize] as usize;
-                            let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
-                            let (lo, lt) = (levels[i].level, levels[j].level);
-                            if lo == lt && flat.has(lo) {
-                                match level_masks[..n_levels].iter_mut().find(|(x, _)| *x == lo) {
-                                    Some((_, m)) => *m |= 1 << lane,
-                                    None => {
-                                        level_masks[n_levels] = (lo, 1 << lane);
-                                        n_levels += 1;
-                                    }
-                                }
-                                continue;
-                            }
-                            if lo != lt && flat.has(lo.max(lt)) {
-                                let high = lo.max(lt);
-                                match high_masks[..n_highs].iter_mut().find(|(x, _)| *x == high) {
-                                    Some((_, m)) => *m |= 1 << lane,
-                                    None => {
-                                        high_masks[n_highs] = (high, 1 << lane);
-                                        n_highs += 1;
-                                    }
-                                }
-                                continue;
-                            }
-                            if laid.eval(cells, sides, base0 + lane as i64, lo, lt) != BLOCK {
-                                seen(i, j);
-                            }
+                for &(a, b) in &pairs {
+                    let (r_from, r_to) = rows(a, b, dr);
+                    for r in r_from..=r_to {
+                        let i = a.idx[(r - a.r_lo) as usize] as usize;
+                        let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
+                        let t = match found {
+                            Some((l, w, g)) => self.eval(l, w, g, i, j),
+                            None => self.plain(i, j),
+                        };
+                        if t != BLOCK {
+                            seen(i, j);
                         }
-                        for &(high, mask) in &high_masks[..n_highs] {
-                            let blocked = flat.blocked_uneven(&laid, high, base0, mask);
-                            let mut open = mask & !blocked;
-                            while open != 0 {
-                                let lane = open.trailing_zeros() as i32;
-                                open &= open - 1;
-                                let r = r0 + lane;
-                                let i = a.idx[(r - a.r_lo) as usize] as usize;
-                                let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
-                                let (lo, lt) = (levels[i].level, levels[j].level);
-                                // The blind-hex rule (T88.4.1) acts on the stretch next to the lower end only.
-                                let next = if lo < lt { laid.first } else { laid.last };
-                                let base = base0 + lane as i64;
-                                let judge = |d: i64| {
-                                    cc_judge(&cells[(base + d) as usize], lo, lt, true) == BLOCK
-                                };
-                                let blind = match next {
-                                    Edge::Hex(n) => judge(laid.hexes[n as usize]),
-                                    Edge::Side(n) => {
-                                        let (x, y) = laid.sides[n as usize];
-                                        judge(x) && judge(y)
-                                    }
-                                    Edge::None => false,
-                                };
-                                if !blind {
-                                    seen(i, j);
-                                }
-                            }
-                        }
-                        for &(level, mask) in &level_masks[..n_levels] {
-                            let blocked = flat.blocked(&laid, level, base0, mask);
-                            let mut open = mask & !blocked;
-                            while open != 0 {
-                                let lane = open.trailing_zeros() as i32;
-                                open &= open - 1;
-                                let r = r0 + lane;
-                                seen(
-                                    a.idx[(r - a.r_lo) as usize] as usize,
-                                    b.idx[(r + dr - b.r_lo) as usize] as usize,
-                                );
-                            }
-                        }
-                        r0 += 64;
-                    }
-                    continue;
-                }
-                for r in r_from..=r_to {
-                    let i = a.idx[(r - a.r_lo) as usize] as usize;
-                    let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
-                    let t = match found {
-                        Some((l, w, g)) => self.eval(l, w, g, i, j),
-                        None => self.plain(i, j),
-                    };
-                    if t != BLOCK {
-                        seen(i, j);
                     }
                 }
             }
