@@ -117,6 +117,8 @@ impl Flat {
 enum Rules {
     Geometric {
         surface: Vec<i32>,
+        /// Ground level per padded cell (0 off the map, where no line ends).
+        level: Vec<i32>,
         observer_eye: i64,
         target_eye: i64,
         flat: Option<Flat>,
@@ -225,8 +227,13 @@ impl<'m> Engine<'m> {
                             tall,
                         }
                     });
+                    let mut level = vec![0i32; size];
+                    for (i, c) in map.cells().iter().enumerate() {
+                        level[cell[i] as usize] = c.level;
+                    }
                     Rules::Geometric {
                         surface,
+                        level,
                         observer_eye: hs.observer_eye,
                         target_eye: hs.target_eye,
                         flat,
@@ -352,7 +359,7 @@ impl<'m> Engine<'m> {
     pub fn bytes(&self) -> usize {
         let grid = match &self.rules {
             Rules::Geometric { surface, flat, .. } => {
-                surface.len() * 4
+                surface.len() * 8
                     + flat
                         .as_ref()
                         .map_or(0, |f| f.tall.iter().map(|t| t.len() * 8).sum())
@@ -488,6 +495,7 @@ impl<'m> Engine<'m> {
                     Some((l, w, g)),
                     Rules::Geometric {
                         surface,
+                        level,
                         observer_eye,
                         target_eye,
                         flat,
@@ -517,8 +525,9 @@ impl<'m> Engine<'m> {
                     }
                     let steps: &[(i32, u32, u32)] = &steps_buf;
                     let sides = l.sides_of(w);
-                    let cells = self.map.cells();
                     let den = w.den as i64;
+                    // From an observer's cell to its target's.
+                    let dt = dq as i64 * self.stride + dr as i64;
                     for &(a, b) in &pairs {
                         let (r_from, r_to) = rows(a, b, dr);
                         let mut r0 = r_from;
@@ -526,26 +535,27 @@ impl<'m> Engine<'m> {
                             // Up to 64 consecutive observers: their cells are consecutive too.
                             let lanes = (r_to - r0 + 1).min(64) as usize;
                             let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
-                            let mut level_masks = [(0i32, 0u64); 64];
-                            let mut n_levels = 0;
-                            for lane in 0..lanes {
-                                let r = r0 + lane as i32;
-                                let i = a.idx[(r - a.r_lo) as usize] as usize;
-                                let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
-                                let (lo, lt) = (cells[i].level, cells[j].level);
-                                if lo == lt && flat.is_some() {
-                                    match level_masks[..n_levels].iter_mut().find(|(l, _)| *l == lo)
-                                    {
-                                        Some((_, m)) => *m |= 1 << lane,
-                                        None => {
-                                            level_masks[n_levels] = (lo, 1 << lane);
-                                            n_levels += 1;
-                                        }
-                                    }
-                                    continue;
+                            // The ends' levels, lane by lane, from the padded grid.
+                            let lv_o = &level[base0 as usize..base0 as usize + lanes];
+                            let lv_t = &level[(base0 + dt) as usize..(base0 + dt) as usize + lanes];
+                            let mut same = 0u64;
+                            if flat.is_some() {
+                                for (lane, (o, t)) in lv_o.iter().zip(lv_t).enumerate() {
+                                    same |= ((o == t) as u64) << lane;
                                 }
-                                let e0 = lo as i64 * MILLI + observer_eye;
-                                let e1 = lt as i64 * MILLI + target_eye;
+                            }
+                            let all = if lanes == 64 {
+                                u64::MAX
+                            } else {
+                                (1 << lanes) - 1
+                            };
+                            // Ends at different levels: one line at a time.
+                            let mut uneven = all & !same;
+                            while uneven != 0 {
+                                let lane = uneven.trailing_zeros() as usize;
+                                uneven &= uneven - 1;
+                                let e0 = lv_o[lane] as i64 * MILLI + observer_eye;
+                                let e1 = lv_t[lane] as i64 * MILLI + target_eye;
                                 if geometric_steps(
                                     steps,
                                     sides,
@@ -556,35 +566,48 @@ impl<'m> Engine<'m> {
                                     e1,
                                     den,
                                 ) {
-                                    seen(i, j);
+                                    let r = r0 + lane as i32;
+                                    seen(
+                                        a.idx[(r - a.r_lo) as usize] as usize,
+                                        b.idx[(r + dr - b.r_lo) as usize] as usize,
+                                    );
                                 }
                             }
-                            if let Some(flat) = flat {
-                                for &(level, mask) in &level_masks[..n_levels] {
-                                    let l = (level - flat.level_min) as usize;
-                                    let mut blocked = 0u64;
-                                    for &(d, _, _) in steps {
-                                        blocked |= flat.window(l, (base0 + d as i64) as usize);
-                                        if blocked & mask == mask {
-                                            break;
-                                        }
+                            // Ends at one level: 64 lanes at a time, level by level.
+                            let mut rest = same;
+                            while let Some(flat) = flat
+                                && rest != 0
+                            {
+                                let lv = lv_o[rest.trailing_zeros() as usize];
+                                let mut mask = 0u64;
+                                for (lane, &o) in lv_o.iter().enumerate() {
+                                    mask |= ((o == lv) as u64) << lane;
+                                }
+                                mask &= rest;
+                                rest &= !mask;
+                                let l = (lv - flat.level_min) as usize;
+                                let mut blocked = 0u64;
+                                for &(d, _, _) in steps {
+                                    blocked |= flat.window(l, (base0 + d as i64) as usize);
+                                    if blocked & mask == mask {
+                                        break;
                                     }
-                                    for sd in sides {
-                                        let da = fa * sd.a.q as i64 + fb * sd.a.r as i64;
-                                        let db = fa * sd.b.q as i64 + fb * sd.b.r as i64;
-                                        blocked |= flat.window(l, (base0 + da) as usize)
-                                            & flat.window(l, (base0 + db) as usize);
-                                    }
-                                    let mut open = mask & !blocked;
-                                    while open != 0 {
-                                        let lane = open.trailing_zeros() as i32;
-                                        open &= open - 1;
-                                        let r = r0 + lane;
-                                        seen(
-                                            a.idx[(r - a.r_lo) as usize] as usize,
-                                            b.idx[(r + dr - b.r_lo) as usize] as usize,
-                                        );
-                                    }
+                                }
+                                for sd in sides {
+                                    let da = fa * sd.a.q as i64 + fb * sd.a.r as i64;
+                                    let db = fa * sd.b.q as i64 + fb * sd.b.r as i64;
+                                    blocked |= flat.window(l, (base0 + da) as usize)
+                                        & flat.window(l, (base0 + db) as usize);
+                                }
+                                let mut open = mask & !blocked;
+                                while open != 0 {
+                                    let lane = open.trailing_zeros() as i32;
+                                    open &= open - 1;
+                                    let r = r0 + lane;
+                                    seen(
+                                        a.idx[(r - a.r_lo) as usize] as usize,
+                                        b.idx[(r + dr - b.r_lo) as usize] as usize,
+                                    );
                                 }
                             }
                             r0 += 64;
@@ -782,10 +805,9 @@ fn geometric_steps(
     let middle = if n >= 8 {
         let (head, rest) = steps.split_at(4);
         let (middle, tail) = rest.split_at(n - 8);
-        let mut hit = false;
-        for st in head.iter().chain(tail) {
-            hit |= test(st);
-        }
+        let (head, tail): (&[_; 4], &[_; 4]) = (head.try_into().unwrap(), tail.try_into().unwrap());
+        let hit = (test(&head[0]) | test(&head[1]) | test(&head[2]) | test(&head[3]))
+            | (test(&tail[0]) | test(&tail[1]) | test(&tail[2]) | test(&tail[3]));
         if hit {
             return false;
         }
