@@ -98,13 +98,20 @@ struct Flat {
     level_min: i32,
     /// Per level from `level_min`: bit `x` set when padded cell `x` rises above the eye.
     tall: Vec<Vec<u64>>,
+    /// Per level from `level_min`: bit `x` set when padded cell `x` is a map hex at that level.
+    at: Vec<Vec<u64>>,
 }
 
 impl Flat {
     /// The 64 bits starting at bit `pos` of level `l`'s set.
     #[inline]
     fn window(&self, l: usize, pos: usize) -> u64 {
-        let bits = &self.tall[l];
+        Self::window_of(&self.tall[l], pos)
+    }
+
+    /// The 64 bits starting at bit `pos` of `bits`.
+    #[inline]
+    fn window_of(bits: &[u64], pos: usize) -> u64 {
         let (w, o) = (pos / 64, pos % 64);
         if o == 0 {
             bits[w]
@@ -222,9 +229,22 @@ impl<'m> Engine<'m> {
                                 bits
                             })
                             .collect();
+                        let at = (lmin..=lmax)
+                            .map(|l| {
+                                let mut bits = vec![0u64; size / 64 + 2];
+                                for (i, c) in map.cells().iter().enumerate() {
+                                    if c.level == l {
+                                        let x = cell[i] as usize;
+                                        bits[x / 64] |= 1 << (x % 64);
+                                    }
+                                }
+                                bits
+                            })
+                            .collect();
                         Flat {
                             level_min: lmin,
                             tall,
+                            at,
                         }
                     });
                     let mut level = vec![0i32; size];
@@ -362,7 +382,7 @@ impl<'m> Engine<'m> {
                 surface.len() * 8
                     + flat
                         .as_ref()
-                        .map_or(0, |f| f.tall.iter().map(|t| t.len() * 8).sum())
+                        .map_or(0, |f| f.tall.iter().map(|t| t.len() * 16).sum())
             }
             Rules::CombatCommander { cells, sides, flat } => {
                 flat.bytes() + cells.len() * size_of::<CcCell>() + sides.len() * size_of::<CcSide>()
@@ -579,13 +599,9 @@ impl<'m> Engine<'m> {
                                 && rest != 0
                             {
                                 let lv = lv_o[rest.trailing_zeros() as usize];
-                                let mut mask = 0u64;
-                                for (lane, &o) in lv_o.iter().enumerate() {
-                                    mask |= ((o == lv) as u64) << lane;
-                                }
-                                mask &= rest;
-                                rest &= !mask;
                                 let l = (lv - flat.level_min) as usize;
+                                let mask = Flat::window_of(&flat.at[l], base0 as usize) & rest;
+                                rest &= !mask;
                                 let mut blocked = 0u64;
                                 for &(d, _, _) in steps {
                                     blocked |= flat.window(l, (base0 + d as i64) as usize);
