@@ -610,6 +610,9 @@ impl<'m> Engine<'m> {
                                     }
                                 }
                                 for sd in sides {
+                                    if blocked & mask == mask {
+                                        break;
+                                    }
                                     let da = fa * sd.a.q as i64 + fb * sd.a.r as i64;
                                     let db = fa * sd.b.q as i64 + fb * sd.b.r as i64;
                                     blocked |= flat.window(l, (base0 + da) as usize)
@@ -638,6 +641,8 @@ impl<'m> Engine<'m> {
                 {
                     let laid = CcLaid::new(l, w, g, self.factors[g]);
                     let levels = self.map.cells();
+                    // From an observer's cell to its target's.
+                    let dt = dq as i64 * self.stride + dr as i64;
                     for &(a, b) in &pairs {
                         let (r_from, r_to) = rows(a, b, dr);
                         let mut r0 = r_from;
@@ -649,11 +654,12 @@ impl<'m> Engine<'m> {
                             let mut n_levels = 0;
                             let mut high_masks = [(0i32, 0u64); 64];
                             let mut n_highs = 0;
-                            for lane in 0..lanes {
-                                let r = r0 + lane as i32;
-                                let i = a.idx[(r - a.r_lo) as usize] as usize;
-                                let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
-                                let (lo, lt) = (levels[i].level, levels[j].level);
+                            // The ends' levels, lane by lane, from the padded grid.
+                            let ends = cells[base0 as usize..base0 as usize + lanes]
+                                .iter()
+                                .zip(&cells[(base0 + dt) as usize..(base0 + dt) as usize + lanes]);
+                            for (lane, (co, ct)) in ends.enumerate() {
+                                let (lo, lt) = (co.level, ct.level);
                                 if lo == lt && flat.has(lo) {
                                     match level_masks[..n_levels].iter_mut().find(|(x, _)| *x == lo)
                                     {
@@ -677,6 +683,9 @@ impl<'m> Engine<'m> {
                                     }
                                     continue;
                                 }
+                                let r = r0 + lane as i32;
+                                let i = a.idx[(r - a.r_lo) as usize] as usize;
+                                let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
                                 if laid.eval(cells, sides, base0 + lane as i64, lo, lt) != BLOCK {
                                     seen(i, j);
                                 }
@@ -816,35 +825,23 @@ fn geometric_steps(
     };
     // Most lines that are cut are cut next to one of their ends: next to the
     // lower end where the line is lowest, or next to the higher end where its
-    // own hill rises to it. So the four stretches at each end go first, branch-free.
-    let n = steps.len();
-    let middle = if n >= 8 {
-        let (head, rest) = steps.split_at(4);
-        let (middle, tail) = rest.split_at(n - 8);
+    // own hill rises to it. So the stretches are tested from both ends inwards,
+    // four at each end at a time, branch-free within a group: a wrong guess
+    // about whether a hex blocks costs more than testing a few hexes past it.
+    let mut rest = steps;
+    while rest.len() >= 8 {
+        let (head, more) = rest.split_at(4);
+        let (middle, tail) = more.split_at(more.len() - 4);
         let (head, tail): (&[_; 4], &[_; 4]) = (head.try_into().unwrap(), tail.try_into().unwrap());
         let hit = (test(&head[0]) | test(&head[1]) | test(&head[2]) | test(&head[3]))
             | (test(&tail[0]) | test(&tail[1]) | test(&tail[2]) | test(&tail[3]));
         if hit {
             return false;
         }
-        middle
-    } else {
-        steps
-    };
-    // Then the rest in groups of eight, from the lower end: a wrong guess about
-    // whether a hex blocks costs more than testing a few hexes past the first blocker.
-    if a >= 0 {
-        for group in middle.chunks(8) {
-            if group.iter().fold(false, |hit, st| hit | test(st)) {
-                return false;
-            }
-        }
-    } else {
-        for group in middle.rchunks(8) {
-            if group.iter().fold(false, |hit, st| hit | test(st)) {
-                return false;
-            }
-        }
+        rest = middle;
+    }
+    if rest.iter().fold(false, |hit, st| hit | test(st)) {
+        return false;
     }
     let above = |h: &HexRec, k1: u32| {
         let s = surface[(base + fa * h.q as i64 + fb * h.r as i64) as usize] as i64;
