@@ -269,7 +269,7 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
                 groups
                     .iter()
                     .filter_map(|a| {
-                        let b = groups.iter().find(|b| b.q == a.q + dq)?;
+                        let b = &groups[groups.binary_search_by_key(&(a.q + dq), |g| g.q).ok()?];
                         let (na, nb) = (a.idx.len() as u64, b.idx.len() as u64);
                         Some(if dq == 0 { na * (na + 1) / 2 } else { na * nb })
                     })
