@@ -98,13 +98,20 @@ struct Flat {
     level_min: i32,
     /// Per level from `level_min`: bit `x` set when padded cell `x` rises above the eye.
     tall: Vec<Vec<u64>>,
+    /// Per level from `level_min`: bit `x` set when padded cell `x` is a map hex at that level.
+    at: Vec<Vec<u64>>,
 }
 
 impl Flat {
     /// The 64 bits starting at bit `pos` of level `l`'s set.
     #[inline]
     fn window(&self, l: usize, pos: usize) -> u64 {
-        let bits = &self.tall[l];
+        Self::window_of(&self.tall[l], pos)
+    }
+
+    /// The 64 bits starting at bit `pos` of `bits`.
+    #[inline]
+    fn window_of(bits: &[u64], pos: usize) -> u64 {
         let (w, o) = (pos / 64, pos % 64);
         if o == 0 {
             bits[w]
@@ -117,6 +124,8 @@ impl Flat {
 enum Rules {
     Geometric {
         surface: Vec<i32>,
+        /// Ground level per padded cell (0 off the map, where no line ends).
+        level: Vec<i32>,
         observer_eye: i64,
         target_eye: i64,
         flat: Option<Flat>,
@@ -220,13 +229,31 @@ impl<'m> Engine<'m> {
                                 bits
                             })
                             .collect();
+                        let at = (lmin..=lmax)
+                            .map(|l| {
+                                let mut bits = vec![0u64; size / 64 + 2];
+                                for (i, c) in map.cells().iter().enumerate() {
+                                    if c.level == l {
+                                        let x = cell[i] as usize;
+                                        bits[x / 64] |= 1 << (x % 64);
+                                    }
+                                }
+                                bits
+                            })
+                            .collect();
                         Flat {
                             level_min: lmin,
                             tall,
+                            at,
                         }
                     });
+                    let mut level = vec![0i32; size];
+                    for (i, c) in map.cells().iter().enumerate() {
+                        level[cell[i] as usize] = c.level;
+                    }
                     Rules::Geometric {
                         surface,
+                        level,
                         observer_eye: hs.observer_eye,
                         target_eye: hs.target_eye,
                         flat,
@@ -352,10 +379,10 @@ impl<'m> Engine<'m> {
     pub fn bytes(&self) -> usize {
         let grid = match &self.rules {
             Rules::Geometric { surface, flat, .. } => {
-                surface.len() * 4
+                surface.len() * 8
                     + flat
                         .as_ref()
-                        .map_or(0, |f| f.tall.iter().map(|t| t.len() * 8).sum())
+                        .map_or(0, |f| f.tall.iter().map(|t| t.len() * 16).sum())
             }
             Rules::CombatCommander { cells, sides, flat } => {
                 flat.bytes() + cells.len() * size_of::<CcCell>() + sides.len() * size_of::<CcSide>()
@@ -431,34 +458,54 @@ impl<'m> Engine<'m> {
         &self.groups
     }
 
-    /// For every observer in group `g` and every target at or after it in axial
-    /// order (`q`, then `r`), calls `seen(i, j)` when `i` sees `j`. Together the
-    /// groups cover one of each pair `(i, j)`, `(j, i)` (and each hex with itself).
+    /// For every pair of groups `dq` apart in `q` (`b.q = a.q + dq`), every
+    /// observer `i` in `a` and every target `j` in `b` (with `j` at or after `i`
+    /// in `r` when `dq` is 0), calls `seen(i, j)` when `i` sees `j`. Together the
+    /// calls for `dq` from 0 up cover one of each pair `(i, j)`, `(j, i)` (and
+    /// each hex with itself).
     ///
-    /// Pairs are taken offset by offset, so each walk is read once from memory
-    /// and then reused from cache for the whole group. Returns false if `stop` was set.
-    pub fn half_from_group(
+    /// Pairs are taken offset by offset, so each walk is laid out once and then
+    /// swept over every group it joins. Returns false if `stop` was set.
+    pub fn half_for_dq(
         &self,
-        g: usize,
+        dq: i32,
         stop: &AtomicBool,
         mut seen: impl FnMut(usize, usize),
     ) -> bool {
-        let a = &self.groups[g];
-        // Reused for every offset: a walk laid out as (index delta, k0, k1).
-        let mut steps_buf: Vec<(i32, u32, u32)> = Vec::new();
-        for b in &self.groups[g..] {
-            if stop.load(AtomicOrdering::Relaxed) {
-                return false;
-            }
-            let dq = b.q - a.q;
+        // The pairs of groups `dq` apart, and the `dr` their hexes span.
+        let pairs: Vec<(&Group, &Group)> = self
+            .groups
+            .iter()
+            .filter_map(|a| {
+                let k = self
+                    .groups
+                    .binary_search_by_key(&(a.q + dq), |g| g.q)
+                    .ok()?;
+                Some((a, &self.groups[k]))
+            })
+            .collect();
+        let span = |a: &Group, b: &Group| {
             let (alo, ahi) = (a.r_lo, a.r_lo + a.idx.len() as i32 - 1);
             let (blo, bhi) = (b.r_lo, b.r_lo + b.idx.len() as i32 - 1);
-            let dr_min = if dq == 0 { 0 } else { blo - ahi };
-            for dr in dr_min..=bhi - alo {
-                let r_from = alo.max(blo - dr);
-                let r_to = ahi.min(bhi - dr);
-                if r_from > r_to {
-                    continue;
+            (if dq == 0 { 0 } else { blo - ahi }, bhi - alo)
+        };
+        let dr_lo = pairs.iter().map(|&(a, b)| span(a, b).0).min();
+        let dr_hi = pairs.iter().map(|&(a, b)| span(a, b).1).max();
+        let (Some(dr_lo), Some(dr_hi)) = (dr_lo, dr_hi) else {
+            return true;
+        };
+        // The observers of `a` whose target `dr` away lies in `b`.
+        let rows = |a: &Group, b: &Group, dr: i32| {
+            let r_from = a.r_lo.max(b.r_lo - dr);
+            let r_to = (a.r_lo + a.idx.len() as i32 - 1).min(b.r_lo + b.idx.len() as i32 - 1 - dr);
+            (r_from, r_to)
+        };
+        // Reused for every offset: a walk laid out as (index delta, k0, k1).
+        let mut steps_buf: Vec<(i32, u32, u32)> = Vec::new();
+        {
+            for dr in dr_lo..=dr_hi {
+                if stop.load(AtomicOrdering::Relaxed) {
+                    return false;
                 }
                 let found = self
                     .lines
@@ -468,6 +515,7 @@ impl<'m> Engine<'m> {
                     Some((l, w, g)),
                     Rules::Geometric {
                         surface,
+                        level,
                         observer_eye,
                         target_eye,
                         flat,
@@ -482,10 +530,12 @@ impl<'m> Engine<'m> {
                     let hexes = l.hexes_of(w);
                     if l.sides_of(w).is_empty() {
                         // Without side stretches a hex ends where the next begins.
-                        for (m, h) in hexes.iter().enumerate() {
-                            let k1 = hexes.get(m + 1).map_or(w.k_end, |n| n.k0);
-                            steps_buf.push(((fa * h.q as i64 + fb * h.r as i64) as i32, h.k0, k1));
-                        }
+                        let ends = hexes.iter().skip(1).map(|n| n.k0).chain([w.k_end]);
+                        steps_buf.extend(
+                            hexes.iter().zip(ends).map(|(h, k1)| {
+                                ((fa * h.q as i64 + fb * h.r as i64) as i32, h.k0, k1)
+                            }),
+                        );
                     } else {
                         steps_buf.extend(
                             l.hex_spans(w).map(|(h, k1)| {
@@ -495,48 +545,63 @@ impl<'m> Engine<'m> {
                     }
                     let steps: &[(i32, u32, u32)] = &steps_buf;
                     let sides = l.sides_of(w);
-                    let cells = self.map.cells();
                     let den = w.den as i64;
-                    let mut r0 = r_from;
-                    while r0 <= r_to {
-                        // Up to 64 consecutive observers: their cells are consecutive too.
-                        let lanes = (r_to - r0 + 1).min(64) as usize;
-                        let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
-                        let mut level_masks = [(0i32, 0u64); 64];
-                        let mut n_levels = 0;
-                        for lane in 0..lanes {
-                            let r = r0 + lane as i32;
-                            let i = a.idx[(r - a.r_lo) as usize] as usize;
-                            let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
-                            let (lo, lt) = (cells[i].level, cells[j].level);
-                            if lo == lt && flat.is_some() {
-                                match level_masks[..n_levels].iter_mut().find(|(l, _)| *l == lo) {
-                                    Some((_, m)) => *m |= 1 << lane,
-                                    None => {
-                                        level_masks[n_levels] = (lo, 1 << lane);
-                                        n_levels += 1;
-                                    }
+                    // From an observer's cell to its target's.
+                    let dt = dq as i64 * self.stride + dr as i64;
+                    for &(a, b) in &pairs {
+                        let (r_from, r_to) = rows(a, b, dr);
+                        let mut r0 = r_from;
+                        while r0 <= r_to {
+                            // Up to 64 consecutive observers: their cells are consecutive too.
+                            let lanes = (r_to - r0 + 1).min(64) as usize;
+                            let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
+                            // The ends' levels, lane by lane, from the padded grid.
+                            let lv_o = &level[base0 as usize..base0 as usize + lanes];
+                            let lv_t = &level[(base0 + dt) as usize..(base0 + dt) as usize + lanes];
+                            let mut same = 0u64;
+                            if flat.is_some() {
+                                for (lane, (o, t)) in lv_o.iter().zip(lv_t).enumerate() {
+                                    same |= ((o == t) as u64) << lane;
                                 }
-                                continue;
                             }
-                            let e0 = lo as i64 * MILLI + observer_eye;
-                            let e1 = lt as i64 * MILLI + target_eye;
-                            if geometric_steps(
-                                steps,
-                                sides,
-                                surface,
-                                base0 + lane as i64,
-                                (fa, fb),
-                                e0,
-                                e1,
-                                den,
-                            ) {
-                                seen(i, j);
+                            let all = if lanes == 64 {
+                                u64::MAX
+                            } else {
+                                (1 << lanes) - 1
+                            };
+                            // Ends at different levels: one line at a time.
+                            let mut uneven = all & !same;
+                            while uneven != 0 {
+                                let lane = uneven.trailing_zeros() as usize;
+                                uneven &= uneven - 1;
+                                let e0 = lv_o[lane] as i64 * MILLI + observer_eye;
+                                let e1 = lv_t[lane] as i64 * MILLI + target_eye;
+                                if geometric_steps(
+                                    steps,
+                                    sides,
+                                    surface,
+                                    base0 + lane as i64,
+                                    (fa, fb),
+                                    e0,
+                                    e1,
+                                    den,
+                                ) {
+                                    let r = r0 + lane as i32;
+                                    seen(
+                                        a.idx[(r - a.r_lo) as usize] as usize,
+                                        b.idx[(r + dr - b.r_lo) as usize] as usize,
+                                    );
+                                }
                             }
-                        }
-                        if let Some(flat) = flat {
-                            for &(level, mask) in &level_masks[..n_levels] {
-                                let l = (level - flat.level_min) as usize;
+                            // Ends at one level: 64 lanes at a time, level by level.
+                            let mut rest = same;
+                            while let Some(flat) = flat
+                                && rest != 0
+                            {
+                                let lv = lv_o[rest.trailing_zeros() as usize];
+                                let l = (lv - flat.level_min) as usize;
+                                let mask = Flat::window_of(&flat.at[l], base0 as usize) & rest;
+                                rest &= !mask;
                                 let mut blocked = 0u64;
                                 for &(d, _, _) in steps {
                                     blocked |= flat.window(l, (base0 + d as i64) as usize);
@@ -545,6 +610,9 @@ impl<'m> Engine<'m> {
                                     }
                                 }
                                 for sd in sides {
+                                    if blocked & mask == mask {
+                                        break;
+                                    }
                                     let da = fa * sd.a.q as i64 + fb * sd.a.r as i64;
                                     let db = fa * sd.b.q as i64 + fb * sd.b.r as i64;
                                     blocked |= flat.window(l, (base0 + da) as usize)
@@ -561,8 +629,8 @@ impl<'m> Engine<'m> {
                                     );
                                 }
                             }
+                            r0 += 64;
                         }
-                        r0 += 64;
                     }
                     continue;
                 }
@@ -573,100 +641,114 @@ impl<'m> Engine<'m> {
                 {
                     let laid = CcLaid::new(l, w, g, self.factors[g]);
                     let levels = self.map.cells();
-                    let mut r0 = r_from;
-                    while r0 <= r_to {
-                        // Up to 64 consecutive observers; ends at one level go 64 at a time.
-                        let lanes = (r_to - r0 + 1).min(64) as usize;
-                        let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
-                        let mut level_masks = [(0i32, 0u64); 64];
-                        let mut n_levels = 0;
-                        let mut high_masks = [(0i32, 0u64); 64];
-                        let mut n_highs = 0;
-                        for lane in 0..lanes {
-                            let r = r0 + lane as i32;
-                            let i = a.idx[(r - a.r_lo) as usize] as usize;
-                            let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
-                            let (lo, lt) = (levels[i].level, levels[j].level);
-                            if lo == lt && flat.has(lo) {
-                                match level_masks[..n_levels].iter_mut().find(|(x, _)| *x == lo) {
-                                    Some((_, m)) => *m |= 1 << lane,
-                                    None => {
-                                        level_masks[n_levels] = (lo, 1 << lane);
-                                        n_levels += 1;
+                    // From an observer's cell to its target's.
+                    let dt = dq as i64 * self.stride + dr as i64;
+                    for &(a, b) in &pairs {
+                        let (r_from, r_to) = rows(a, b, dr);
+                        let mut r0 = r_from;
+                        while r0 <= r_to {
+                            // Up to 64 consecutive observers; ends at one level go 64 at a time.
+                            let lanes = (r_to - r0 + 1).min(64) as usize;
+                            let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
+                            let mut level_masks = [(0i32, 0u64); 64];
+                            let mut n_levels = 0;
+                            let mut high_masks = [(0i32, 0u64); 64];
+                            let mut n_highs = 0;
+                            // The ends' levels, lane by lane, from the padded grid.
+                            let ends = cells[base0 as usize..base0 as usize + lanes]
+                                .iter()
+                                .zip(&cells[(base0 + dt) as usize..(base0 + dt) as usize + lanes]);
+                            for (lane, (co, ct)) in ends.enumerate() {
+                                let (lo, lt) = (co.level, ct.level);
+                                if lo == lt && flat.has(lo) {
+                                    match level_masks[..n_levels].iter_mut().find(|(x, _)| *x == lo)
+                                    {
+                                        Some((_, m)) => *m |= 1 << lane,
+                                        None => {
+                                            level_masks[n_levels] = (lo, 1 << lane);
+                                            n_levels += 1;
+                                        }
                                     }
+                                    continue;
                                 }
-                                continue;
-                            }
-                            if lo != lt && flat.has(lo.max(lt)) {
-                                let high = lo.max(lt);
-                                match high_masks[..n_highs].iter_mut().find(|(x, _)| *x == high) {
-                                    Some((_, m)) => *m |= 1 << lane,
-                                    None => {
-                                        high_masks[n_highs] = (high, 1 << lane);
-                                        n_highs += 1;
+                                if lo != lt && flat.has(lo.max(lt)) {
+                                    let high = lo.max(lt);
+                                    match high_masks[..n_highs].iter_mut().find(|(x, _)| *x == high)
+                                    {
+                                        Some((_, m)) => *m |= 1 << lane,
+                                        None => {
+                                            high_masks[n_highs] = (high, 1 << lane);
+                                            n_highs += 1;
+                                        }
                                     }
+                                    continue;
                                 }
-                                continue;
-                            }
-                            if laid.eval(cells, sides, base0 + lane as i64, lo, lt) != BLOCK {
-                                seen(i, j);
-                            }
-                        }
-                        for &(high, mask) in &high_masks[..n_highs] {
-                            let blocked = flat.blocked_uneven(&laid, high, base0, mask);
-                            let mut open = mask & !blocked;
-                            while open != 0 {
-                                let lane = open.trailing_zeros() as i32;
-                                open &= open - 1;
-                                let r = r0 + lane;
+                                let r = r0 + lane as i32;
                                 let i = a.idx[(r - a.r_lo) as usize] as usize;
                                 let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
-                                let (lo, lt) = (levels[i].level, levels[j].level);
-                                // The blind-hex rule (T88.4.1) acts on the stretch next to the lower end only.
-                                let next = if lo < lt { laid.first } else { laid.last };
-                                let base = base0 + lane as i64;
-                                let judge = |d: i64| {
-                                    cc_judge(&cells[(base + d) as usize], lo, lt, true) == BLOCK
-                                };
-                                let blind = match next {
-                                    Edge::Hex(n) => judge(laid.hexes[n as usize]),
-                                    Edge::Side(n) => {
-                                        let (x, y) = laid.sides[n as usize];
-                                        judge(x) && judge(y)
-                                    }
-                                    Edge::None => false,
-                                };
-                                if !blind {
+                                if laid.eval(cells, sides, base0 + lane as i64, lo, lt) != BLOCK {
                                     seen(i, j);
                                 }
                             }
-                        }
-                        for &(level, mask) in &level_masks[..n_levels] {
-                            let blocked = flat.blocked(&laid, level, base0, mask);
-                            let mut open = mask & !blocked;
-                            while open != 0 {
-                                let lane = open.trailing_zeros() as i32;
-                                open &= open - 1;
-                                let r = r0 + lane;
-                                seen(
-                                    a.idx[(r - a.r_lo) as usize] as usize,
-                                    b.idx[(r + dr - b.r_lo) as usize] as usize,
-                                );
+                            for &(high, mask) in &high_masks[..n_highs] {
+                                let blocked = flat.blocked_uneven(&laid, high, base0, mask);
+                                let mut open = mask & !blocked;
+                                while open != 0 {
+                                    let lane = open.trailing_zeros() as i32;
+                                    open &= open - 1;
+                                    let r = r0 + lane;
+                                    let i = a.idx[(r - a.r_lo) as usize] as usize;
+                                    let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
+                                    let (lo, lt) = (levels[i].level, levels[j].level);
+                                    // The blind-hex rule (T88.4.1) acts on the stretch next to the lower end only.
+                                    let next = if lo < lt { laid.first } else { laid.last };
+                                    let base = base0 + lane as i64;
+                                    let judge = |d: i64| {
+                                        cc_judge(&cells[(base + d) as usize], lo, lt, true) == BLOCK
+                                    };
+                                    let blind = match next {
+                                        Edge::Hex(n) => judge(laid.hexes[n as usize]),
+                                        Edge::Side(n) => {
+                                            let (x, y) = laid.sides[n as usize];
+                                            judge(x) && judge(y)
+                                        }
+                                        Edge::None => false,
+                                    };
+                                    if !blind {
+                                        seen(i, j);
+                                    }
+                                }
                             }
+                            for &(level, mask) in &level_masks[..n_levels] {
+                                let blocked = flat.blocked(&laid, level, base0, mask);
+                                let mut open = mask & !blocked;
+                                while open != 0 {
+                                    let lane = open.trailing_zeros() as i32;
+                                    open &= open - 1;
+                                    let r = r0 + lane;
+                                    seen(
+                                        a.idx[(r - a.r_lo) as usize] as usize,
+                                        b.idx[(r + dr - b.r_lo) as usize] as usize,
+                                    );
+                                }
+                            }
+                            r0 += 64;
                         }
-                        r0 += 64;
                     }
                     continue;
                 }
-                for r in r_from..=r_to {
-                    let i = a.idx[(r - a.r_lo) as usize] as usize;
-                    let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
-                    let t = match found {
-                        Some((l, w, g)) => self.eval(l, w, g, i, j),
-                        None => self.plain(i, j),
-                    };
-                    if t != BLOCK {
-                        seen(i, j);
+                for &(a, b) in &pairs {
+                    let (r_from, r_to) = rows(a, b, dr);
+                    for r in r_from..=r_to {
+                        let i = a.idx[(r - a.r_lo) as usize] as usize;
+                        let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
+                        let t = match found {
+                            Some((l, w, g)) => self.eval(l, w, g, i, j),
+                            None => self.plain(i, j),
+                        };
+                        if t != BLOCK {
+                            seen(i, j);
+                        }
                     }
                 }
             }
@@ -737,29 +819,29 @@ fn geometric_steps(
     den: i64,
 ) -> bool {
     let a = e1 - e0;
-    // Branch-free in groups of eight stretches: a wrong guess about whether a
-    // hex blocks costs more than testing a few hexes past the first blocker.
-    if a >= 0 {
-        for group in steps.chunks(8) {
-            let mut hit = false;
-            for &(d, k0, _) in group {
-                hit |= (surface[(base + d as i64) as usize] as i64 - e0) * den > a * k0 as i64;
-            }
-            if hit {
-                return false;
-            }
+    let test = |&(d, k0, k1): &(i32, u32, u32)| {
+        let k = if a >= 0 { k0 } else { k1 };
+        (surface[(base + d as i64) as usize] as i64 - e0) * den > a * k as i64
+    };
+    // Most lines that are cut are cut next to one of their ends: next to the
+    // lower end where the line is lowest, or next to the higher end where its
+    // own hill rises to it. So the stretches are tested from both ends inwards,
+    // four at each end at a time, branch-free within a group: a wrong guess
+    // about whether a hex blocks costs more than testing a few hexes past it.
+    let mut rest = steps;
+    while rest.len() >= 8 {
+        let (head, more) = rest.split_at(4);
+        let (middle, tail) = more.split_at(more.len() - 4);
+        let (head, tail): (&[_; 4], &[_; 4]) = (head.try_into().unwrap(), tail.try_into().unwrap());
+        let hit = (test(&head[0]) | test(&head[1]) | test(&head[2]) | test(&head[3]))
+            | (test(&tail[0]) | test(&tail[1]) | test(&tail[2]) | test(&tail[3]));
+        if hit {
+            return false;
         }
-    } else {
-        // Falling towards the target: the line is lowest, and most often cut, near it.
-        for group in steps.rchunks(8) {
-            let mut hit = false;
-            for &(d, _, k1) in group {
-                hit |= (surface[(base + d as i64) as usize] as i64 - e0) * den > a * k1 as i64;
-            }
-            if hit {
-                return false;
-            }
-        }
+        rest = middle;
+    }
+    if rest.iter().fold(false, |hit, st| hit | test(st)) {
+        return false;
     }
     let above = |h: &HexRec, k1: u32| {
         let s = surface[(base + fa * h.q as i64 + fb * h.r as i64) as usize] as i64;

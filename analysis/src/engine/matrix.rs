@@ -233,14 +233,14 @@ pub fn cancelled() -> Error {
 /// The matrix for `sel`, computed with the fast engine in parallel on the current rayon pool.
 ///
 /// For the whole map under reciprocal rules only one of each pair `(i, j)`,
-/// `(j, i)` is computed (offset by offset, see [`Engine::half_from_group`]) and
+/// `(j, i)` is computed (offset by offset, see [`Engine::half_for_dq`]) and
 /// the matrix is then made symmetric, halving the work.
 pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix> {
     let map = engine.map();
     let mut bits = BitMatrix::with_shape(sel.from.len(), sel.to.len());
     let symmetric = sel.is_all(map) && engine.is_reciprocal();
     let total: u64 = if symmetric {
-        map.len() as u64 * (map.len() as u64 / 2 + 1)
+        map.len() as u64 * (map.len() as u64 + 1) / 2
     } else {
         sel.from.len() as u64 * sel.to.len() as u64
     };
@@ -254,30 +254,38 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
         }
     };
     if symmetric {
-        // Offset by offset over groups of hexes; every row belongs to one group,
-        // so the groups write disjoint rows.
-        let rows = SharedRows {
-            ptr: bits.bits.as_mut_ptr(),
-            words: bits.words_per_row,
-            n: bits.n,
-        };
+        // Column offset by column offset (`dq`), each walk laid out once for all
+        // the groups it joins; tasks share rows, so bits are set atomically
+        // (only seen pairs write, a few percent of them).
+        let words: Vec<AtomicU64> = (0..bits.bits.len()).map(|_| AtomicU64::new(0)).collect();
+        let w = bits.words_per_row;
         let groups = engine.groups();
-        let per_group: Vec<u64> = groups
-            .iter()
-            .map(|g| g.idx.len() as u64 * (map.len() as u64 / 2 + 1))
+        let dq_max = match (groups.first(), groups.last()) {
+            (Some(f), Some(l)) => l.q - f.q,
+            _ => -1,
+        };
+        let per_dq: Vec<u64> = (0..=dq_max)
+            .map(|dq| {
+                groups
+                    .iter()
+                    .filter_map(|a| {
+                        let b = &groups[groups.binary_search_by_key(&(a.q + dq), |g| g.q).ok()?];
+                        let (na, nb) = (a.idx.len() as u64, b.idx.len() as u64);
+                        Some(if dq == 0 { na * (na + 1) / 2 } else { na * nb })
+                    })
+                    .sum()
+            })
             .collect();
-        (0..groups.len())
+        (0..dq_max + 1)
             .into_par_iter()
             .with_max_len(1)
-            .for_each(|g| {
-                let rows = &rows;
-                engine.half_from_group(g, &stop, |i, j| {
-                    // SAFETY: row `i` belongs to group `g` only, so no other task writes it.
-                    unsafe { rows.set(i, j) }
+            .for_each(|dq| {
+                engine.half_for_dq(dq, &stop, |i, j| {
+                    words[i * w + j / 64].fetch_or(1 << (j % 64), Ordering::Relaxed);
                 });
-                tick(per_group[g]);
+                tick(per_dq[dq as usize]);
             });
-        let _ = total;
+        bits.bits = words.into_iter().map(AtomicU64::into_inner).collect();
     } else {
         bits.rows_mut()
             .enumerate()
@@ -307,28 +315,6 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
         sel: sel.clone(),
         bits,
     })
-}
-
-/// Rows of a bit matrix written from several threads, each row by one thread only.
-struct SharedRows {
-    ptr: *mut u64,
-    words: usize,
-    n: usize,
-}
-
-// SAFETY: callers guarantee each row is written by a single thread (see `set`).
-unsafe impl Sync for SharedRows {}
-
-impl SharedRows {
-    /// Sets bit (`i`, `j`).
-    ///
-    /// # Safety
-    /// No other thread may access row `i` meanwhile.
-    unsafe fn set(&self, i: usize, j: usize) {
-        assert!(i < self.n && j / 64 < self.words);
-        // SAFETY: in bounds (checked above); row `i` is exclusively ours (caller's promise).
-        unsafe { *self.ptr.add(i * self.words + j / 64) |= 1 << (j % 64) };
-    }
 }
 
 /// A blocked pair in [`sight_matrix`].
