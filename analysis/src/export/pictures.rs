@@ -47,49 +47,55 @@ pub fn viewshed<'a>(map: &'a Map, v: &Viewshed) -> Picture<'a> {
 
 /// How many hexes each hex sees (of the `to` zone).
 pub fn sees<'a>(map: &'a Map, e: &Exposure) -> Picture<'a> {
-    let zone = if e.to.len() == map.len() {
-        Vec::new()
-    } else {
-        e.to.iter().map(|&i| map.hex_of(i)).collect()
-    };
-    let what = if zone.is_empty() {
-        "hexes".to_string()
-    } else {
-        "hexes of the outlined zone".to_string()
-    };
-    Picture {
-        map,
-        title: format!(
-            "How many {what} each hex sees ({} ruleset)",
-            map.ruleset.name
-        ),
-        layer: scale(&e.sees, e.to.len(), format!("{what} seen")),
-        marked: Vec::new(),
-        zone,
-    }
+    counts(map, &e.to, &e.sees, |what| {
+        (
+            format!(
+                "How many {what} each hex sees ({} ruleset)",
+                map.ruleset.name
+            ),
+            format!("{what} seen"),
+        )
+    })
 }
 
 /// How many hexes see each hex (of the `from` zone).
 pub fn seen_by<'a>(map: &'a Map, e: &Exposure) -> Picture<'a> {
-    let zone = if e.from.len() == map.len() {
+    counts(map, &e.from, &e.seen_by, |what| {
+        (
+            format!(
+                "How many {what} see each hex: dark = hidden ({} ruleset)",
+                map.ruleset.name
+            ),
+            format!("seen by ({what})"),
+        )
+    })
+}
+
+/// A count per hex over a zone, the zone outlined unless it is the whole map;
+/// `words` gives the title and caption for what is counted.
+fn counts<'a>(
+    map: &'a Map,
+    zone: &[usize],
+    values: &[u32],
+    words: impl Fn(&str) -> (String, String),
+) -> Picture<'a> {
+    let outline: Vec<Hex> = if zone.len() == map.len() {
         Vec::new()
     } else {
-        e.from.iter().map(|&i| map.hex_of(i)).collect()
+        zone.iter().map(|&i| map.hex_of(i)).collect()
     };
-    let what = if zone.is_empty() {
-        "hexes".to_string()
+    let what = if outline.is_empty() {
+        "hexes"
     } else {
-        "hexes of the outlined zone".to_string()
+        "hexes of the outlined zone"
     };
+    let (title, caption) = words(what);
     Picture {
         map,
-        title: format!(
-            "How many {what} see each hex: dark = hidden ({} ruleset)",
-            map.ruleset.name
-        ),
-        layer: scale(&e.seen_by, e.from.len(), format!("seen by ({what})")),
+        title,
+        layer: scale(values, zone.len(), caption),
         marked: Vec::new(),
-        zone,
+        zone: outline,
     }
 }
 
