@@ -1,6 +1,8 @@
 //! The `asl` ruleset: rules.md section 2 (seed 000, B20.9) and the general ASL LOS rules
 //! it builds on (A6.1-A6.4, A6.7, B9, B10), on the bundled map and on small maps.
 
+mod common;
+use common::Rng;
 use hexsight_analysis::Map;
 use hexsight_analysis::los::line_of_sight;
 use hexsight_analysis::rules::asl::{FireKind, blind_hexes};
@@ -519,17 +521,6 @@ fn bad_unit_data_is_a_clear_error_naming_unit_and_hex() {
         json!([{"id": "x", "hex": "D4", "side": "a", "kind": "squad", "state": "crest", "facing": "SW"}]),
     );
     load(&ok);
-}
-
-/// A tiny deterministic generator, so the property tests need no extra crate.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
 }
 
 #[test]

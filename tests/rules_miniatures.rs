@@ -1,6 +1,8 @@
 //! The `miniatures` ruleset: automatic spotting ranges and the spotting test
 //! (rules.md section 4, seed 001 rules 8.E to 8.G).
 
+mod common;
+use common::Rng;
 use hexsight_analysis::Map;
 use hexsight_analysis::los::line_of_sight;
 use hexsight_analysis::rules::Ruleset;
@@ -191,16 +193,6 @@ fn the_bundled_table_has_woods_brush_and_a_scale() {
         if !c.los {
             assert_eq!(c.p_spot, 0.0);
         }
-    }
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
     }
 }
 

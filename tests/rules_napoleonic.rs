@@ -1,6 +1,8 @@
 //! The `napoleonic` ruleset: units that shape sight lines and prone British/KGL infantry
 //! (rules.md section 3, seed 002).
 
+mod common;
+use common::Rng;
 use hexsight_analysis::Map;
 use hexsight_analysis::los::line_of_sight;
 use hexsight_analysis::rules::asl::FireKind;
@@ -289,16 +291,6 @@ fn prone_rules_are_checked_on_load_with_a_message_for_each() {
             unit("y", "C3", "allied", "skirmisher", "prone"),
         ],
     ));
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
 }
 
 #[test]

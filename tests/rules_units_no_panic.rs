@@ -1,6 +1,9 @@
 //! Random unit data on the three new rulesets: loading either succeeds or fails with an error
 //! naming a unit, and every query on a loaded map answers without panicking.
 
+mod common;
+use common::Rng;
+
 use hexsight_analysis::Map;
 use hexsight_analysis::los::line_of_sight;
 use hexsight_analysis::rules::asl::FireKind;
@@ -8,19 +11,6 @@ use hexsight_analysis::rules::miniatures::{Activity, spot};
 use hexsight_analysis::rules::unit_answers;
 use serde_json::{Value, json};
 use std::path::Path;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.next(xs.len() as u64) as usize]
-    }
-}
 
 /// A ruleset name with pools of terrain ids, unit kinds and unit states (valid and not).
 type Pools = (

@@ -476,8 +476,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_run_that_does_not_fit_is_refused_naming_from_and_to() {
+    /// A generated 10x10 geometric map.
+    fn small_geometric_map() -> Map {
         let g = Generator {
             cols: 10,
             rows: 10,
@@ -486,7 +486,12 @@ mod tests {
             layout: Layout::default(),
             dense: false,
         };
-        let map = generate(&g).unwrap();
+        generate(&g).unwrap()
+    }
+
+    #[test]
+    fn a_run_that_does_not_fit_is_refused_naming_from_and_to() {
+        let map = small_geometric_map();
         let err = check_memory(&map, &Selection::all(&map), 1000)
             .unwrap_err()
             .to_string();
@@ -496,15 +501,7 @@ mod tests {
 
     #[test]
     fn a_cancelled_run_returns_an_error() {
-        let g = Generator {
-            cols: 10,
-            rows: 10,
-            seed: 1,
-            ruleset: "geometric".into(),
-            layout: Layout::default(),
-            dense: false,
-        };
-        let map = generate(&g).unwrap();
+        let map = small_geometric_map();
         let flag = AtomicBool::new(true);
         let ctl = Control {
             cancel: &flag,
