@@ -10,6 +10,7 @@
 //! both on random maps, every ordered pair.
 
 use super::lines::{CrossRec, Edge, HexRec, Lines, NO_DIR, Symmetry, Walk};
+use super::vector::{self, Order};
 use crate::hex::Hex;
 use crate::los::line_of_sight;
 use crate::map::Map;
@@ -124,7 +125,11 @@ impl Flat {
 enum Rules {
     Geometric {
         surface: Vec<i32>,
-        /// Ground level per padded cell (0 off the map, where no line ends).
+        /// The same surfaces as `f64`, with 64 spare cells at the end, for [`Order`].
+        surface_f: Vec<f64>,
+        /// The largest magnitude of any surface or eye height, for [`Order::exact_for`].
+        magnitude: i64,
+        /// Ground level per padded cell (0 off the map, where no line ends), and 64 spare cells.
         level: Vec<i32>,
         observer_eye: i64,
         target_eye: i64,
@@ -151,6 +156,8 @@ pub struct Engine<'m> {
     /// Per symmetry, the index factors for the padded grid.
     factors: [(i64, i64); 12],
     groups: Vec<Group>,
+    /// Whether [`Order::survivors`] may use the CPU's 512-bit vectors.
+    simd: bool,
 }
 
 /// The hexes of the map with one axial `q`, by `r` from `r_lo`.
@@ -247,12 +254,30 @@ impl<'m> Engine<'m> {
                             at,
                         }
                     });
-                    let mut level = vec![0i32; size];
+                    // 64 spare cells, like `surface_f`, for the vector path's loads.
+                    let mut level = vec![0i32; size + 64];
                     for (i, c) in map.cells().iter().enumerate() {
                         level[cell[i] as usize] = c.level;
                     }
+                    let magnitude = surf
+                        .iter()
+                        .map(|s| s.abs())
+                        .chain(map.cells().iter().flat_map(|c| {
+                            let l = c.level as i64 * MILLI;
+                            [(l + hs.observer_eye).abs(), (l + hs.target_eye).abs()]
+                        }))
+                        .chain([eye_min.abs()])
+                        .max()
+                        .unwrap_or(0);
+                    let surface_f = surface
+                        .iter()
+                        .map(|&s| s as f64)
+                        .chain([0.0; 64])
+                        .collect();
                     Rules::Geometric {
                         surface,
+                        surface_f,
+                        magnitude,
                         level,
                         observer_eye: hs.observer_eye,
                         target_eye: hs.target_eye,
@@ -348,7 +373,14 @@ impl<'m> Engine<'m> {
             stride,
             factors,
             groups,
+            simd: vector::available(),
         }
+    }
+
+    /// Turns the vector path for lines between levels off (or back on where
+    /// the CPU has it), so tests can compare both paths on one machine.
+    pub fn set_simd(&mut self, on: bool) {
+        self.simd = on && vector::available();
     }
 
     /// The map.
@@ -515,6 +547,8 @@ impl<'m> Engine<'m> {
                     Some((l, w, g)),
                     Rules::Geometric {
                         surface,
+                        surface_f,
+                        magnitude,
                         level,
                         observer_eye,
                         target_eye,
@@ -546,6 +580,8 @@ impl<'m> Engine<'m> {
                     let steps: &[(i32, u32, u32)] = &steps_buf;
                     let sides = l.sides_of(w);
                     let den = w.den as i64;
+                    let order = (self.simd && Order::exact_for(*magnitude, den))
+                        .then(|| Order::of(steps, den));
                     // From an observer's cell to its target's.
                     let dt = dq as i64 * self.stride + dr as i64;
                     for &(a, b) in &pairs {
@@ -558,26 +594,41 @@ impl<'m> Engine<'m> {
                             // The ends' levels, lane by lane, from the padded grid.
                             let lv_o = &level[base0 as usize..base0 as usize + lanes];
                             let lv_t = &level[(base0 + dt) as usize..(base0 + dt) as usize + lanes];
-                            let mut same = 0u64;
-                            if flat.is_some() {
-                                for (lane, (o, t)) in lv_o.iter().zip(lv_t).enumerate() {
-                                    same |= ((o == t) as u64) << lane;
-                                }
-                            }
                             let all = if lanes == 64 {
                                 u64::MAX
                             } else {
                                 (1 << lanes) - 1
                             };
-                            // Ends at different levels: one line at a time.
+                            let same = if flat.is_some() {
+                                let (o, t) = (base0 as usize, (base0 + dt) as usize);
+                                vector::equal_lanes(&level[o..o + 64], &level[t..t + 64], self.simd)
+                                    & all
+                            } else {
+                                0
+                            };
                             let mut uneven = all & !same;
+                            // Ends at different levels: 8 lines at a time along
+                            // their hex stretches where the CPU allows, so only
+                            // the hexside stretches are left one line at a time.
+                            let mut middle = steps;
+                            if let Some(order) = &order {
+                                uneven = order.survivors(
+                                    surface_f,
+                                    level,
+                                    base0 as usize,
+                                    dt as usize,
+                                    (*observer_eye, *target_eye),
+                                    uneven,
+                                );
+                                middle = &[];
+                            }
                             while uneven != 0 {
                                 let lane = uneven.trailing_zeros() as usize;
                                 uneven &= uneven - 1;
                                 let e0 = lv_o[lane] as i64 * MILLI + observer_eye;
                                 let e1 = lv_t[lane] as i64 * MILLI + target_eye;
                                 if geometric_steps(
-                                    steps,
+                                    middle,
                                     sides,
                                     surface,
                                     base0 + lane as i64,

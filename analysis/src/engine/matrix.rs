@@ -459,9 +459,14 @@ mod tests {
                 dense,
             };
             let map = generate(&g).unwrap();
-            let e = Engine::new(&map);
+            let mut e = Engine::new(&map);
             let fast = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
             assert_eq!(fast.bits, matrix_plain(&map), "{rs}");
+            // Without the vector path (where the CPU has one) the bits are the same.
+            e.set_simd(false);
+            let scalar = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
+            assert_eq!(scalar.bits, fast.bits, "{rs} without vectors");
+            e.set_simd(true);
             // A restricted run gives the same bits as the full one.
             let sel = Selection {
                 from: vec![0, 5, 17],

@@ -8,5 +8,6 @@ pub mod fast;
 pub mod generate;
 pub mod lines;
 pub mod matrix;
+mod vector;
 pub mod viewshed;
 pub mod zone;

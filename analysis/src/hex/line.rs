@@ -136,7 +136,8 @@ fn walk_offset(d: Hex) -> Vec<Step> {
         }];
     }
     let (dq, dr, ds) = (d.q as i64, d.r as i64, d.s() as i64);
-    let cuts = cut_points([(dq - dr).abs(), (dr - ds).abs(), (ds - dq).abs()]);
+    // Every cut is a multiple of 1/den, so the walk works on numerators over den.
+    let (den, cuts) = cut_points([(dq - dr).abs(), (dr - ds).abs(), (ds - dq).abs()]);
     let mut steps: Vec<Step> = Vec::with_capacity(cuts.len() * 2);
     let push = |crossing: Crossing, t0: Ratio, t1: Ratio, steps: &mut Vec<Step>| {
         if let Some(last) = steps.last_mut()
@@ -148,13 +149,14 @@ fn walk_offset(d: Hex) -> Vec<Step> {
         steps.push(Step { crossing, t0, t1 });
     };
     for w in cuts.windows(2) {
-        let (t0, t1) = (w[0], w[1]);
-        if t0 != Ratio::ZERO
-            && let Place::Vertex(v) = locate(d, t0)
+        let (k0, k1) = (w[0], w[1]);
+        let (t0, t1) = (Ratio::new(k0, den), Ratio::new(k1, den));
+        if k0 != 0
+            && let Place::Vertex(v) = locate(d, k0, den)
         {
             push(Crossing::Vertex(v), t0, t0, &mut steps);
         }
-        let c = match locate(d, t0.midpoint(t1)) {
+        let c = match locate(d, k0 + k1, 2 * den) {
             Place::Interior(h) => Crossing::Hex(h),
             Place::Edge(a, b) => Crossing::Side(a, b),
             Place::Vertex(_) => unreachable!("a vertex is always a cut point"),
@@ -164,24 +166,29 @@ fn walk_offset(d: Hex) -> Vec<Step> {
     steps
 }
 
-/// All fractions `k / n` in `[0, 1]` for each family size `n`, sorted, unique.
-fn cut_points(ns: [i64; 3]) -> Vec<Ratio> {
-    let mut cuts: Vec<Ratio> = vec![Ratio::ZERO, Ratio::ONE];
+/// All fractions `k / n` in `[0, 1]` for each family size `n`, as sorted,
+/// unique numerators over one common denominator (returned first).
+fn cut_points(ns: [i64; 3]) -> (i64, Vec<i64>) {
+    let den = ns.iter().filter(|&&n| n > 1).fold(1, |l, &n| l / gcd(l, n) * n);
+    let mut cuts: Vec<i64> = vec![0, den];
     for n in ns {
         for k in 1..n {
-            cuts.push(Ratio::new(k, n));
+            cuts.push(k * (den / n));
         }
     }
     cuts.sort_unstable();
     cuts.dedup();
-    cuts
+    (den, cuts)
 }
 
-/// Exactly where the point at fraction `t` of the line from the origin to `d` lies.
-fn locate(d: Hex, t: Ratio) -> Place {
-    let den = t.den;
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Exactly where the point at fraction `num / den` of the line from the origin to `d` lies.
+fn locate(d: Hex, num: i64, den: i64) -> Place {
     // The point in cube coordinates, scaled by `den`.
-    let p = [d.q as i64 * t.num, d.r as i64 * t.num, d.s() as i64 * t.num];
+    let p = [d.q as i64 * num, d.r as i64 * num, d.s() as i64 * num];
     let h = nearest_hex(p, den);
     let (hq, hr) = (h.q as i64 * den, h.r as i64 * den);
     let hs = -hq - hr;
