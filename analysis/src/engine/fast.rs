@@ -10,7 +10,7 @@
 //! both on random maps, every ordered pair.
 
 use super::lines::{CrossRec, Edge, HexRec, Lines, NO_DIR, Symmetry, Walk};
-use super::vector::{self, Order};
+use super::vector::{self, Thresholds};
 use crate::hex::Hex;
 use crate::los::line_of_sight;
 use crate::map::Map;
@@ -125,10 +125,8 @@ impl Flat {
 enum Rules {
     Geometric {
         surface: Vec<i32>,
-        /// The same surfaces as `f64`, with 64 spare cells at the end, for [`Order`].
-        surface_f: Vec<f64>,
-        /// The largest magnitude of any surface or eye height, for [`Order::exact_for`].
-        magnitude: i64,
+        /// How far apart the map's lowest and highest levels are.
+        span: i64,
         /// Ground level per padded cell (0 off the map, where no line ends), and 64 spare cells.
         level: Vec<i32>,
         observer_eye: i64,
@@ -156,7 +154,7 @@ pub struct Engine<'m> {
     /// Per symmetry, the index factors for the padded grid.
     factors: [(i64, i64); 12],
     groups: Vec<Group>,
-    /// Whether [`Order::survivors`] may use the CPU's 512-bit vectors.
+    /// Whether [`Thresholds::survivors`] and other vector paths may run on this CPU.
     simd: bool,
 }
 
@@ -259,25 +257,16 @@ impl<'m> Engine<'m> {
                     for (i, c) in map.cells().iter().enumerate() {
                         level[cell[i] as usize] = c.level;
                     }
-                    let magnitude = surf
+                    // 64 spare cells, like `level`, for the vector path's loads.
+                    surface.extend([eye_min as i32; 64]);
+                    let (lmin, lmax) = map
+                        .cells()
                         .iter()
-                        .map(|s| s.abs())
-                        .chain(map.cells().iter().flat_map(|c| {
-                            let l = c.level as i64 * MILLI;
-                            [(l + hs.observer_eye).abs(), (l + hs.target_eye).abs()]
-                        }))
-                        .chain([eye_min.abs()])
-                        .max()
-                        .unwrap_or(0);
-                    let surface_f = surface
-                        .iter()
-                        .map(|&s| s as f64)
-                        .chain([0.0; 64])
-                        .collect();
+                        .fold((i32::MAX, i32::MIN), |(a, b), c| (a.min(c.level), b.max(c.level)));
+                    let span = lmax as i64 - lmin as i64;
                     Rules::Geometric {
                         surface,
-                        surface_f,
-                        magnitude,
+                        span,
                         level,
                         observer_eye: hs.observer_eye,
                         target_eye: hs.target_eye,
@@ -547,8 +536,7 @@ impl<'m> Engine<'m> {
                     Some((l, w, g)),
                     Rules::Geometric {
                         surface,
-                        surface_f,
-                        magnitude,
+                        span,
                         level,
                         observer_eye,
                         target_eye,
@@ -580,8 +568,9 @@ impl<'m> Engine<'m> {
                     let steps: &[(i32, u32, u32)] = &steps_buf;
                     let sides = l.sides_of(w);
                     let den = w.den as i64;
-                    let order = (self.simd && Order::exact_for(*magnitude, den))
-                        .then(|| Order::of(steps, den));
+                    let thresholds = (self.simd && *span <= Thresholds::SPAN as i64)
+                        .then(|| Thresholds::of(steps, den, *span as i32, target_eye - observer_eye))
+                        .flatten();
                     // From an observer's cell to its target's.
                     let dt = dq as i64 * self.stride + dr as i64;
                     for &(a, b) in &pairs {
@@ -611,13 +600,13 @@ impl<'m> Engine<'m> {
                             // their hex stretches where the CPU allows, so only
                             // the hexside stretches are left one line at a time.
                             let mut middle = steps;
-                            if let Some(order) = &order {
-                                uneven = order.survivors(
-                                    surface_f,
+                            if let Some(t) = &thresholds {
+                                uneven = t.survivors(
+                                    surface,
                                     level,
                                     base0 as usize,
                                     dt as usize,
-                                    (*observer_eye, *target_eye),
+                                    *observer_eye as i32,
                                     uneven,
                                 );
                                 middle = &[];

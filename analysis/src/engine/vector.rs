@@ -54,60 +54,83 @@ fn equal_lanes_avx512(a: &[i32; 64], b: &[i32; 64]) -> u64 {
     m
 }
 
-/// One offset's hex stretches for the vector test of lines between levels:
-/// from both ends inwards, since most such lines are cut next to an end.
+/// One offset's hex stretches for the vector test of lines between levels,
+/// from both ends inwards (most such lines are cut next to an end), each with
+/// the height of the sight line above the observer's eye there, for every
+/// difference between the ends' levels up to [`Thresholds::SPAN`].
 ///
-/// Lane `l` (observer at padded cell `base0 + l`) is blocked at a stretch when
-/// `(s - e0) * den > a * k`, as in `fast::geometric_steps`, evaluated in `f64` as
-/// `s * den - e0 * den > a * k`: every term is an integer of magnitude at most
-/// `2^53` (see [`Order::exact_for`]), so each is exact and the comparison is
-/// the integer one.
-pub struct Order {
-    /// `(index delta, k0, k1)`, the deltas as wrapping `usize` offsets.
-    steps: Vec<(usize, f64, f64)>,
-    den: f64,
+/// A hex blocks lane `l` at a stretch when `(s - e0) * den > a * k` (as in
+/// `fast::geometric_steps`). As `s - e0` is an integer, that is
+/// `s > e0 + floor(a * k / den)`: one `i32` add and compare per lane once the
+/// floor is in the table. The floor is taken of an `f64` quotient of two
+/// integers below `2^53`, which is correctly rounded and so never crosses an
+/// integer: it is exact ([`Thresholds::of`] checks the bound).
+pub struct Thresholds {
+    /// Index deltas as wrapping `usize` offsets.
+    steps: Vec<usize>,
+    /// Per stretch: `floor(a * k / den)` for level difference `j - 16`.
+    rows: Vec<[i32; 32]>,
 }
 
-impl Order {
-    /// True when heights up to `magnitude` and the denominator `den` keep every
-    /// product below `2^53`.
-    pub fn exact_for(magnitude: i64, den: i64) -> bool {
-        (2 * magnitude as i128) * (den as i128) <= 1 << 53
-    }
+impl Thresholds {
+    /// The largest level difference between the ends the table holds.
+    pub const SPAN: i32 = 15;
 
-    pub fn of(steps: &[(i32, u32, u32)], den: i64) -> Order {
+    /// The table for a walk laid out as `(index delta, k0, k1)` over `den`,
+    /// for level differences up to `span` (at most [`Thresholds::SPAN`]) and
+    /// ends whose eyes are `eye_diff` apart besides their levels; `None` when
+    /// a product would not be exact in `f64`.
+    pub fn of(steps: &[(i32, u32, u32)], den: i64, span: i32, eye_diff: i64) -> Option<Thresholds> {
+        let span = span.clamp(0, Self::SPAN);
+        let a_max = span as i64 * MILLI + eye_diff.abs();
+        if (a_max as i128) * (den as i128) >= 1 << 52 {
+            return None;
+        }
         let n = steps.len();
         let inwards = (0..n.div_ceil(2)).flat_map(|i| [i, n - 1 - i]).take(n);
-        Order {
-            steps: inwards
-                .map(|i| {
-                    let (d, k0, k1) = steps[i];
-                    (d as isize as usize, k0 as f64, k1 as f64)
-                })
-                .collect(),
-            den: den as f64,
+        let mut t = Thresholds {
+            steps: Vec::with_capacity(n),
+            rows: vec![[0; 32]; n],
+        };
+        let mut ks = Vec::with_capacity(n);
+        for i in inwards {
+            let (d, k0, k1) = steps[i];
+            t.steps.push(d as isize as usize);
+            ks.push((k0, k1));
         }
+        // Columns 16 - span ..= 16 + span, eight at a time.
+        let chunks = (16 - span as usize) / 8..(16 + span as usize) / 8 + 1;
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: thresholds are built only where `available` found AVX-512F.
+        unsafe {
+            floors_avx512(&mut t.rows, &ks, den, eye_diff, chunks);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (ks, chunks);
+        Some(t)
     }
 
-    /// The lanes of `open` that no hex stretch blocks; the ends' levels are read
-    /// from `level` at `base0 + l` and `base0 + dt + l`.
+    /// The lanes of `open` that no hex stretch blocks: the observer of lane `l`
+    /// stands at padded cell `base0 + l` and its target at `base0 + dt + l`,
+    /// whose levels (read from `level`) differ by at most [`Thresholds::SPAN`];
+    /// `surface` and `level` have 64 spare cells past the grid.
     pub fn survivors(
         &self,
-        surface: &[f64],
+        surface: &[i32],
         level: &[i32],
         base0: usize,
         dt: usize,
-        eyes: (i64, i64),
+        eye_o: i32,
         open: u64,
     ) -> u64 {
         #[cfg(target_arch = "x86_64")]
         {
-            // SAFETY: callers hold an `Order` only where `available` found AVX-512F.
-            unsafe { self.survivors_avx512(surface, level, base0, dt, eyes, open) }
+            // SAFETY: the engine uses thresholds only where `available` found AVX-512F.
+            unsafe { self.survivors_avx512(surface, level, base0, dt, eye_o, open) }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            let _ = (surface, level, base0, dt, eyes);
+            let _ = (surface, level, base0, dt, eye_o);
             unreachable!("no vector path on this CPU")
         }
     }
@@ -116,79 +139,108 @@ impl Order {
     #[target_feature(enable = "avx512f")]
     fn survivors_avx512(
         &self,
-        surface: &[f64],
+        surface: &[i32],
         level: &[i32],
         base0: usize,
         dt: usize,
-        (eye_o, eye_t): (i64, i64),
+        eye_o: i32,
         open: u64,
     ) -> u64 {
         use std::arch::x86_64::*;
-        let den = _mm512_set1_pd(self.den);
-        let milli = _mm512_set1_pd(MILLI as f64);
-        let zero = _mm512_setzero_pd();
-        // Eight lanes' `i32` levels, or eight lanes' surfaces, from a slice
-        // with at least 64 spare cells past any observer's (bounds-checked).
-        let levels = |at: usize| {
-            let v: &[i32; 8] = level[at..][..8].try_into().expect("8 lanes");
-            // SAFETY: reads the 8 values of `v`, unaligned.
-            _mm512_cvtepi32_pd(unsafe { _mm256_loadu_si256(v.as_ptr().cast()) })
+        // Sixteen lanes' values from a slice with 64 spare cells past any
+        // observer's (bounds-checked).
+        let load = |v: &[i32], at: usize| {
+            let v: &[i32; 16] = v[at..][..16].try_into().expect("16 lanes");
+            // SAFETY: reads the 16 values of `v`, unaligned.
+            unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
         };
-        let heights = |at: usize| {
-            let v: &[f64; 8] = surface[at..][..8].try_into().expect("8 lanes");
-            // SAFETY: reads the 8 values of `v`, unaligned.
-            unsafe { _mm512_loadu_pd(v.as_ptr()) }
+        let row = |r: &[i32; 32]| {
+            // SAFETY: reads the two halves of `r`, unaligned.
+            unsafe {
+                (
+                    _mm512_loadu_si512(r.as_ptr().cast()),
+                    _mm512_loadu_si512(r[16..].as_ptr().cast()),
+                )
+            }
         };
-        // The constants of eight lanes: e0 * den, and a on rising lines
-        // (tested at a stretch's entry k0) or on falling ones (at its exit k1).
-        let lanes_at = |at: usize| {
-            // e0 = level * MILLI + eye and a = e1 - e0 (small integers, exact).
-            let e0 = _mm512_fmadd_pd(levels(at), milli, _mm512_set1_pd(eye_o as f64));
-            let e1 = _mm512_fmadd_pd(levels(at + dt), milli, _mm512_set1_pd(eye_t as f64));
-            let a = _mm512_sub_pd(e1, e0);
-            (_mm512_mul_pd(e0, den), _mm512_max_pd(a, zero), _mm512_min_pd(a, zero))
-        };
-        let hit = |at: usize, (e, rise, fall): (__m512d, __m512d, __m512d), (k0, k1): (__m512d, __m512d), d: usize| {
-            let lhs = _mm512_fmsub_pd(heights(at.wrapping_add(d)), den, e);
-            let rhs = _mm512_fmadd_pd(rise, k0, _mm512_mul_pd(fall, k1));
-            _mm512_cmp_pd_mask::<_CMP_GT_OQ>(lhs, rhs)
-        };
-        let ks = |k0: f64, k1: f64| (_mm512_set1_pd(k0), _mm512_set1_pd(k1));
         let mut left = 0u64;
-        // Sixteen lanes at a time (two vectors share each stretch's constants),
-        // four stretches per round, independent of each other so that the
-        // compares overlap; the lanes are checked once per round.
         for c in 0..4 {
-            let open16 = (open >> (16 * c)) as u16;
-            if open16 == 0 {
+            let mut lanes = (open >> (16 * c)) as u16;
+            if lanes == 0 {
                 continue;
             }
-            let (at0, at1) = (base0 + 16 * c, base0 + 16 * c + 8);
-            let (c0, c1) = (lanes_at(at0), lanes_at(at1));
-            let (mut l0, mut l1) = (open16 as u8, (open16 >> 8) as u8);
-            let mut quads = self.steps.chunks_exact(4);
-            for q in &mut quads {
-                let (mut m0, mut m1) = (0, 0);
-                for &(d, k0, k1) in q {
-                    let k = ks(k0, k1);
-                    m0 |= hit(at0, c0, k, d);
-                    m1 |= hit(at1, c1, k, d);
-                }
-                l0 &= !m0;
-                l1 &= !m1;
-                if l0 | l1 == 0 {
+            let at = base0 + 16 * c;
+            let (lo, lt) = (load(level, at), load(level, at + dt));
+            // The table column of each lane's level difference, and its eye.
+            let col = _mm512_add_epi32(_mm512_sub_epi32(lt, lo), _mm512_set1_epi32(16));
+            let e0 = _mm512_add_epi32(
+                _mm512_mullo_epi32(lo, _mm512_set1_epi32(MILLI as i32)),
+                _mm512_set1_epi32(eye_o),
+            );
+            let hit = |i: usize| {
+                let (t0, t1) = row(&self.rows[i]);
+                let line = _mm512_add_epi32(_mm512_permutex2var_epi32(t0, col, t1), e0);
+                _mm512_cmpgt_epi32_mask(load(surface, at.wrapping_add(self.steps[i])), line)
+            };
+            // Four stretches per round, independent of each other so that
+            // the compares overlap; the lanes are checked once per round.
+            let n = self.steps.len();
+            let mut i = 0;
+            while i + 4 <= n {
+                lanes &= !(hit(i) | hit(i + 1) | hit(i + 2) | hit(i + 3));
+                if lanes == 0 {
                     break;
                 }
+                i += 4;
             }
-            if l0 | l1 != 0 {
-                for &(d, k0, k1) in quads.remainder() {
-                    let k = ks(k0, k1);
-                    l0 &= !hit(at0, c0, k, d);
-                    l1 &= !hit(at1, c1, k, d);
+            if lanes != 0 {
+                for i in i..n {
+                    lanes &= !hit(i);
                 }
             }
-            left |= ((l0 as u64) | (l1 as u64) << 8) << (16 * c);
+            left |= (lanes as u64) << (16 * c);
         }
         left
+    }
+}
+
+/// Fills `rows[i][j] = floor(a * k / den)` for `a = (j - 16) * MILLI + eye_diff`,
+/// with `k` the entry `ks[i].0` when `a >= 0` and the exit `ks[i].1` otherwise,
+/// for the columns of the eight-column `chunks`. The quotient is estimated
+/// with a reciprocal, which is off by at most one while `|a * k| < 2^52`, and
+/// then corrected with the exact remainder `a * k - q * den`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn floors_avx512(
+    rows: &mut [[i32; 32]],
+    ks: &[(u32, u32)],
+    den: i64,
+    eye_diff: i64,
+    chunks: std::ops::Range<usize>,
+) {
+    use std::arch::x86_64::*;
+    let denv = _mm512_set1_pd(den as f64);
+    let inv = _mm512_set1_pd(1.0 / den as f64);
+    let zero = _mm512_setzero_pd();
+    let one = _mm512_set1_pd(1.0);
+    let a: [[f64; 8]; 4] =
+        std::array::from_fn(|c| std::array::from_fn(|j| ((8 * c + j) as i64 - 16) as f64 * MILLI as f64 + eye_diff as f64));
+    for (row, &(k0, k1)) in rows.iter_mut().zip(ks) {
+        let (k0, k1) = (_mm512_set1_pd(k0 as f64), _mm512_set1_pd(k1 as f64));
+        for c in chunks.clone() {
+            // SAFETY: reads the eight values of `a[c]`, unaligned.
+            let a = unsafe { _mm512_loadu_pd(a[c].as_ptr()) };
+            let k = _mm512_mask_blend_pd(_mm512_cmp_pd_mask::<_CMP_GE_OQ>(a, zero), k1, k0);
+            let prod = _mm512_mul_pd(a, k);
+            let q = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(
+                _mm512_mul_pd(prod, inv),
+            );
+            let r = _mm512_fnmadd_pd(q, denv, prod);
+            let q = _mm512_mask_sub_pd(q, _mm512_cmp_pd_mask::<_CMP_LT_OQ>(r, zero), q, one);
+            let q = _mm512_mask_add_pd(q, _mm512_cmp_pd_mask::<_CMP_GE_OQ>(r, denv), q, one);
+            let out: &mut [i32; 8] = (&mut row[8 * c..8 * c + 8]).try_into().expect("8 columns");
+            // SAFETY: writes the eight values of `out`, unaligned.
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), _mm512_cvtpd_epi32(q)) };
+        }
     }
 }
