@@ -255,10 +255,19 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
     };
     if symmetric {
         // Column offset by column offset (`dq`), each walk laid out once for all
-        // the groups it joins; tasks share rows, so bits are set atomically
-        // (only seen pairs write, a few percent of them).
-        let words: Vec<AtomicU64> = (0..bits.bits.len()).map(|_| AtomicU64::new(0)).collect();
+        // the groups it joins. Tasks share rows, so each gathers the pairs it
+        // sees (a few percent of all) and writes them in batches under a lock:
+        // plain stores, where a per-pair atomic OR stalled on every cache miss.
         let w = bits.words_per_row;
+        let shared = std::sync::Mutex::new(&mut bits.bits);
+        let flush = |batch: &mut Vec<(u32, u32)>| {
+            let mut words = shared.lock().unwrap_or_else(|e| e.into_inner());
+            for &(i, j) in batch.iter() {
+                let (i, j) = (i as usize, j as usize);
+                words[i * w + j / 64] |= 1 << (j % 64);
+            }
+            batch.clear();
+        };
         let groups = engine.groups();
         let dq_max = match (groups.first(), groups.last()) {
             (Some(f), Some(l)) => l.q - f.q,
@@ -280,12 +289,17 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
             .into_par_iter()
             .with_max_len(1)
             .for_each(|dq| {
+                const BATCH: usize = 1 << 12;
+                let mut batch = Vec::with_capacity(BATCH);
                 engine.half_for_dq(dq, &stop, |i, j| {
-                    words[i * w + j / 64].fetch_or(1 << (j % 64), Ordering::Relaxed);
+                    batch.push((i as u32, j as u32));
+                    if batch.len() == BATCH {
+                        flush(&mut batch);
+                    }
                 });
+                flush(&mut batch);
                 tick(per_dq[dq as usize]);
             });
-        bits.bits = words.into_iter().map(AtomicU64::into_inner).collect();
     } else {
         bits.rows_mut()
             .enumerate()
