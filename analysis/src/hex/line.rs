@@ -149,9 +149,12 @@ fn walk_offset(d: Hex) -> Vec<Step> {
         steps.push(Step { crossing, t0, t1 });
     };
     for w in cuts.windows(2) {
-        let (k0, k1) = (w[0], w[1]);
+        let ((k0, families), (k1, _)) = (w[0], w[1]);
         let (t0, t1) = (Ratio::new(k0, den), Ratio::new(k1, den));
+        // A vertex has integer differences in all three cube coordinates, so
+        // at least two families cut there: only such cuts can be vertices.
         if k0 != 0
+            && families >= 2
             && let Place::Vertex(v) = locate(d, k0, den)
         {
             push(Crossing::Vertex(v), t0, t0, &mut steps);
@@ -167,17 +170,30 @@ fn walk_offset(d: Hex) -> Vec<Step> {
 }
 
 /// All fractions `k / n` in `[0, 1]` for each family size `n`, as sorted,
-/// unique numerators over one common denominator (returned first).
-fn cut_points(ns: [i64; 3]) -> (i64, Vec<i64>) {
+/// unique numerators over one common denominator (returned first), each with
+/// the number of families that cut there.
+fn cut_points(ns: [i64; 3]) -> (i64, Vec<(i64, u8)>) {
     let den = ns.iter().filter(|&&n| n > 1).fold(1, |l, &n| l / gcd(l, n) * n);
-    let mut cuts: Vec<i64> = vec![0, den];
-    for n in ns {
-        for k in 1..n {
-            cuts.push(k * (den / n));
+    // Each family's cuts are the multiples of den / n below den: merge the three runs.
+    let step = ns.map(|n| if n > 1 { den / n } else { den });
+    let mut next = step;
+    let mut cuts: Vec<(i64, u8)> = Vec::with_capacity(ns.iter().sum::<i64>().max(0) as usize + 2);
+    cuts.push((0, 3));
+    loop {
+        let k = next[0].min(next[1]).min(next[2]);
+        if k >= den {
+            break;
         }
+        let mut families = 0;
+        for (n, s) in next.iter_mut().zip(step) {
+            if *n == k {
+                families += 1;
+                *n += s;
+            }
+        }
+        cuts.push((k, families));
     }
-    cuts.sort_unstable();
-    cuts.dedup();
+    cuts.push((den, 3));
     (den, cuts)
 }
 
