@@ -114,11 +114,8 @@ impl Flat {
     #[inline]
     fn window_of(bits: &[u64], pos: usize) -> u64 {
         let (w, o) = (pos / 64, pos % 64);
-        if o == 0 {
-            bits[w]
-        } else {
-            bits[w] >> o | bits[w + 1] << (64 - o)
-        }
+        // Two shifts where one by `64 - o` would overflow at `o == 0`: no branch.
+        bits[w] >> o | (bits[w + 1] << 1) << (63 - o)
     }
 }
 
@@ -642,11 +639,20 @@ impl<'m> Engine<'m> {
                                 let l = (lv - flat.level_min) as usize;
                                 let mask = Flat::window_of(&flat.at[l], base0 as usize) & rest;
                                 rest &= !mask;
+                                let tall = &flat.tall[l];
+                                let at = |d: i32| Flat::window_of(tall, (base0 + d as i64) as usize);
+                                // Four stretches a round, checked once a round.
                                 let mut blocked = 0u64;
-                                for &(d, _, _) in steps {
-                                    blocked |= flat.window(l, (base0 + d as i64) as usize);
+                                let mut quads = steps.chunks_exact(4);
+                                for q in &mut quads {
+                                    blocked |= at(q[0].0) | at(q[1].0) | at(q[2].0) | at(q[3].0);
                                     if blocked & mask == mask {
                                         break;
+                                    }
+                                }
+                                if blocked & mask != mask {
+                                    for &(d, _, _) in quads.remainder() {
+                                        blocked |= at(d);
                                     }
                                 }
                                 for sd in sides {
