@@ -256,10 +256,10 @@ impl<'m> Engine<'m> {
                     }
                     // 64 spare cells, like `level`, for the vector path's loads.
                     surface.extend([eye_min as i32; 64]);
-                    let (lmin, lmax) = map
-                        .cells()
-                        .iter()
-                        .fold((i32::MAX, i32::MIN), |(a, b), c| (a.min(c.level), b.max(c.level)));
+                    let (lmin, lmax) =
+                        map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
+                            (a.min(c.level), b.max(c.level))
+                        });
                     let span = lmax as i64 - lmin as i64;
                     Rules::Geometric {
                         surface,
@@ -566,7 +566,9 @@ impl<'m> Engine<'m> {
                     let sides = l.sides_of(w);
                     let den = w.den as i64;
                     let thresholds = (self.simd && *span <= Thresholds::SPAN as i64)
-                        .then(|| Thresholds::of(steps, den, *span as i32, target_eye - observer_eye))
+                        .then(|| {
+                            Thresholds::of(steps, den, *span as i32, target_eye - observer_eye)
+                        })
                         .flatten();
                     // From an observer's cell to its target's.
                     let dt = dq as i64 * self.stride + dr as i64;
@@ -640,7 +642,8 @@ impl<'m> Engine<'m> {
                                 let mask = Flat::window_of(&flat.at[l], base0 as usize) & rest;
                                 rest &= !mask;
                                 let tall = &flat.tall[l];
-                                let at = |d: i32| Flat::window_of(tall, (base0 + d as i64) as usize);
+                                let at =
+                                    |d: i32| Flat::window_of(tall, (base0 + d as i64) as usize);
                                 // Four stretches a round, checked once a round.
                                 let mut blocked = 0u64;
                                 let mut quads = steps.chunks_exact(4);

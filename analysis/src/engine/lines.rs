@@ -238,21 +238,21 @@ impl Lines {
             width,
             table,
         };
-        // Compiled in parallel a chunk at a time, so the temporary copies stay small.
+        // Compiled in parallel a chunk at a time, so the temporary copies stay
+        // small; each task fills pools of its own, to allocate little.
         for chunk in canon.chunks(2048) {
-            let compiled: Vec<Compiled> = chunk.par_iter().map(|&d| compile(d)).collect();
-            for c in compiled {
-                let range = |start: usize, len: usize| (start as u32, (start + len) as u32);
-                let w = Walk {
-                    hexes: range(lines.hexes.len(), c.hexes.len()),
-                    sides: range(lines.sides.len(), c.sides.len()),
-                    crosses: range(lines.crosses.len(), c.crosses.len()),
-                    ..c.walk
-                };
-                lines.hexes.extend(c.hexes);
-                lines.sides.extend(c.sides);
-                lines.crosses.extend(c.crosses);
-                lines.walks.push(w);
+            let parts: Vec<Pools> = chunk
+                .par_chunks(64)
+                .map(|ds| {
+                    let mut p = Pools::default();
+                    for &d in ds {
+                        p.compile(d);
+                    }
+                    p
+                })
+                .collect();
+            for p in parts {
+                lines.append(p);
             }
         }
         lines.hexes.shrink_to_fit();
@@ -342,106 +342,131 @@ fn release_free_memory() {
     }
 }
 
-struct Compiled {
-    walk: Walk,
+/// Compiled walks with their stretches, as [`Lines`] holds them.
+#[derive(Default)]
+struct Pools {
+    walks: Vec<Walk>,
     hexes: Vec<HexRec>,
     sides: Vec<SideRec>,
     crosses: Vec<CrossRec>,
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
+impl Lines {
+    /// Moves compiled walks in after the ones held.
+    fn append(&mut self, p: Pools) {
+        let shift = |(a, b): (u32, u32), by: usize| (a + by as u32, b + by as u32);
+        let (h, s, c) = (self.hexes.len(), self.sides.len(), self.crosses.len());
+        self.walks.extend(p.walks.into_iter().map(|w| Walk {
+            hexes: shift(w.hexes, h),
+            sides: shift(w.sides, s),
+            crosses: shift(w.crosses, c),
+            ..w
+        }));
+        self.hexes.extend(p.hexes);
+        self.sides.extend(p.sides);
+        self.crosses.extend(p.crosses);
+    }
 }
 
-/// Compiles the exact walk from the origin to `d`.
-fn compile(d: Hex) -> Compiled {
-    let origin = Hex::new(0, 0);
-    let line = HexLine::new(origin, d);
-    let between = line.between();
-    // The common denominator of every fraction, if it fits.
-    let mut den: u64 = 1;
-    let mut exact = true;
-    for s in between {
-        for t in [s.t0, s.t1] {
-            let g = gcd(den, t.den as u64);
-            den = den / g * t.den as u64;
-            if den > u32::MAX as u64 {
-                exact = false;
-                den = 1;
+impl Pools {
+    /// Compiles the exact walk from the origin to `d` into the pools.
+    fn compile(&mut self, d: Hex) {
+        let origin = Hex::new(0, 0);
+        let line = HexLine::new(origin, d);
+        let between = line.between();
+        // The common denominator of every fraction, if it fits.
+        let mut den: u64 = 1;
+        let mut exact = true;
+        for s in between {
+            for t in [s.t0, s.t1] {
+                // Every fraction of one walk shares a denominator (or is 0 or 1).
+                if t.den as u64 == den || t.den == 1 {
+                    continue;
+                }
+                let g = crate::hex::line::gcd(den as i64, t.den) as u64;
+                den = den / g * t.den as u64;
+                if den > u32::MAX as u64 {
+                    exact = false;
+                    den = 1;
+                }
             }
         }
-    }
-    let small = |h: Hex| i16::try_from(h.q).is_ok() && i16::try_from(h.r).is_ok();
-    exact &= small(d) && small(d + Hex::new(1, 1)) && small(d - Hex::new(1, 1));
-    let k = |t: crate::hex::Ratio| {
-        if exact {
-            (t.num as u64 * (den / t.den as u64)) as u32
-        } else {
-            0
-        }
-    };
-    let rec = |h: Hex, s: &crate::hex::Step| HexRec {
-        q: h.q as i16,
-        r: h.r as i16,
-        k0: k(s.t0),
-    };
-    let mut c = Compiled {
-        walk: Walk {
+        let small = |h: Hex| i16::try_from(h.q).is_ok() && i16::try_from(h.r).is_ok();
+        exact &= small(d) && small(d + Hex::new(1, 1)) && small(d - Hex::new(1, 1));
+        let k = |t: crate::hex::Ratio| {
+            if exact && t.den as u64 == den {
+                t.num as u32
+            } else if exact {
+                (t.num as u64 * (den / t.den as u64)) as u32
+            } else {
+                0
+            }
+        };
+        let rec = |h: Hex, s: &crate::hex::Step| HexRec {
+            q: h.q as i16,
+            r: h.r as i16,
+            k0: k(s.t0),
+        };
+        let start = (self.hexes.len(), self.sides.len(), self.crosses.len());
+        let mut walk = Walk {
             den: den as u32,
             exact,
             ..Walk::default()
-        },
-        hexes: Vec::new(),
-        sides: Vec::new(),
-        crosses: Vec::new(),
-    };
-    for s in between {
-        let e = match s.crossing {
-            Crossing::Hex(h) => {
-                c.hexes.push(rec(h, s));
-                Edge::Hex(c.hexes.len() as u32 - 1)
-            }
-            Crossing::Side(a, b) => {
-                c.sides.push(SideRec {
-                    a: rec(a, s),
-                    b: rec(b, s),
-                    k1: k(s.t1),
-                });
-                Edge::Side(c.sides.len() as u32 - 1)
-            }
-            Crossing::Vertex(_) => continue,
         };
-        if c.walk.first == Edge::None {
-            c.walk.first = e;
-        }
-        c.walk.last = e;
-        c.walk.k_end = k(s.t1);
-    }
-    let is_end = |h: Hex| h == origin || h == d;
-    let dir = |a: Hex, b: Hex| {
-        a.direction_to(b)
-            .expect("crossed hexsides join adjacent hexes") as u8
-    };
-    for x in line.side_crossings() {
-        match x {
-            SideCrossing::One(a, b, _) if !is_end(a) && !is_end(b) => c.crosses.push(CrossRec {
-                q: a.q as i16,
-                r: a.r as i16,
-                d1: dir(a, b),
-                d2: NO_DIR,
-            }),
-            SideCrossing::Pair(a, b, cc, _) if !is_end(a) && !is_end(b) && !is_end(cc) => {
-                c.crosses.push(CrossRec {
-                    q: a.q as i16,
-                    r: a.r as i16,
-                    d1: dir(a, b),
-                    d2: dir(a, cc),
-                })
+        for s in between {
+            let e = match s.crossing {
+                Crossing::Hex(h) => {
+                    self.hexes.push(rec(h, s));
+                    Edge::Hex((self.hexes.len() - 1 - start.0) as u32)
+                }
+                Crossing::Side(a, b) => {
+                    self.sides.push(SideRec {
+                        a: rec(a, s),
+                        b: rec(b, s),
+                        k1: k(s.t1),
+                    });
+                    Edge::Side((self.sides.len() - 1 - start.1) as u32)
+                }
+                Crossing::Vertex(_) => continue,
+            };
+            if walk.first == Edge::None {
+                walk.first = e;
             }
-            _ => {}
+            walk.last = e;
+            walk.k_end = k(s.t1);
         }
+        let is_end = |h: Hex| h == origin || h == d;
+        let dir = |a: Hex, b: Hex| {
+            a.direction_to(b)
+                .expect("crossed hexsides join adjacent hexes") as u8
+        };
+        for x in line.side_crossings() {
+            match x {
+                SideCrossing::One(a, b, _) if !is_end(a) && !is_end(b) => {
+                    self.crosses.push(CrossRec {
+                        q: a.q as i16,
+                        r: a.r as i16,
+                        d1: dir(a, b),
+                        d2: NO_DIR,
+                    })
+                }
+                SideCrossing::Pair(a, b, cc, _) if !is_end(a) && !is_end(b) && !is_end(cc) => {
+                    self.crosses.push(CrossRec {
+                        q: a.q as i16,
+                        r: a.r as i16,
+                        d1: dir(a, b),
+                        d2: dir(a, cc),
+                    })
+                }
+                _ => {}
+            }
+        }
+        let range = |from: usize, to: usize| (from as u32, to as u32);
+        walk.hexes = range(start.0, self.hexes.len());
+        walk.sides = range(start.1, self.sides.len());
+        walk.crosses = range(start.2, self.crosses.len());
+        self.walks.push(walk);
     }
-    c
 }
 
 #[cfg(test)]

@@ -223,8 +223,9 @@ fn floors_avx512(
     let inv = _mm512_set1_pd(1.0 / den as f64);
     let zero = _mm512_setzero_pd();
     let one = _mm512_set1_pd(1.0);
-    let a: [[f64; 8]; 4] =
-        std::array::from_fn(|c| std::array::from_fn(|j| ((8 * c + j) as i64 - 16) as f64 * MILLI as f64 + eye_diff as f64));
+    let a: [[f64; 8]; 4] = std::array::from_fn(|c| {
+        std::array::from_fn(|j| ((8 * c + j) as i64 - 16) as f64 * MILLI as f64 + eye_diff as f64)
+    });
     for (row, &(k0, k1)) in rows.iter_mut().zip(ks) {
         let (k0, k1) = (_mm512_set1_pd(k0 as f64), _mm512_set1_pd(k1 as f64));
         for c in chunks.clone() {

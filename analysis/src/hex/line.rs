@@ -173,7 +173,10 @@ fn walk_offset(d: Hex) -> Vec<Step> {
 /// unique numerators over one common denominator (returned first), each with
 /// the number of families that cut there.
 fn cut_points(ns: [i64; 3]) -> (i64, Vec<(i64, u8)>) {
-    let den = ns.iter().filter(|&&n| n > 1).fold(1, |l, &n| l / gcd(l, n) * n);
+    let den = ns
+        .iter()
+        .filter(|&&n| n > 1)
+        .fold(1, |l, &n| l / gcd(l, n) * n);
     // Each family's cuts are the multiples of den / n below den: merge the three runs.
     let step = ns.map(|n| if n > 1 { den / n } else { den });
     let mut next = step;
@@ -197,7 +200,8 @@ fn cut_points(ns: [i64; 3]) -> (i64, Vec<(i64, u8)>) {
     (den, cuts)
 }
 
-fn gcd(a: i64, b: i64) -> i64 {
+/// Greatest common divisor (of non-negative numbers).
+pub(crate) fn gcd(a: i64, b: i64) -> i64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
