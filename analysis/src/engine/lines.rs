@@ -4,12 +4,13 @@
 //! walk from the origin to `d`, moved by `a`. It is also the same under the
 //! twelve symmetries of a hex around its centre (six rotations, each with or
 //! without a mirror): the walk to `g·d` is `g` applied to the walk to `d`. So
-//! only one walk per orbit is computed (with [`HexLine::new`], the exact one),
+//! only one walk per orbit is computed (the exact walk of [`crate::hex::HexLine`]),
 //! compiled to a compact form, and every offset of the map points at its orbit's
 //! walk and the symmetry that maps it. For a 250x250 map that is about 21,000
 //! walks instead of 250,000, which keeps memory small next to the bit matrix.
 
-use crate::hex::{Crossing, DIRECTIONS, Hex, HexLine, SideCrossing};
+use crate::hex::line::{side_crossings_into, walk_offset_into};
+use crate::hex::{Crossing, DIRECTIONS, Hex, SideCrossing, Step};
 use crate::map::Map;
 use rayon::prelude::*;
 
@@ -349,6 +350,8 @@ struct Pools {
     hexes: Vec<HexRec>,
     sides: Vec<SideRec>,
     crosses: Vec<CrossRec>,
+    /// Reused buffers: cut points, steps, side crossings.
+    scratch: (Vec<(i64, u8)>, Vec<Step>, Vec<SideCrossing>),
 }
 
 impl Lines {
@@ -372,8 +375,13 @@ impl Pools {
     /// Compiles the exact walk from the origin to `d` into the pools.
     fn compile(&mut self, d: Hex) {
         let origin = Hex::new(0, 0);
-        let line = HexLine::new(origin, d);
-        let between = line.between();
+        let (mut cuts, mut steps, mut crossings) = std::mem::take(&mut self.scratch);
+        walk_offset_into(d, &mut cuts, &mut steps);
+        let between = if steps.len() <= 2 {
+            &[][..]
+        } else {
+            &steps[1..steps.len() - 1]
+        };
         // The common denominator of every fraction, if it fits.
         let mut den: u64 = 1;
         let mut exact = true;
@@ -440,7 +448,8 @@ impl Pools {
             a.direction_to(b)
                 .expect("crossed hexsides join adjacent hexes") as u8
         };
-        for x in line.side_crossings() {
+        side_crossings_into(&steps, &mut crossings);
+        for &x in &crossings {
             match x {
                 SideCrossing::One(a, b, _) if !is_end(a) && !is_end(b) => {
                     self.crosses.push(CrossRec {
@@ -466,6 +475,7 @@ impl Pools {
         walk.sides = range(start.1, self.sides.len());
         walk.crosses = range(start.2, self.crosses.len());
         self.walks.push(walk);
+        self.scratch = (cuts, steps, crossings);
     }
 }
 

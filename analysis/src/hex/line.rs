@@ -82,28 +82,34 @@ impl HexLine {
     /// so a ruleset treats it like a stretch along a hexside (both must block).
     pub fn side_crossings(&self) -> Vec<SideCrossing> {
         let mut out = Vec::new();
-        let mut prev: Option<Crossing> = None;
-        for (i, s) in self.steps.iter().enumerate() {
-            match s.crossing {
-                Crossing::Vertex(_) => continue,
-                cur => {
-                    if let Some(p) = prev {
-                        let at = s.t0;
-                        let c = match (p, cur) {
-                            (Crossing::Hex(a), Crossing::Hex(b)) => SideCrossing::One(a, b, at),
-                            (Crossing::Hex(a), Crossing::Side(b, c))
-                            | (Crossing::Side(b, c), Crossing::Hex(a)) => {
-                                SideCrossing::Pair(a, b, c, at)
-                            }
-                            _ => unreachable!("two hexside stretches never meet (step {i})"),
-                        };
-                        out.push(c);
-                    }
-                    prev = Some(cur);
+        side_crossings_into(&self.steps, &mut out);
+        out
+    }
+}
+
+/// [`HexLine::side_crossings`] of a walk's steps, into a reused buffer.
+pub(crate) fn side_crossings_into(steps: &[Step], out: &mut Vec<SideCrossing>) {
+    out.clear();
+    let mut prev: Option<Crossing> = None;
+    for (i, s) in steps.iter().enumerate() {
+        match s.crossing {
+            Crossing::Vertex(_) => continue,
+            cur => {
+                if let Some(p) = prev {
+                    let at = s.t0;
+                    let c = match (p, cur) {
+                        (Crossing::Hex(a), Crossing::Hex(b)) => SideCrossing::One(a, b, at),
+                        (Crossing::Hex(a), Crossing::Side(b, c))
+                        | (Crossing::Side(b, c), Crossing::Hex(a)) => {
+                            SideCrossing::Pair(a, b, c, at)
+                        }
+                        _ => unreachable!("two hexside stretches never meet (step {i})"),
+                    };
+                    out.push(c);
                 }
+                prev = Some(cur);
             }
         }
-        out
     }
 }
 
@@ -127,18 +133,27 @@ enum Place {
 
 /// Walks from the origin to `d`.
 fn walk_offset(d: Hex) -> Vec<Step> {
+    let mut steps = Vec::new();
+    walk_offset_into(d, &mut Vec::new(), &mut steps);
+    steps
+}
+
+/// Walks from the origin to `d` into `steps`, with `cuts` as scratch (both
+/// reused, so that compiling thousands of walks allocates little).
+pub(crate) fn walk_offset_into(d: Hex, cuts: &mut Vec<(i64, u8)>, steps: &mut Vec<Step>) {
+    steps.clear();
     let origin = Hex::new(0, 0);
     if d == origin {
-        return vec![Step {
+        steps.push(Step {
             crossing: Crossing::Hex(origin),
             t0: Ratio::ZERO,
             t1: Ratio::ONE,
-        }];
+        });
+        return;
     }
     let (dq, dr, ds) = (d.q as i64, d.r as i64, d.s() as i64);
     // Every cut is a multiple of 1/den, so the walk works on numerators over den.
-    let (den, cuts) = cut_points([(dq - dr).abs(), (dr - ds).abs(), (ds - dq).abs()]);
-    let mut steps: Vec<Step> = Vec::with_capacity(cuts.len() * 2);
+    let den = cut_points([(dq - dr).abs(), (dr - ds).abs(), (ds - dq).abs()], cuts);
     let push = |crossing: Crossing, t0: Ratio, t1: Ratio, steps: &mut Vec<Step>| {
         if let Some(last) = steps.last_mut()
             && last.crossing == crossing
@@ -157,22 +172,21 @@ fn walk_offset(d: Hex) -> Vec<Step> {
             && families >= 2
             && let Place::Vertex(v) = locate(d, k0, den)
         {
-            push(Crossing::Vertex(v), t0, t0, &mut steps);
+            push(Crossing::Vertex(v), t0, t0, steps);
         }
         let c = match locate(d, k0 + k1, 2 * den) {
             Place::Interior(h) => Crossing::Hex(h),
             Place::Edge(a, b) => Crossing::Side(a, b),
             Place::Vertex(_) => unreachable!("a vertex is always a cut point"),
         };
-        push(c, t0, t1, &mut steps);
+        push(c, t0, t1, steps);
     }
-    steps
 }
 
 /// All fractions `k / n` in `[0, 1]` for each family size `n`, as sorted,
-/// unique numerators over one common denominator (returned first), each with
-/// the number of families that cut there.
-fn cut_points(ns: [i64; 3]) -> (i64, Vec<(i64, u8)>) {
+/// unique numerators over one common denominator (returned), each with the
+/// number of families that cut there, into `cuts`.
+fn cut_points(ns: [i64; 3], cuts: &mut Vec<(i64, u8)>) -> i64 {
     let den = ns
         .iter()
         .filter(|&&n| n > 1)
@@ -180,7 +194,7 @@ fn cut_points(ns: [i64; 3]) -> (i64, Vec<(i64, u8)>) {
     // Each family's cuts are the multiples of den / n below den: merge the three runs.
     let step = ns.map(|n| if n > 1 { den / n } else { den });
     let mut next = step;
-    let mut cuts: Vec<(i64, u8)> = Vec::with_capacity(ns.iter().sum::<i64>().max(0) as usize + 2);
+    cuts.clear();
     cuts.push((0, 3));
     loop {
         let k = next[0].min(next[1]).min(next[2]);
@@ -197,7 +211,7 @@ fn cut_points(ns: [i64; 3]) -> (i64, Vec<(i64, u8)>) {
         cuts.push((k, families));
     }
     cuts.push((den, 3));
-    (den, cuts)
+    den
 }
 
 /// Greatest common divisor (of non-negative numbers).
