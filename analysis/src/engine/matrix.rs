@@ -77,58 +77,6 @@ impl BitMatrix {
     pub fn count(&self) -> u64 {
         self.bits.iter().map(|w| u64::from(w.count_ones())).sum()
     }
-
-    /// Makes a square matrix symmetric: `M = M | Mᵀ`, 64x64 blocks at a time, in place.
-    fn symmetrise(&mut self) {
-        let blocks = self.n.div_ceil(64);
-        let w = self.words_per_row;
-        let (mut x, mut y) = ([0u64; 64], [0u64; 64]);
-        for bi in 0..blocks {
-            for bj in bi..blocks {
-                let load = |bits: &[u64], br: usize, bc: usize, out: &mut [u64; 64]| {
-                    for (k, b) in out.iter_mut().enumerate() {
-                        let row = br * 64 + k;
-                        *b = if row < self.n { bits[row * w + bc] } else { 0 };
-                    }
-                };
-                load(&self.bits, bi, bj, &mut x);
-                load(&self.bits, bj, bi, &mut y);
-                let (xt, yt) = (transposed(&x), transposed(&y));
-                for k in 0..64 {
-                    if bi * 64 + k < self.n {
-                        self.bits[(bi * 64 + k) * w + bj] = x[k] | yt[k];
-                    }
-                    if bj * 64 + k < self.n {
-                        self.bits[(bj * 64 + k) * w + bi] = y[k] | xt[k];
-                    }
-                }
-            }
-        }
-    }
-}
-
-fn transposed(a: &[u64; 64]) -> [u64; 64] {
-    let mut t = *a;
-    transpose64(&mut t);
-    t
-}
-
-/// Transposes a 64x64 bit block: bit `c` of word `r` moves to bit `r` of word `c`.
-fn transpose64(a: &mut [u64; 64]) {
-    let mut j = 32;
-    let mut m: u64 = 0x0000_0000_FFFF_FFFF;
-    while j != 0 {
-        let mut k = 0;
-        while k < 64 {
-            // Swap the upper-right and lower-left j x j sub-blocks.
-            let t = ((a[k] >> j) ^ a[k + j]) & m;
-            a[k] ^= t << j;
-            a[k + j] ^= t;
-            k = (k + j + 1) & !j;
-        }
-        j >>= 1;
-        m ^= m << j;
-    }
 }
 
 /// Observers and targets of a matrix, by map index (both sorted).
@@ -234,7 +182,7 @@ pub fn cancelled() -> Error {
 ///
 /// For the whole map under reciprocal rules only one of each pair `(i, j)`,
 /// `(j, i)` is computed (offset by offset, see [`Engine::half_for_dq`]) and
-/// the matrix is then made symmetric, halving the work.
+/// written both ways, halving the work.
 pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix> {
     let map = engine.map();
     let mut bits = BitMatrix::with_shape(sel.from.len(), sel.to.len());
@@ -262,9 +210,11 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
         let shared = std::sync::Mutex::new(&mut bits.bits);
         let flush = |batch: &mut Vec<(u32, u32)>| {
             let mut words = shared.lock().unwrap_or_else(|e| e.into_inner());
+            // Both (i, j) and (j, i): the rules are reciprocal here.
             for &(i, j) in batch.iter() {
                 let (i, j) = (i as usize, j as usize);
                 words[i * w + j / 64] |= 1 << (j % 64);
+                words[j * w + i / 64] |= 1 << (i % 64);
             }
             batch.clear();
         };
@@ -321,9 +271,6 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
     }
     if stop.load(Ordering::Relaxed) || ctl.cancel.load(Ordering::Relaxed) {
         return Err(cancelled());
-    }
-    if symmetric {
-        bits.symmetrise();
     }
     Ok(Matrix {
         sel: sel.clone(),
@@ -428,25 +375,6 @@ mod tests {
     use super::*;
     use crate::engine::generate::{Generator, generate};
     use crate::hex::Layout;
-
-    #[test]
-    fn transpose_moves_every_bit() {
-        let mut a = [0u64; 64];
-        let mut x = 0x1234_5678_9abc_def1u64;
-        for w in &mut a {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            *w = x;
-        }
-        let mut t = a;
-        transpose64(&mut t);
-        for (r, row) in a.iter().enumerate() {
-            for (c, col) in t.iter().enumerate() {
-                assert_eq!(row >> c & 1, col >> r & 1, "({r},{c})");
-            }
-        }
-    }
 
     #[test]
     fn the_fast_matrix_equals_the_plain_one() {
