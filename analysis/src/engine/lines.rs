@@ -482,7 +482,7 @@ impl Pools {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hex::Step;
+    use crate::hex::HexLine;
 
     fn transformed(s: &Symmetry, steps: &[Step]) -> Vec<Step> {
         steps

@@ -87,13 +87,12 @@ impl Thresholds {
             return None;
         }
         let n = steps.len();
-        let inwards = (0..n.div_ceil(2)).flat_map(|i| [i, n - 1 - i]).take(n);
         let mut t = Thresholds {
             steps: Vec::with_capacity(n),
             rows: vec![[0; 32]; n],
         };
         let mut ks = Vec::with_capacity(n);
-        for i in inwards {
+        for i in inwards(n) {
             let (d, k0, k1) = steps[i];
             t.steps.push(d as isize as usize);
             ks.push((k0, k1));
@@ -204,6 +203,11 @@ impl Thresholds {
     }
 }
 
+/// `0, n - 1, 1, n - 2, ...`: the stretches of a walk from both ends inwards.
+fn inwards(n: usize) -> impl Iterator<Item = usize> {
+    (0..n.div_ceil(2)).flat_map(move |i| [i, n - 1 - i]).take(n)
+}
+
 /// Fills `rows[i][j] = floor(a * k / den)` for `a = (j - 16) * MILLI + eye_diff`,
 /// with `k` the entry `ks[i].0` when `a >= 0` and the exit `ks[i].1` otherwise,
 /// for the columns of the eight-column `chunks`. The quotient is estimated
@@ -242,6 +246,180 @@ fn floors_avx512(
             let out: &mut [i32; 8] = (&mut row[8 * c..8 * c + 8]).try_into().expect("8 columns");
             // SAFETY: writes the eight values of `out`, unaligned.
             unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), _mm512_cvtpd_epi32(q)) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small xorshift generator: deterministic inputs without a dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+
+        fn between(&mut self, lo: i64, hi: i64) -> i64 {
+            lo + self.below((hi - lo + 1) as u64) as i64
+        }
+    }
+
+    /// The test `fast::geometric_steps` makes, in exact `i128`: lane `l` is
+    /// blocked when some stretch has `(s - e0) * den > a * k`.
+    fn blocked_exactly(
+        steps: &[(i32, u32, u32)],
+        den: i64,
+        surface: &[i32],
+        at: usize,
+        e0: i64,
+        e1: i64,
+    ) -> bool {
+        let a = (e1 - e0) as i128;
+        steps.iter().any(|&(d, k0, k1)| {
+            let k = if a >= 0 { k0 } else { k1 } as i128;
+            let s = surface[(at as i64 + d as i64) as usize] as i128;
+            (s - e0 as i128) * den as i128 > a * k
+        })
+    }
+
+    #[test]
+    fn thresholds_decide_like_the_exact_products() {
+        if !available() {
+            eprintln!("no AVX-512F here: the vector path is not used on this CPU");
+            return;
+        }
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut decided = [0usize; 2];
+        for round in 0..400 {
+            let den = match round % 3 {
+                0 => rng.between(1, 60),
+                1 => rng.between(1, 1 << 20),
+                _ => rng.between(1 << 30, 1 << 32),
+            };
+            let span = rng.between(0, Thresholds::SPAN as i64) as i32;
+            let eye_o = rng.between(-3000, 3000);
+            let eye_t = if round % 2 == 0 {
+                eye_o
+            } else {
+                rng.between(-3000, 3000)
+            };
+            let n = rng.between(1, 40) as usize;
+            let mut steps: Vec<(i32, u32, u32)> = (0..n)
+                .map(|_| {
+                    let k0 = rng.between(0, den - 1);
+                    let k1 = rng.between(k0 + 1, den);
+                    (rng.between(-200, 200) as i32, k0 as u32, k1 as u32)
+                })
+                .collect();
+            steps.sort_by_key(|s| s.1);
+            let Some(t) = Thresholds::of(&steps, den, span, eye_t - eye_o) else {
+                continue;
+            };
+            // A grid of 600 cells plus the 64 spare ones, observers from 250 on.
+            let (base0, dt) = (250usize, rng.between(-200, 200) as isize as usize);
+            let lv0 = rng.between(-5, 5) as i32;
+            let mut level = vec![0i32; 664];
+            for l in &mut level {
+                *l = lv0 + rng.between(0, span as i64) as i32;
+            }
+            // Mostly low ground, so that many lines are seen, with some high ground.
+            let low = lv0 as i64 * MILLI + eye_o.min(eye_t) - 1;
+            let mut surface: Vec<i32> = (0..664)
+                .map(|_| match rng.below(10) {
+                    0 => low + rng.between(0, (span as i64 + 1) * MILLI),
+                    _ => low - rng.between(0, 3000),
+                } as i32)
+                .collect();
+            // Put some surfaces exactly on, just under and just over a line.
+            for _ in 0..24 {
+                let l = rng.below(64) as usize;
+                let (d, k0, k1) = steps[rng.below(n as u64) as usize];
+                let e0 = level[base0 + l] as i64 * MILLI + eye_o;
+                let e1 = level[base0.wrapping_add(dt) + l] as i64 * MILLI + eye_t;
+                let a = e1 - e0;
+                let k = if a >= 0 { k0 } else { k1 } as i64;
+                let x = (base0 as i64 + l as i64 + d as i64) as usize;
+                surface[x] = (e0 + (a * k).div_euclid(den) + rng.between(-1, 1)) as i32;
+            }
+            let open = rng.below(u64::MAX) | 1;
+            let got = t.survivors(&surface, &level, base0, dt, eye_o as i32, open);
+            for l in 0..64 {
+                if open >> l & 1 == 0 {
+                    assert_eq!(got >> l & 1, 0, "a closed lane came back");
+                    continue;
+                }
+                let e0 = level[base0 + l] as i64 * MILLI + eye_o;
+                let e1 = level[base0.wrapping_add(dt) + l] as i64 * MILLI + eye_t;
+                let want = blocked_exactly(&steps, den, &surface, base0 + l, e0, e1);
+                assert_eq!(
+                    got >> l & 1 == 0,
+                    want,
+                    "round {round}, lane {l}, den {den}"
+                );
+                decided[want as usize] += 1;
+            }
+        }
+        // Both answers occur often enough for the comparison to mean something.
+        eprintln!("seen {}, blocked {}", decided[0], decided[1]);
+        assert!(decided[0] > 1000 && decided[1] > 1000, "{decided:?}");
+    }
+
+    #[test]
+    fn table_floors_are_exact() {
+        if !available() {
+            return;
+        }
+        let mut rng = Rng(11);
+        let mut dens: Vec<i64> = (1..400).collect();
+        dens.extend((0..400).map(|_| rng.between(400, 1 << 32)));
+        for den in dens {
+            // Every k up to 64 and some beyond, as entries and exits.
+            let ks: Vec<u32> = (0..=den.min(64))
+                .chain((0..16).map(|_| rng.between(0, den)))
+                .map(|k| k as u32)
+                .collect();
+            let steps: Vec<(i32, u32, u32)> = ks.iter().map(|&k| (0, k, k)).collect();
+            let eye_diff = rng.between(-500, 500);
+            let t = Thresholds::of(&steps, den, Thresholds::SPAN, eye_diff).expect("exact");
+            // `of` orders stretches from both ends inwards; every k is both k0 and k1.
+            for (row, i) in t.rows.iter().zip(inwards(steps.len())) {
+                let k = ks[i] as i64;
+                for (j, &got) in row.iter().enumerate().skip(1) {
+                    let a = (j as i64 - 16) * MILLI + eye_diff;
+                    assert_eq!(
+                        got as i64,
+                        (a * k).div_euclid(den),
+                        "a {a}, k {k}, den {den}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn thresholds_refuse_products_beyond_exact_f64() {
+        // 15 levels of 1000 and a denominator near 2^32 stay below 2^52 ...
+        let steps = [(1, 0, 1 << 31), (2, 1 << 31, u32::MAX)];
+        assert!(Thresholds::of(&steps, u32::MAX as i64, 15, 0).is_some());
+        // ... eyes two million apart do not.
+        assert!(Thresholds::of(&steps, u32::MAX as i64, 15, 2_000_000).is_none());
+    }
+
+    #[test]
+    fn equal_lanes_match_with_and_without_vectors() {
+        let mut rng = Rng(7);
+        for _ in 0..200 {
+            let a: Vec<i32> = (0..64).map(|_| rng.between(0, 3) as i32).collect();
+            let b: Vec<i32> = (0..64).map(|_| rng.between(0, 3) as i32).collect();
+            let want = (0..64).fold(0u64, |m, l| m | ((a[l] == b[l]) as u64) << l);
+            assert_eq!(equal_lanes(&a, &b, false), want);
+            assert_eq!(equal_lanes(&a, &b, available()), want);
         }
     }
 }
