@@ -249,12 +249,12 @@ impl<'m> Engine<'m> {
                             at,
                         }
                     });
-                    // 64 spare cells, like `surface_f`, for the vector path's loads.
+                    // 64 spare cells, like `surface`, for the vector path's loads.
                     let mut level = vec![0i32; size + 64];
                     for (i, c) in map.cells().iter().enumerate() {
                         level[cell[i] as usize] = c.level;
                     }
-                    // 64 spare cells, like `level`, for the vector path's loads.
+                    // 64 spare cells past the grid (never blocking) for the vector path's loads.
                     surface.extend([eye_min as i32; 64]);
                     let (lmin, lmax) =
                         map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
@@ -363,8 +363,8 @@ impl<'m> Engine<'m> {
         }
     }
 
-    /// Turns the vector path for lines between levels off (or back on where
-    /// the CPU has it), so tests can compare both paths on one machine.
+    /// Turns the vector paths off (or back on where the CPU has them), so
+    /// tests can compare both paths on one machine.
     pub fn set_simd(&mut self, on: bool) {
         self.simd = on && vector::available();
     }
@@ -595,7 +595,7 @@ impl<'m> Engine<'m> {
                                 0
                             };
                             let mut uneven = all & !same;
-                            // Ends at different levels: 8 lines at a time along
+                            // Ends at different levels: 16 lines at a time along
                             // their hex stretches where the CPU allows, so only
                             // the hexside stretches are left one line at a time.
                             let mut middle = steps;
