@@ -79,8 +79,12 @@ impl Thresholds {
     /// The table for a walk laid out as `(index delta, k0, k1)` over `den`,
     /// for level differences up to `span` (at most [`Thresholds::SPAN`]) and
     /// ends whose eyes are `eye_diff` apart besides their levels; `None` when
-    /// a product would not be exact in `f64`.
+    /// a product would not be exact in `f64`, or the CPU lacks the vector
+    /// instructions (so a `Thresholds` exists only where they run).
     pub fn of(steps: &[(i32, u32, u32)], den: i64, span: i32, eye_diff: i64) -> Option<Thresholds> {
+        if !available() {
+            return None;
+        }
         let span = span.clamp(0, Self::SPAN);
         let a_max = span as i64 * MILLI + eye_diff.abs();
         if (a_max as i128) * (den as i128) >= 1 << 52 {
@@ -100,7 +104,7 @@ impl Thresholds {
         // Columns 16 - span ..= 16 + span, eight at a time.
         let chunks = (16 - span as usize) / 8..(16 + span as usize) / 8 + 1;
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: thresholds are built only where `available` found AVX-512F.
+        // SAFETY: `available` found AVX-512F above.
         unsafe {
             floors_avx512(&mut t.rows, &ks, den, eye_diff, chunks);
         }
@@ -124,7 +128,7 @@ impl Thresholds {
     ) -> u64 {
         #[cfg(target_arch = "x86_64")]
         {
-            // SAFETY: the engine uses thresholds only where `available` found AVX-512F.
+            // SAFETY: `of` builds thresholds only where `available` found AVX-512F.
             unsafe { self.survivors_avx512(surface, level, base0, dt, eye_o, open) }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -406,7 +410,11 @@ mod tests {
     fn thresholds_refuse_products_beyond_exact_f64() {
         // 15 levels of 1000 and a denominator near 2^32 stay below 2^52 ...
         let steps = [(1, 0, 1 << 31), (2, 1 << 31, u32::MAX)];
-        assert!(Thresholds::of(&steps, u32::MAX as i64, 15, 0).is_some());
+        // (where the CPU has the vector instructions at all)
+        assert_eq!(
+            Thresholds::of(&steps, u32::MAX as i64, 15, 0).is_some(),
+            available()
+        );
         // ... eyes two million apart do not.
         assert!(Thresholds::of(&steps, u32::MAX as i64, 15, 2_000_000).is_none());
     }
