@@ -239,22 +239,21 @@ impl Lines {
             width,
             table,
         };
-        // Compiled in parallel a chunk at a time, so the temporary copies stay
-        // small; each task fills pools of its own, to allocate little.
-        for chunk in canon.chunks(2048) {
-            let parts: Vec<Pools> = chunk
-                .par_chunks(64)
-                .map(|ds| {
-                    let mut p = Pools::default();
-                    for &d in ds {
-                        p.compile(d);
-                    }
-                    p
-                })
-                .collect();
-            for p in parts {
-                lines.append(p);
-            }
+        // Compiled in parallel, each task into pools of its own (to allocate
+        // little), then moved into one; the copies last only until then,
+        // before the bit matrix is allocated.
+        let parts: Vec<Pools> = canon
+            .par_chunks(64)
+            .map(|ds| {
+                let mut p = Pools::default();
+                for &d in ds {
+                    p.compile(d);
+                }
+                p
+            })
+            .collect();
+        for p in parts {
+            lines.append(p);
         }
         lines.hexes.shrink_to_fit();
         lines.sides.shrink_to_fit();
