@@ -699,39 +699,45 @@ impl<'m> Engine<'m> {
                             // Up to 64 consecutive observers; ends at one level go 64 at a time.
                             let lanes = (r_to - r0 + 1).min(64) as usize;
                             let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
+                            let all = if lanes == 64 {
+                                u64::MAX
+                            } else {
+                                (1 << lanes) - 1
+                            };
+                            // The lanes by the ends' levels, from one bitset per
+                            // level: ends at one level `L`, or at different levels
+                            // with the higher at `H`.
                             let mut level_masks = [(0i32, 0u64); 64];
                             let mut n_levels = 0;
                             let mut high_masks = [(0i32, 0u64); 64];
                             let mut n_highs = 0;
-                            // The ends' levels, lane by lane, from the padded grid.
-                            let ends = cells[base0 as usize..base0 as usize + lanes]
-                                .iter()
-                                .zip(&cells[(base0 + dt) as usize..(base0 + dt) as usize + lanes]);
-                            for (lane, (co, ct)) in ends.enumerate() {
-                                let (lo, lt) = (co.level, ct.level);
-                                if lo == lt && flat.has(lo) {
-                                    match level_masks[..n_levels].iter_mut().find(|(x, _)| *x == lo)
-                                    {
-                                        Some((_, m)) => *m |= 1 << lane,
-                                        None => {
-                                            level_masks[n_levels] = (lo, 1 << lane);
-                                            n_levels += 1;
-                                        }
-                                    }
-                                    continue;
+                            let (mut below_o, mut below_t) = (0u64, 0u64);
+                            for (k, at) in flat.at.iter().enumerate() {
+                                let level = flat.level_min + k as i32;
+                                let o = CcFlat::window(at, base0) & all;
+                                let t = CcFlat::window(at, base0 + dt) & all;
+                                if o & t != 0 {
+                                    level_masks[n_levels] = (level, o & t);
+                                    n_levels += 1;
                                 }
-                                if lo != lt && flat.has(lo.max(lt)) {
-                                    let high = lo.max(lt);
-                                    match high_masks[..n_highs].iter_mut().find(|(x, _)| *x == high)
-                                    {
-                                        Some((_, m)) => *m |= 1 << lane,
-                                        None => {
-                                            high_masks[n_highs] = (high, 1 << lane);
-                                            n_highs += 1;
-                                        }
-                                    }
-                                    continue;
+                                let high = (o & below_t) | (t & below_o);
+                                if high != 0 {
+                                    high_masks[n_highs] = (level, high);
+                                    n_highs += 1;
                                 }
+                                below_o |= o;
+                                below_t |= t;
+                            }
+                            // Every map hex has a level the bitsets hold; anything
+                            // else goes one line at a time.
+                            let mut rest = all & !(below_o & below_t);
+                            while rest != 0 {
+                                let lane = rest.trailing_zeros() as usize;
+                                rest &= rest - 1;
+                                let (lo, lt) = (
+                                    cells[base0 as usize + lane].level,
+                                    cells[(base0 + dt) as usize + lane].level,
+                                );
                                 let r = r0 + lane as i32;
                                 let i = a.idx[(r - a.r_lo) as usize] as usize;
                                 let j = b.idx[(r + dr - b.r_lo) as usize] as usize;
@@ -943,6 +949,8 @@ struct CcFlat {
     /// Per level `H`: the hex blocks a line whose ends differ and whose higher
     /// end is at `H` (blaze, or ground at `H` or above), blind hexes aside.
     ge: Vec<Vec<u64>>,
+    /// Per level: the cell is a map hex at that level.
+    at: Vec<Vec<u64>>,
 }
 
 impl CcFlat {
@@ -957,12 +965,17 @@ impl CcFlat {
             hexes: Vec::new(),
             sides: Vec::new(),
             ge: Vec::new(),
+            at: Vec::new(),
         };
         for l in lmin..=lmax.max(lmin) {
             let mut hx = vec![0u64; words];
             let mut ge = vec![0u64; words];
+            let mut at = vec![0u64; words];
             let mut sd: [Vec<u64>; 6] = std::array::from_fn(|_| vec![0u64; words]);
             for (x, c) in cells.iter().enumerate() {
+                if c.on_map && c.level == l {
+                    at[x / 64] |= 1 << (x % 64);
+                }
                 if cc_judge(c, l, l, false) == BLOCK {
                     hx[x / 64] |= 1 << (x % 64);
                 }
@@ -977,28 +990,20 @@ impl CcFlat {
             }
             flat.hexes.push(hx);
             flat.ge.push(ge);
+            flat.at.push(at);
             flat.sides.push(sd);
         }
         flat
     }
 
-    fn has(&self, level: i32) -> bool {
-        level >= self.level_min && ((level - self.level_min) as usize) < self.hexes.len()
-    }
-
     fn bytes(&self) -> usize {
-        self.hexes.iter().map(|h| h.len() * 8 * 8).sum()
+        // Per level: hexes, ge, at and six side directions.
+        self.hexes.iter().map(|h| h.len() * 8 * 9).sum()
     }
 
     #[inline]
     fn window(bits: &[u64], pos: i64) -> u64 {
-        let pos = pos as usize;
-        let (w, o) = (pos / 64, pos % 64);
-        if o == 0 {
-            bits[w]
-        } else {
-            bits[w] >> o | bits[w + 1] << (64 - o)
-        }
+        Flat::window_of(bits, pos as usize)
     }
 
     /// The lanes of `mask` (observers at `base0 + lane`, ends at `level`) whose line is blocked.
@@ -1016,17 +1021,26 @@ impl CcFlat {
 
     fn blocked_by(&self, hexes: &[u64], l: usize, laid: &CcLaid, base0: i64, mask: u64) -> u64 {
         let sides = &self.sides[l];
+        let at = |d: i64| Self::window(hexes, base0 + d);
+        // Four hexes a round, checked once a round.
         let mut blocked = 0u64;
-        for &d in &laid.hexes {
-            blocked |= Self::window(hexes, base0 + d);
+        let mut quads = laid.hexes.chunks_exact(4);
+        for q in &mut quads {
+            blocked |= at(q[0]) | at(q[1]) | at(q[2]) | at(q[3]);
             if blocked & mask == mask {
                 return blocked;
             }
         }
+        for &d in quads.remainder() {
+            blocked |= at(d);
+        }
         for &(x, y) in &laid.sides {
-            blocked |= Self::window(hexes, base0 + x) & Self::window(hexes, base0 + y);
+            blocked |= at(x) & at(y);
         }
         for &(d, d1, d2) in &laid.crosses {
+            if blocked & mask == mask {
+                break;
+            }
             let one = Self::window(&sides[d1 as usize], base0 + d);
             blocked |= if d2 == NO_DIR {
                 one
