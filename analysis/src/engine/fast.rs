@@ -119,6 +119,32 @@ impl Flat {
     }
 }
 
+/// Bits `0..lanes` set: the lanes of a group of up to 64 observers.
+#[inline]
+fn lane_mask(lanes: usize) -> u64 {
+    if lanes == 64 {
+        u64::MAX
+    } else {
+        (1 << lanes) - 1
+    }
+}
+
+/// The or of the 64-bit windows of `bits` at `base0 + delta(x)` for each `x`
+/// of `items`, four a round, stopping once every lane of `mask` is set.
+#[inline]
+fn sweep<T>(bits: &[u64], base0: i64, items: &[T], delta: impl Fn(&T) -> i64, mask: u64) -> u64 {
+    let at = |x: &T| Flat::window_of(bits, (base0 + delta(x)) as usize);
+    let mut blocked = 0u64;
+    let mut quads = items.chunks_exact(4);
+    for q in &mut quads {
+        blocked |= at(&q[0]) | at(&q[1]) | at(&q[2]) | at(&q[3]);
+        if blocked & mask == mask {
+            return blocked;
+        }
+    }
+    quads.remainder().iter().fold(blocked, |b, x| b | at(x))
+}
+
 enum Rules {
     Geometric {
         surface: Vec<i32>,
@@ -213,11 +239,11 @@ impl<'m> Engine<'m> {
                     for (i, &s) in surf.iter().enumerate() {
                         surface[cell[i] as usize] = s as i32;
                     }
+                    let (lmin, lmax) =
+                        map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
+                            (a.min(c.level), b.max(c.level))
+                        });
                     let flat = (hs.observer_eye == hs.target_eye).then(|| {
-                        let (lmin, lmax) =
-                            map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
-                                (a.min(c.level), b.max(c.level))
-                            });
                         let tall = (lmin..=lmax)
                             .map(|l| {
                                 let eye = l as i64 * MILLI + hs.observer_eye;
@@ -256,10 +282,6 @@ impl<'m> Engine<'m> {
                     }
                     // 64 spare cells past the grid (never blocking) for the vector path's loads.
                     surface.extend([eye_min as i32; 64]);
-                    let (lmin, lmax) =
-                        map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
-                            (a.min(c.level), b.max(c.level))
-                        });
                     let span = lmax as i64 - lmin as i64;
                     Rules::Geometric {
                         surface,
@@ -582,11 +604,7 @@ impl<'m> Engine<'m> {
                             // The ends' levels, lane by lane, from the padded grid.
                             let lv_o = &level[base0 as usize..base0 as usize + lanes];
                             let lv_t = &level[(base0 + dt) as usize..(base0 + dt) as usize + lanes];
-                            let all = if lanes == 64 {
-                                u64::MAX
-                            } else {
-                                (1 << lanes) - 1
-                            };
+                            let all = lane_mask(lanes);
                             let same = if flat.is_some() {
                                 let (o, t) = (base0 as usize, (base0 + dt) as usize);
                                 vector::equal_lanes(&level[o..o + 64], &level[t..t + 64], self.simd)
@@ -641,23 +659,8 @@ impl<'m> Engine<'m> {
                                 let l = (lv - flat.level_min) as usize;
                                 let mask = Flat::window_of(&flat.at[l], base0 as usize) & rest;
                                 rest &= !mask;
-                                let tall = &flat.tall[l];
-                                let at =
-                                    |d: i32| Flat::window_of(tall, (base0 + d as i64) as usize);
-                                // Four stretches a round, checked once a round.
-                                let mut blocked = 0u64;
-                                let mut quads = steps.chunks_exact(4);
-                                for q in &mut quads {
-                                    blocked |= at(q[0].0) | at(q[1].0) | at(q[2].0) | at(q[3].0);
-                                    if blocked & mask == mask {
-                                        break;
-                                    }
-                                }
-                                if blocked & mask != mask {
-                                    for &(d, _, _) in quads.remainder() {
-                                        blocked |= at(d);
-                                    }
-                                }
+                                let mut blocked =
+                                    sweep(&flat.tall[l], base0, steps, |s| s.0 as i64, mask);
                                 for sd in sides {
                                     if blocked & mask == mask {
                                         break;
@@ -699,11 +702,7 @@ impl<'m> Engine<'m> {
                             // Up to 64 consecutive observers; ends at one level go 64 at a time.
                             let lanes = (r_to - r0 + 1).min(64) as usize;
                             let base0 = self.cell[a.idx[(r0 - a.r_lo) as usize] as usize] as i64;
-                            let all = if lanes == 64 {
-                                u64::MAX
-                            } else {
-                                (1 << lanes) - 1
-                            };
+                            let all = lane_mask(lanes);
                             // The lanes by the ends' levels, from one bitset per
                             // level: ends at one level `L`, or at different levels
                             // with the higher at `H`.
@@ -1021,19 +1020,11 @@ impl CcFlat {
 
     fn blocked_by(&self, hexes: &[u64], l: usize, laid: &CcLaid, base0: i64, mask: u64) -> u64 {
         let sides = &self.sides[l];
+        let mut blocked = sweep(hexes, base0, &laid.hexes, |&d| d, mask);
+        if blocked & mask == mask {
+            return blocked;
+        }
         let at = |d: i64| Self::window(hexes, base0 + d);
-        // Four hexes a round, checked once a round.
-        let mut blocked = 0u64;
-        let mut quads = laid.hexes.chunks_exact(4);
-        for q in &mut quads {
-            blocked |= at(q[0]) | at(q[1]) | at(q[2]) | at(q[3]);
-            if blocked & mask == mask {
-                return blocked;
-            }
-        }
-        for &d in quads.remainder() {
-            blocked |= at(d);
-        }
         for &(x, y) in &laid.sides {
             blocked |= at(x) & at(y);
         }
