@@ -9,7 +9,7 @@
 //! walk and the symmetry that maps it. For a 250x250 map that is about 21,000
 //! walks instead of 250,000, which keeps memory small next to the bit matrix.
 
-use crate::hex::line::{side_crossings_into, walk_offset_into};
+use crate::hex::line::{between, side_crossings_into, walk_offset_into};
 use crate::hex::{Crossing, DIRECTIONS, Hex, SideCrossing, Step};
 use crate::map::Map;
 use rayon::prelude::*;
@@ -376,11 +376,7 @@ impl Pools {
         let origin = Hex::new(0, 0);
         let (mut cuts, mut steps, mut crossings) = std::mem::take(&mut self.scratch);
         walk_offset_into(d, &mut cuts, &mut steps);
-        let between = if steps.len() <= 2 {
-            &[][..]
-        } else {
-            &steps[1..steps.len() - 1]
-        };
+        let between = between(&steps);
         // The common denominator of every fraction, if it fits.
         let mut den: u64 = 1;
         let mut exact = true;

@@ -61,8 +61,7 @@ impl HexLine {
 
     /// The stretches strictly between the two end hexes.
     pub fn between(&self) -> &[Step] {
-        let n = self.steps.len();
-        if n <= 2 { &[] } else { &self.steps[1..n - 1] }
+        between(&self.steps)
     }
 
     /// Every hex whose interior the line crosses, in order, ends included.
@@ -85,6 +84,12 @@ impl HexLine {
         side_crossings_into(&self.steps, &mut out);
         out
     }
+}
+
+/// [`HexLine::between`] of a walk's steps.
+pub(crate) fn between(steps: &[Step]) -> &[Step] {
+    let n = steps.len();
+    if n <= 2 { &[] } else { &steps[1..n - 1] }
 }
 
 /// [`HexLine::side_crossings`] of a walk's steps, into a reused buffer.
