@@ -28,11 +28,11 @@ pub struct Generator {
     pub dense: bool,
 }
 
-/// A small, stable random generator (SplitMix64).
-struct Rng(u64);
+/// A small, stable random generator (SplitMix64), seeded by its field.
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

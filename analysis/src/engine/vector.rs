@@ -62,9 +62,8 @@ fn equal_lanes_avx512(a: &[i32; 64], b: &[i32; 64]) -> u64 {
 /// A hex blocks lane `l` at a stretch when `(s - e0) * den > a * k` (as in
 /// `fast::geometric_steps`). As `s - e0` is an integer, that is
 /// `s > e0 + floor(a * k / den)`: one `i32` add and compare per lane once the
-/// floor is in the table. The floor is taken of an `f64` quotient of two
-/// integers below `2^53`, which is correctly rounded and so never crosses an
-/// integer: it is exact ([`Thresholds::of`] checks the bound).
+/// floor is in the table. The floors are exact: see [`floors_avx512`]
+/// ([`Thresholds::of`] checks the bound it needs).
 pub struct Thresholds {
     /// Index deltas as wrapping `usize` offsets.
     steps: Vec<usize>,
@@ -258,19 +257,23 @@ fn floors_avx512(
 mod tests {
     use super::*;
 
-    /// A small xorshift generator: deterministic inputs without a dependency.
-    struct Rng(u64);
+    use crate::engine::generate::Rng;
 
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
+    /// Wide draws from the map generator's random source.
+    trait Draw {
+        /// In `0..n`.
+        fn below64(&mut self, n: u64) -> u64;
+        /// In `lo..=hi`.
+        fn between(&mut self, lo: i64, hi: i64) -> i64;
+    }
+
+    impl Draw for Rng {
+        fn below64(&mut self, n: u64) -> u64 {
+            self.next() % n
         }
 
         fn between(&mut self, lo: i64, hi: i64) -> i64 {
-            lo + self.below((hi - lo + 1) as u64) as i64
+            lo + self.below64((hi - lo + 1) as u64) as i64
         }
     }
 
@@ -335,15 +338,15 @@ mod tests {
             // Mostly low ground, so that many lines are seen, with some high ground.
             let low = lv0 as i64 * MILLI + eye_o.min(eye_t) - 1;
             let mut surface: Vec<i32> = (0..664)
-                .map(|_| match rng.below(10) {
+                .map(|_| match rng.below64(10) {
                     0 => low + rng.between(0, (span as i64 + 1) * MILLI),
                     _ => low - rng.between(0, 3000),
                 } as i32)
                 .collect();
             // Put some surfaces exactly on, just under and just over a line.
             for _ in 0..24 {
-                let l = rng.below(64) as usize;
-                let (d, k0, k1) = steps[rng.below(n as u64) as usize];
+                let l = rng.below64(64) as usize;
+                let (d, k0, k1) = steps[rng.below64(n as u64) as usize];
                 let e0 = level[base0 + l] as i64 * MILLI + eye_o;
                 let e1 = level[base0.wrapping_add(dt) + l] as i64 * MILLI + eye_t;
                 let a = e1 - e0;
@@ -351,7 +354,7 @@ mod tests {
                 let x = (base0 as i64 + l as i64 + d as i64) as usize;
                 surface[x] = (e0 + (a * k).div_euclid(den) + rng.between(-1, 1)) as i32;
             }
-            let open = rng.below(u64::MAX) | 1;
+            let open = rng.below64(u64::MAX) | 1;
             let got = t.survivors(&surface, &level, base0, dt, eye_o as i32, open);
             for l in 0..64 {
                 if open >> l & 1 == 0 {
