@@ -61,6 +61,25 @@ pub fn line_of_sight_labels(map: &Map, from: &str, to: &str) -> Result<LosResult
 }
 
 impl LosResult {
+    /// The trace on one line: hex interiors as `C5`, hexside stretches as `[C5|D5]`.
+    pub fn trace_text(&self, map: &Map) -> String {
+        let trace: Vec<String> = self
+            .trace_json(map)
+            .iter()
+            .map(|v| match v {
+                Value::Array(a) => format!(
+                    "[{}]",
+                    a.iter()
+                        .filter_map(|x| x.as_str())
+                        .collect::<Vec<_>>()
+                        .join("|")
+                ),
+                v => v.as_str().unwrap_or_default().to_string(),
+            })
+            .collect();
+        trace.join(" ")
+    }
+
     /// The trace as labels: a hex interior as `"C5"`, a hexside stretch as `["C5", "D5"]`.
     pub fn trace_json(&self, map: &Map) -> Vec<Value> {
         self.line
@@ -145,21 +164,7 @@ impl LosResult {
             s += &format!("blocked by: {what}\n");
         }
         s += &format!("reason: {}\n", self.reason);
-        let trace: Vec<String> = self
-            .trace_json(map)
-            .iter()
-            .map(|v| match v {
-                Value::Array(a) => format!(
-                    "[{}]",
-                    a.iter()
-                        .filter_map(|x| x.as_str())
-                        .collect::<Vec<_>>()
-                        .join("|")
-                ),
-                v => v.as_str().unwrap_or_default().to_string(),
-            })
-            .collect();
-        s += &format!("trace: {}\n", trace.join(" "));
+        s += &format!("trace: {}\n", self.trace_text(map));
         for e in &self.events {
             let eff = match e.effect {
                 Effect::Block => "blocks".to_string(),

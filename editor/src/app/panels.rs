@@ -471,21 +471,7 @@ impl EditorApp {
         ui.label(RichText::new("Reason").strong());
         ui.label(&los.reason);
         ui.label(RichText::new("Trace").strong());
-        let trace: Vec<String> = los
-            .trace_json(map)
-            .iter()
-            .map(|v| match v {
-                serde_json::Value::Array(a) => format!(
-                    "[{}]",
-                    a.iter()
-                        .filter_map(|x| x.as_str())
-                        .collect::<Vec<_>>()
-                        .join("|")
-                ),
-                v => v.as_str().unwrap_or_default().to_string(),
-            })
-            .collect();
-        ui.monospace(trace.join(" "));
+        ui.monospace(los.trace_text(map));
         if !los.events.is_empty() {
             ui.label(RichText::new("Along the line").strong());
             for e in &los.events {
