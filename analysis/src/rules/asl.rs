@@ -49,11 +49,13 @@
 //!   `depression` hexes, not in `no-crest` hexes (bridge, ford), with a facing, and with no
 //!   protected hexside that is a `cliff`.
 
+use super::kernel::{At, Explained, LineEvent, Notes, Span, What};
 use super::units::{self, Problem};
-use super::{Assessment, Effect, Event, LosEffect, Modifier, Place, both_sides, hexside_events};
-use crate::hex::{Crossing, Hex, HexLine, SideCrossing};
+use super::{Assessment, Effect, LosEffect, Modifier, marker_ids};
+use crate::hex::{Hex, HexLine, SideCrossing};
 use crate::map::{Map, Unit};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 
 /// Where a unit sits in its hex.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,8 +118,10 @@ pub fn protected(f: usize) -> [usize; 3] {
     [(f + 5) % 6, f % 6, (f + 1) % 6]
 }
 
-#[derive(Clone, Copy)]
-struct End {
+/// One end of a line: its hex, ground level, elevation (a depression's floor is one
+/// level below its ground) and position.
+#[derive(Clone, Copy, Debug)]
+pub struct End {
     hex: Hex,
     ground: i32,
     elev: i32,
@@ -125,7 +129,10 @@ struct End {
 }
 
 fn end(map: &Map, hex: Hex, pos: Pos) -> End {
-    let ground = map.level(hex);
+    end_at(hex, map.level(hex), pos)
+}
+
+fn end_at(hex: Hex, ground: i32, pos: Pos) -> End {
     let elev = if pos == Pos::In { ground - 1 } else { ground };
     End {
         hex,
@@ -135,163 +142,504 @@ fn end(map: &Map, hex: Hex, pos: Pos) -> End {
     }
 }
 
-struct Ctx<'a> {
-    map: &'a Map,
+/// What the ASL rules read in a hex.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cell {
+    /// On the map (off it nothing acts).
+    pub on_map: bool,
+    /// Ground level.
+    pub level: i32,
+    /// The terrain's effect (`None` for clear).
+    pub terrain: Option<LosEffect>,
+    /// An obstacle's top (level plus height), in thousandths of a level.
+    pub top: i64,
+    /// Inherent terrain (B.6): acts even along its hexside.
+    pub inherent: bool,
+    /// A depression hex (A6.3).
+    pub depression: bool,
+    /// The facing of a crest unit in the hex (its position for `hexsight los`).
+    pub crest: Option<u8>,
+    /// A marker blocks here (blaze).
+    pub marker_block: bool,
+    /// The markers' hindrance (smoke).
+    pub marker_hinder: u32,
+}
+
+impl Cell {
+    /// The position `hexsight los` reads for the hex: its crest unit, else floor or ground.
+    fn pos(&self) -> Pos {
+        match self.crest {
+            Some(f) => Pos::Crest(f as usize),
+            None if self.depression => Pos::In,
+            None => Pos::Ground,
+        }
+    }
+}
+
+/// A hexside feature (B9.2): its effect and the level it stands at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Side {
+    /// The feature's effect (`None` without a feature).
+    pub los: Option<LosEffect>,
+    /// The higher of the two hexes' levels.
+    pub level: i32,
+}
+
+/// The two ends of a line, and which is higher.
+#[derive(Clone, Copy, Debug)]
+pub struct Ends {
     a: End,
     b: End,
     high: i32,
     /// The higher and lower ends, when their ground levels differ.
     hi_lo: Option<(End, End)>,
+    /// The higher end is the observer.
+    hi_is_from: bool,
 }
 
-/// An effect of one hex, with its reason and whether it is inherent terrain.
-struct Item {
-    place: Place,
-    effect: Effect,
-    reason: String,
-    inherent: bool,
+/// The ASL sight rule.
+pub struct Kernel<'m> {
+    map: &'m Map,
+    /// The ends' positions, when a question about units sets them (else read from the hexes).
+    positions: Option<(Pos, Pos)>,
+    /// Crest units' facings by hex.
+    crest: HashMap<Hex, u8>,
+    /// Marker effects by hex.
+    markers: HashMap<Hex, (bool, u32)>,
+}
+
+impl<'m> Kernel<'m> {
+    /// The kernel for a map, the ends' positions read from their hexes.
+    pub fn new(map: &'m Map) -> Self {
+        let mut crest = HashMap::new();
+        for u in &map.units {
+            if units::state_has(map, u, "crest") {
+                crest.entry(u.hex).or_insert(u.facing.unwrap_or(0) as u8);
+            }
+        }
+        Kernel {
+            map,
+            positions: None,
+            crest,
+            markers: super::marker_sums(map),
+        }
+    }
+
+    /// The kernel for units at the given positions.
+    pub fn with_positions(map: &'m Map, from: Pos, to: Pos) -> Self {
+        Kernel {
+            positions: Some((from, to)),
+            ..Kernel::new(map)
+        }
+    }
+
+    /// A blind-hex block behind an obstruction with top `top` (A6.4, B10.23), if the lower
+    /// end is within the blind hexes it casts.
+    #[inline]
+    fn blind<N: Notes>(
+        &self,
+        e: &Ends,
+        at: At,
+        top: i64,
+        crest: bool,
+        inherent: bool,
+        what: impl FnOnce() -> String,
+        n: &mut N,
+    ) -> bool {
+        let Some((hi, lo)) = e.hi_lo else {
+            return false;
+        };
+        let (range, behind) = if e.hi_is_from {
+            (at.from, at.to)
+        } else {
+            (at.to, at.from)
+        };
+        let count = blind_hexes(range, top, hi.ground, lo.ground, crest);
+        if behind > count {
+            return false;
+        }
+        let rule = if crest { "B10.23, A6.4" } else { "A6.4" };
+        n.note(What::Hex, Effect::Block, inherent, || {
+            format!(
+                "blind hex: {} (level {}) is {behind} hex(es) behind {} (level {}), which at range {range} from the level-{} viewer casts {count} blind hex(es) ({rule})",
+                self.map.label(lo.hex),
+                lo.ground,
+                what(),
+                top as f64 / 1000.0,
+                hi.ground
+            )
+        });
+        true
+    }
+}
+
+impl super::kernel::Kernel for Kernel<'_> {
+    type Cell = Cell;
+    type Side = Side;
+    type Ends = Ends;
+
+    fn map(&self) -> &Map {
+        self.map
+    }
+
+    fn cell(&self, h: Hex) -> Cell {
+        let map = self.map;
+        let c = map.cell(h).expect("on the map");
+        let rs = &map.ruleset;
+        let t = &rs.terrain[c.terrain as usize];
+        let (marker_block, marker_hinder) = self.markers.get(&h).copied().unwrap_or_default();
+        Cell {
+            on_map: true,
+            level: c.level,
+            terrain: (t.los != LosEffect::Clear).then_some(t.los),
+            top: c.level as i64 * 1000 + (t.height * 1000.0).round() as i64,
+            inherent: units::tagged(rs, "inherent", &t.id),
+            depression: units::tagged(rs, "depression", &t.id),
+            crest: self.crest.get(&h).copied(),
+            marker_block,
+            marker_hinder,
+        }
+    }
+
+    fn side(&self, a: Hex, b: Hex) -> Side {
+        let map = self.map;
+        let f = map.hexside(a, b).expect("a feature");
+        Side {
+            los: Some(map.ruleset.hexsides[f.kind as usize].los),
+            level: map.level(a).max(map.level(b)),
+        }
+    }
+
+    fn ends(&self, x: super::kernel::End<Cell>, y: super::kernel::End<Cell>) -> Ends {
+        let (pa, pb) = self.positions.unwrap_or((x.cell.pos(), y.cell.pos()));
+        let a = end_at(x.hex, x.cell.level, pa);
+        let b = end_at(y.hex, y.cell.level, pb);
+        let hi_lo = match a.ground.cmp(&b.ground) {
+            std::cmp::Ordering::Greater => Some((a, b)),
+            std::cmp::Ordering::Less => Some((b, a)),
+            std::cmp::Ordering::Equal => None,
+        };
+        Ends {
+            a,
+            b,
+            high: a.ground.max(b.ground),
+            hi_lo,
+            hi_is_from: a.ground > b.ground,
+        }
+    }
+
+    /// A hex between the ends: markers, hills and crests, obstacles and their blind hexes,
+    /// hindrances.
+    #[inline]
+    fn hex<N: Notes>(&self, e: &Ends, c: &Cell, at: At, n: &mut N) {
+        if !c.on_map {
+            return;
+        }
+        let map = self.map;
+        let label = || map.label(at.hex);
+        let id = || map.terrain(at.hex).map_or(String::new(), |t| t.id.clone());
+        if c.marker_block {
+            n.note(What::Marker, Effect::Block, true, || {
+                format!(
+                    "a {} marker in {} blocks LOS through its hex (A24)",
+                    marker_ids(map, at.hex, true),
+                    label()
+                )
+            });
+        }
+        if c.marker_hinder > 0 {
+            let v = c.marker_hinder;
+            n.note(What::Marker, Effect::Hinder(v), true, || {
+                format!(
+                    "a {} marker in {} hinders LOS (+{v}) whatever the heights (A24)",
+                    marker_ids(map, at.hex, false),
+                    label()
+                )
+            });
+        }
+        let li = c.level;
+        if li > e.high {
+            return n.note(What::Hex, Effect::Block, false, || {
+                format!(
+                    "the level-{li} hill in {} is higher than both ends (levels {} and {}) (B10.2)",
+                    label(),
+                    e.a.ground,
+                    e.b.ground
+                )
+            });
+        }
+        if li == e.high && e.hi_lo.is_some() {
+            return n.note(What::Hex, Effect::Block, false, || {
+                format!(
+                    "{} is at level {li}, the higher end's level: the lower unit sees only the initial crest line of that level, and the higher unit's LOS would recross it (B10.2)",
+                    label()
+                )
+            });
+        }
+        // A hill hex between the ends' levels casts blind hexes, except next to the higher unit (B10.23).
+        let next_to_high = if e.hi_is_from { at.from } else { at.to } == 1;
+        if let Some((_, lo)) = e.hi_lo
+            && li > lo.ground
+            && !next_to_high
+            && self.blind(
+                e,
+                at,
+                li as i64 * 1000,
+                true,
+                false,
+                || format!("the level-{li} hill crest in {}", label()),
+                n,
+            )
+        {
+            return;
+        }
+        match c.terrain {
+            Some(LosEffect::Obstacle) => {
+                let top = c.top;
+                if top >= e.high as i64 * 1000 {
+                    n.note(What::Hex, Effect::Block, c.inherent, || {
+                        format!(
+                            "{} in {} is an obstacle reaching level {}, at or above both ends (levels {} and {}) (A6.2)",
+                            id(),
+                            label(),
+                            top as f64 / 1000.0,
+                            e.a.ground,
+                            e.b.ground
+                        )
+                    });
+                } else if let Some((_, lo)) = e.hi_lo
+                    && top > lo.ground as i64 * 1000
+                {
+                    self.blind(
+                        e,
+                        at,
+                        top,
+                        false,
+                        c.inherent,
+                        || format!("the {} obstacle in {}", id(), label()),
+                        n,
+                    );
+                }
+            }
+            Some(LosEffect::Hindrance(v)) if li >= e.high => {
+                n.note(What::Hex, Effect::Hinder(v), c.inherent, || {
+                    format!(
+                        "{} in {} at level {li} hinders LOS (+{v}) (A6.7{})",
+                        id(),
+                        label(),
+                        if c.inherent {
+                            ", inherent terrain B.6"
+                        } else {
+                            ""
+                        }
+                    )
+                })
+            }
+            _ => {}
+        }
+    }
+
+    /// A line along a hexside (A6.1): blocked or hindered only if both sides are, except
+    /// inherent terrain, which acts along its hexside (B.6).
+    fn along<N: Notes>(&self, _: &Ends, x: &N, y: &N) -> Option<Effect> {
+        let inherent = strongest(x.inherent().effect(), y.inherent().effect());
+        let both = super::both_sides(x.all().effect(), y.all().effect());
+        strongest(inherent, both)
+    }
+
+    fn along_reason(&self, a: Hex, b: Hex, x: &Explained, y: &Explained, effect: Effect) -> String {
+        let inherent = strongest(x.inherent().effect(), y.inherent().effect());
+        let why = if inherent == Some(effect) {
+            "inherent terrain acts even when the line runs along its hexside (A6.1 EXC, B.6)"
+        } else {
+            "the line runs exactly along the hexside, so it is blocked or hindered only if both sides are (A6.1)"
+        };
+        let map = self.map;
+        format!(
+            "{why}: {}; {}: {}; {}: {}",
+            map.side_label(a, b),
+            map.label(a),
+            x.text("no effect"),
+            map.label(b),
+            y.text("no effect")
+        )
+    }
+
+    /// A crossed wall or hedge (B9.2) acts at its level or above the higher end.
+    #[inline]
+    fn cross<N: Notes>(&self, e: &Ends, s: &Side, a: Hex, b: Hex, n: &mut N) {
+        if s.level < e.high {
+            return;
+        }
+        let map = self.map;
+        let what = || {
+            let f = map.hexside(a, b).expect("a feature");
+            (
+                map.ruleset.hexsides[f.kind as usize].id.clone(),
+                map.side_label(a, b),
+            )
+        };
+        let level = s.level;
+        match s.los {
+            Some(LosEffect::Obstacle) => n.note(What::Hex, Effect::Block, false, || {
+                let (id, side) = what();
+                format!(
+                    "the {id} on hexside {side} (level {level}) blocks LOS at its level, and is not a hexside of the firer's or target's hex (B9.2)"
+                )
+            }),
+            Some(LosEffect::Hindrance(v)) => n.note(What::Hex, Effect::Hinder(v), false, || {
+                let (id, side) = what();
+                format!("the {id} on hexside {side} hinders LOS (+{v}) (B9.2)")
+            }),
+            _ => {}
+        }
+    }
+
+    fn pair_rule(&self) -> &'static str {
+        " (A6.1)"
+    }
+
+    fn needs_line(&self, e: &Ends) -> bool {
+        e.a.hex != e.b.hex && (e.a.pos == Pos::In || e.b.pos == Pos::In)
+    }
+
+    /// LOS INTO a depression (A6.3), for each end IN one.
+    fn line(&self, e: &Ends, spans: &[Span<Cell>], explain: bool, out: &mut dyn FnMut(LineEvent)) {
+        for (inn, other, at_target) in [(e.a, e.b, false), (e.b, e.a, true)] {
+            if inn.pos == Pos::In
+                && let Err(reason) = into_spans(self.map, spans, other, inn, at_target, explain)
+            {
+                out(LineEvent {
+                    at_target,
+                    effect: Effect::Block,
+                    reason,
+                });
+            }
+        }
+    }
+
+    fn hindrance_limit(&self) -> Option<u32> {
+        let limit = self.map.ruleset.param("hindrance_limit", 6.0);
+        (limit > 0.0).then_some(limit as u32)
+    }
+
+    fn top(&self, c: &Cell) -> i64 {
+        i64::from(c.level) * 1000
+    }
+
+    fn eye(&self, c: &Cell) -> i64 {
+        i64::from(c.level) * 1000
+    }
+}
+
+/// The stronger of two effects: a block, else the larger hindrance.
+fn strongest(p: Option<Effect>, q: Option<Effect>) -> Option<Effect> {
+    match (p, q) {
+        (Some(Effect::Block), _) | (_, Some(Effect::Block)) => Some(Effect::Block),
+        (Some(Effect::Hinder(u)), Some(Effect::Hinder(v))) => Some(Effect::Hinder(u.max(v))),
+        (p, None) => p,
+        (None, q) => q,
+    }
 }
 
 /// Judges a walked line with the positions `hexsight los` reads from the map.
 pub fn assess(map: &Map, line: &HexLine) -> Assessment {
-    trace(
-        map,
-        line,
-        hex_pos(map, line.from),
-        hex_pos(map, line.to),
-        FireKind::Direct,
-    )
+    let (from, to) = (hex_pos(map, line.from), hex_pos(map, line.to));
+    trace(map, line, from, to, FireKind::Direct)
 }
 
 /// Judges a walked line between units at the given positions.
 pub fn trace(map: &Map, line: &HexLine, from: Pos, to: Pos, fire: FireKind) -> Assessment {
-    let a = end(map, line.from, from);
-    let b = end(map, line.to, to);
-    let hi_lo = match a.ground.cmp(&b.ground) {
-        std::cmp::Ordering::Greater => Some((a, b)),
-        std::cmp::Ordering::Less => Some((b, a)),
-        std::cmp::Ordering::Equal => None,
-    };
-    let c = Ctx {
-        map,
-        a,
-        b,
-        high: a.ground.max(b.ground),
-        hi_lo,
-    };
-    let mut events = Vec::new();
-    for step in line.between() {
-        match step.crossing {
-            Crossing::Hex(h) => {
-                for i in judge_hex(&c, h) {
-                    events.push(Event {
-                        at: step.t0,
-                        place: i.place,
-                        effect: i.effect,
-                        reason: i.reason,
-                    });
-                }
-            }
-            Crossing::Side(x, y) => {
-                if let Some((effect, reason)) = along_side(&c, x, y) {
-                    events.push(Event {
-                        at: step.t0,
-                        place: Place::AlongSide(x, y),
-                        effect,
-                        reason,
-                    });
-                }
-            }
-            Crossing::Vertex(_) => {}
-        }
-    }
-    events.extend(hexside_events(map, line, " (A6.1)", |x, y| {
-        judge_side(&c, x, y)
-    }));
-    for (inn, other, at) in [
-        (a, b, crate::hex::Ratio::ZERO),
-        (b, a, crate::hex::Ratio::ONE),
-    ] {
-        if inn.pos == Pos::In
-            && inn.hex != other.hex
-            && let Err(why) = into(map, line, other, inn)
-        {
-            events.push(Event {
-                at,
-                place: Place::Hex(inn.hex),
-                effect: Effect::Block,
-                reason: why,
-            });
-        }
-    }
-    let mut modifiers = Vec::new();
-    crest_modifiers(map, line, a, b, fire, &mut modifiers);
-    let limit = map.ruleset.param("hindrance_limit", 6.0);
-    Assessment {
-        events,
-        modifiers,
-        hindrance_limit: (limit > 0.0).then_some(limit as u32),
-    }
+    let mut a = super::kernel::explain(&Kernel::with_positions(map, from, to), line);
+    let (ea, eb) = (end(map, line.from, from), end(map, line.to, to));
+    crest_modifiers(map, line, ea, eb, fire, &mut a.modifiers);
+    a
 }
 
 /// Does `viewer` have LOS INTO the depression where `inn` is (A6.3)? `Err` says why not.
 fn into(map: &Map, line: &HexLine, viewer: End, inn: End) -> Result<String, String> {
-    let (v, t) = (map.label(viewer.hex), map.label(inn.hex));
+    let k = Kernel::new(map);
+    let spans = super::kernel::spans(&k, line);
+    into_spans(map, &spans, viewer, inn, viewer.hex == line.from, true)
+}
+
+/// A6.3 over the line's stretches (`spans`, observer first; `viewer_first` when the
+/// viewer is the observer): beyond range `D` of the viewer every stretch entered must be
+/// a depression entered from a depression. The reasons are written only when `explain`.
+fn into_spans(
+    map: &Map,
+    spans: &[Span<Cell>],
+    viewer: End,
+    inn: End,
+    viewer_first: bool,
+    explain: bool,
+) -> Result<String, String> {
+    let (v, t) = (|| map.label(viewer.hex), || map.label(inn.hex));
     if viewer.hex.is_adjacent(inn.hex) {
-        return Ok(format!(
-            "{v} is adjacent to the depression hex {t}, so it has LOS INTO it (A6.3)"
-        ));
+        return Ok(if explain {
+            format!(
+                "{} is adjacent to the depression hex {}, so it has LOS INTO it (A6.3)",
+                v(),
+                t()
+            )
+        } else {
+            String::new()
+        });
     }
     let d = viewer.elev - inn.elev;
-    let mut steps: Vec<Crossing> = line
-        .steps
-        .iter()
-        .map(|s| s.crossing)
-        .filter(|c| !matches!(c, Crossing::Vertex(_)))
-        .collect();
-    if viewer.hex != line.from {
-        steps.reverse();
-    }
-    let dep = |c: Crossing| match c {
-        Crossing::Hex(h) => is_depression(map, h),
-        Crossing::Side(x, y) => is_depression(map, x) || is_depression(map, y),
-        Crossing::Vertex(_) => true,
+    let dep = |s: &Span<Cell>| s.cells[0].depression || s.cells[1].depression;
+    let range = |s: &Span<Cell>| viewer.hex.distance(s.a).min(viewer.hex.distance(s.b));
+    let n = spans.len();
+    let nth = |i: usize| {
+        if viewer_first {
+            &spans[i]
+        } else {
+            &spans[n - 1 - i]
+        }
     };
-    let range = |c: Crossing| match c {
-        Crossing::Hex(h) => viewer.hex.distance(h),
-        Crossing::Side(x, y) => viewer.hex.distance(x).min(viewer.hex.distance(y)),
-        Crossing::Vertex(_) => 0,
-    };
-    let name = |c: Crossing| match c {
-        Crossing::Hex(h) => map.label(h),
-        Crossing::Side(x, y) => format!("the hexside {}", map.side_label(x, y)),
-        Crossing::Vertex(_) => String::new(),
-    };
-    for w in steps.windows(2) {
-        let r = range(w[1]);
-        if i64::from(r) > i64::from(d) && !(dep(w[0]) && dep(w[1])) {
-            let where_ = if dep(w[1]) {
-                format!("enters {} across the rim", name(w[1]))
+    for i in 1..n {
+        let (w0, w1) = (nth(i - 1), nth(i));
+        let r = range(w1);
+        if i64::from(r) > i64::from(d) && !(dep(w0) && dep(w1)) {
+            if !explain {
+                return Err(String::new());
+            }
+            let name = if w1.side {
+                format!("the hexside {}", map.side_label(w1.a, w1.b))
             } else {
-                format!("is still outside it, at {}", name(w[1]))
+                map.label(w1.a)
+            };
+            let where_ = if dep(w1) {
+                format!("enters {name} across the rim")
+            } else {
+                format!("is still outside it, at {name}")
             };
             return Err(format!(
-                "{t} is a depression hex whose floor (level {}) is {d} level(s) below {v} (level {}): beyond range {} the line must stay inside the depression, but at range {r} it {where_}; LOS reaches only the rim (A6.3)",
+                "{} is a depression hex whose floor (level {}) is {d} level(s) below {} (level {}): beyond range {} the line must stay inside the depression, but at range {r} it {where_}; LOS reaches only the rim (A6.3)",
+                t(),
                 inn.elev,
+                v(),
                 viewer.elev,
                 d.max(0),
             ));
         }
     }
+    if !explain {
+        return Ok(String::new());
+    }
     if i64::from(viewer.hex.distance(inn.hex)) <= i64::from(d) {
         Ok(format!(
-            "{v} is {d} level(s) above the floor of {t} at range {} <= {d}: LOS INTO it (A6.3)",
+            "{} is {d} level(s) above the floor of {} at range {} <= {d}: LOS INTO it (A6.3)",
+            v(),
+            t(),
             viewer.hex.distance(inn.hex)
         ))
     } else {
         Ok(format!(
-            "beyond range {} from {v} the line runs inside the depression to {t}: LOS INTO it (A6.3)",
-            d.max(0)
+            "beyond range {} from {} the line runs inside the depression to {}: LOS INTO it (A6.3)",
+            d.max(0),
+            v(),
+            t()
         ))
     }
 }
@@ -301,6 +649,7 @@ fn into(map: &Map, line: &HexLine, viewer: End, inn: End) -> Result<String, Stri
 /// `1 + range / 5` (A6.41) `+ (top - low - 1)` (A6.43) `- (viewer - top - 1)` (A6.42), at least 1
 /// behind an obstacle; a bare hill crest (`crest`) casts one fewer and may cast none (B10.23).
 /// This is the count VASL's LOS checker uses: `2 * top + range / 5 - viewer - low + 1`.
+#[inline]
 pub fn blind_hexes(range: u32, top_m: i64, viewer: i32, low: i32, crest: bool) -> u32 {
     let top = (top_m + 999).div_euclid(1000);
     let n = 2 * top + i64::from(range / 5) - i64::from(viewer) - i64::from(low) + 1;
@@ -308,246 +657,6 @@ pub fn blind_hexes(range: u32, top_m: i64, viewer: i32, low: i32, crest: bool) -
         (n - 1).max(0) as u32
     } else {
         n.max(1) as u32
-    }
-}
-
-/// What a hex between the ends does.
-fn judge_hex(c: &Ctx, h: Hex) -> Vec<Item> {
-    let map = c.map;
-    let Some(cell) = map.cell(h) else {
-        return Vec::new();
-    };
-    let rs = &map.ruleset;
-    let label = map.label(h);
-    let mut out = Vec::new();
-    for m in map.markers_at(h) {
-        let mt = &rs.markers[m.kind as usize];
-        let (effect, reason) = match mt.los {
-            LosEffect::Obstacle => (
-                Effect::Block,
-                format!(
-                    "a {} marker in {label} blocks LOS through its hex (A24)",
-                    mt.id
-                ),
-            ),
-            LosEffect::Hindrance(v) => (
-                Effect::Hinder(v),
-                format!(
-                    "a {} marker in {label} hinders LOS (+{v}) whatever the heights (A24)",
-                    mt.id
-                ),
-            ),
-            LosEffect::Clear => continue,
-        };
-        out.push(Item {
-            place: Place::Marker(h),
-            effect,
-            reason,
-            inherent: true,
-        });
-    }
-    let li = cell.level;
-    let hex_item = |effect, reason| Item {
-        place: Place::Hex(h),
-        effect,
-        reason,
-        inherent: false,
-    };
-    if li > c.high {
-        out.push(hex_item(
-            Effect::Block,
-            format!("the level-{li} hill in {label} is higher than both ends (levels {} and {}) (B10.2)", c.a.ground, c.b.ground),
-        ));
-        return out;
-    }
-    if li == c.high && c.hi_lo.is_some() {
-        out.push(hex_item(
-            Effect::Block,
-            format!(
-                "{label} is at level {li}, the higher end's level: the lower unit sees only the initial crest line of that level, and the higher unit's LOS would recross it (B10.2)"
-            ),
-        ));
-        return out;
-    }
-    let t = &rs.terrain[cell.terrain as usize];
-    if let Some((hi, lo)) = c.hi_lo
-        && li > lo.ground
-        && !hi.hex.is_adjacent(h)
-        && let Some(item) = blind(
-            c,
-            h,
-            li as i64 * 1000,
-            (hi, lo),
-            &format!("the level-{li} hill crest in {label}"),
-            true,
-        )
-    {
-        out.push(item);
-        return out;
-    }
-    let inherent = units::tagged(rs, "inherent", &t.id);
-    match t.los {
-        LosEffect::Obstacle => {
-            let top = li as i64 * 1000 + (t.height * 1000.0).round() as i64;
-            if top >= c.high as i64 * 1000 {
-                out.push(Item {
-                    place: Place::Hex(h),
-                    effect: Effect::Block,
-                    reason: format!(
-                        "{} in {label} is an obstacle reaching level {}, at or above both ends (levels {} and {}) (A6.2)",
-                        t.id,
-                        top as f64 / 1000.0,
-                        c.a.ground,
-                        c.b.ground
-                    ),
-                    inherent,
-                });
-            } else if let Some((hi, lo)) = c.hi_lo
-                && top > lo.ground as i64 * 1000
-                && let Some(mut item) = blind(
-                    c,
-                    h,
-                    top,
-                    (hi, lo),
-                    &format!("the {} obstacle in {label}", t.id),
-                    false,
-                )
-            {
-                item.inherent = inherent;
-                out.push(item);
-            }
-        }
-        LosEffect::Hindrance(v) if li >= c.high => out.push(Item {
-            place: Place::Hex(h),
-            effect: Effect::Hinder(v),
-            reason: format!(
-                "{} in {label} at level {li} hinders LOS (+{v}) (A6.7{})",
-                t.id,
-                if inherent {
-                    ", inherent terrain B.6"
-                } else {
-                    ""
-                }
-            ),
-            inherent,
-        }),
-        _ => {}
-    }
-    out
-}
-
-/// A blind-hex block of the lower end behind an obstruction with top `top` in `h`, if any.
-fn blind(c: &Ctx, h: Hex, top: i64, (hi, lo): (End, End), what: &str, crest: bool) -> Option<Item> {
-    let rule = if crest { "B10.23, A6.4" } else { "A6.4" };
-    let range = hi.hex.distance(h);
-    let n = blind_hexes(range, top, hi.ground, lo.ground, crest);
-    let behind = h.distance(lo.hex);
-    (behind <= n).then(|| Item {
-        place: Place::Hex(h),
-        effect: Effect::Block,
-        reason: format!(
-            "blind hex: {} (level {}) is {behind} hex(es) behind {what} (level {}), which at range {range} from the level-{} viewer casts {n} blind hex(es) ({rule})",
-            c.map.label(lo.hex),
-            lo.ground,
-            top as f64 / 1000.0,
-            hi.ground
-        ),
-        inherent: false,
-    })
-}
-
-/// A line exactly along the hexside between `x` and `y` (A6.1, B.6).
-fn along_side(c: &Ctx, x: Hex, y: Hex) -> Option<(Effect, String)> {
-    let ix = judge_hex(c, x);
-    let iy = judge_hex(c, y);
-    let sum = |items: &[Item], only_inherent: bool| -> Option<Effect> {
-        let items: Vec<&Item> = items
-            .iter()
-            .filter(|i| !only_inherent || i.inherent)
-            .collect();
-        if items.is_empty() {
-            None
-        } else if items.iter().any(|i| i.effect == Effect::Block) {
-            Some(Effect::Block)
-        } else {
-            Some(Effect::Hinder(
-                items
-                    .iter()
-                    .map(|i| {
-                        if let Effect::Hinder(v) = i.effect {
-                            v
-                        } else {
-                            0
-                        }
-                    })
-                    .sum(),
-            ))
-        }
-    };
-    let text = |items: &[Item]| {
-        if items.is_empty() {
-            "no effect".to_string()
-        } else {
-            items
-                .iter()
-                .map(|i| i.reason.as_str())
-                .collect::<Vec<_>>()
-                .join("; ")
-        }
-    };
-    let strongest = |p: Option<Effect>, q: Option<Effect>| match (p, q) {
-        (Some(Effect::Block), _) | (_, Some(Effect::Block)) => Some(Effect::Block),
-        (Some(Effect::Hinder(u)), Some(Effect::Hinder(v))) => Some(Effect::Hinder(u.max(v))),
-        (p, None) => p,
-        (None, q) => q,
-    };
-    let inherent = strongest(sum(&ix, true), sum(&iy, true));
-    let both = both_sides(sum(&ix, false), sum(&iy, false));
-    let effect = strongest(inherent, both)?;
-    let side = c.map.side_label(x, y);
-    let why = if inherent.is_some() && inherent == Some(effect) {
-        "inherent terrain acts even when the line runs along its hexside (A6.1 EXC, B.6)"
-    } else {
-        "the line runs exactly along the hexside, so it is blocked or hindered only if both sides are (A6.1)"
-    };
-    Some((
-        effect,
-        format!(
-            "{why}: {side}; {}: {}; {}: {}",
-            c.map.label(x),
-            text(&ix),
-            c.map.label(y),
-            text(&iy)
-        ),
-    ))
-}
-
-/// What a crossed hexside feature does (B9.2).
-fn judge_side(c: &Ctx, x: Hex, y: Hex) -> Option<(Effect, String)> {
-    let map = c.map;
-    let f = map.hexside(x, y)?;
-    let ht = &map.ruleset.hexsides[f.kind as usize];
-    if [x, y].iter().any(|h| *h == c.a.hex || *h == c.b.hex) {
-        return None;
-    }
-    let level = map.level(x).max(map.level(y));
-    if level < c.high {
-        return None;
-    }
-    let side = map.side_label(x, y);
-    match ht.los {
-        LosEffect::Obstacle => Some((
-            Effect::Block,
-            format!(
-                "the {} on hexside {side} (level {level}) blocks LOS at its level, and is not a hexside of the firer's or target's hex (B9.2)",
-                ht.id
-            ),
-        )),
-        LosEffect::Hindrance(v) => Some((
-            Effect::Hinder(v),
-            format!("the {} on hexside {side} hinders LOS (+{v}) (B9.2)", ht.id),
-        )),
-        LosEffect::Clear => None,
     }
 }
 

@@ -26,237 +26,264 @@
 //!   hedge; no fire from marsh (T89). Movement: terrain cost, +1 to cross a hedge, +1 uphill
 //!   (T88.1).
 
-use super::{Assessment, Effect, Event, LosEffect, Modifier, Place, both_sides, hexside_events};
+use super::kernel::{At, End, Explained, Notes, What};
+use super::{Assessment, Effect, LosEffect, Modifier, marker_ids};
 use crate::error::{Error, ErrorKind, Result};
-use crate::hex::{Crossing, Hex, HexLine, SideCrossing};
+use crate::hex::{Hex, HexLine, SideCrossing};
 use crate::map::Map;
 
+/// What the Combat Commander rules read in a hex.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cell {
+    /// On the map (off it nothing acts).
+    pub on_map: bool,
+    /// Ground level.
+    pub level: i32,
+    /// The terrain's effect (`None` for clear).
+    pub terrain: Option<LosEffect>,
+    /// A marker that blocks whatever the heights (blaze).
+    pub marker_block: bool,
+    /// The markers' hindrance, whatever the heights (smoke).
+    pub marker_hinder: u32,
+}
+
+/// A hexside feature: its effect and the level it stands at (the higher of its hexes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Side {
+    /// The feature's effect (`None` without a feature).
+    pub los: Option<LosEffect>,
+    /// The higher of the two hexes' levels.
+    pub level: i32,
+}
+
 /// The ends of a line and their levels, which every rule compares against.
-struct Ends {
-    from: Hex,
-    to: Hex,
+#[derive(Clone, Copy, Debug)]
+pub struct Ends {
     lo: i32,
     lt: i32,
     high: i32,
-    /// The lower end and its level, when the ends differ.
-    low: Option<(Hex, i32)>,
+    /// The lower end (true when it is the observer) and its level and hex, when the ends differ.
+    low: Option<(bool, i32, Hex)>,
 }
 
-/// Judges a walked line.
-pub fn assess(map: &Map, line: &HexLine) -> Assessment {
-    let lo = map.level(line.from);
-    let lt = map.level(line.to);
-    let low = match lo.cmp(&lt) {
-        std::cmp::Ordering::Less => Some((line.from, lo)),
-        std::cmp::Ordering::Greater => Some((line.to, lt)),
-        std::cmp::Ordering::Equal => None,
-    };
-    let ends = Ends {
-        from: line.from,
-        to: line.to,
-        lo,
-        lt,
-        high: lo.max(lt),
-        low,
-    };
-    let between = line.between();
-    let is_hex_step = |s: &&crate::hex::Step| !matches!(s.crossing, Crossing::Vertex(_));
-    let first = between.iter().position(|s| is_hex_step(&s));
-    let last = between.iter().rposition(|s| is_hex_step(&s));
-    let next_to_low = |i: usize| match ends.low {
-        Some((h, _)) if h == ends.from => Some(i) == first,
-        Some(_) => Some(i) == last,
-        None => false,
-    };
+/// The Combat Commander sight rule.
+pub struct Kernel<'m> {
+    map: &'m Map,
+    /// Marker effects by hex.
+    markers: std::collections::HashMap<Hex, (bool, u32)>,
+}
 
-    let mut events = Vec::new();
-    for (i, step) in between.iter().enumerate() {
-        match step.crossing {
-            Crossing::Hex(h) => {
-                for (place, effect, reason) in judge_hex(map, &ends, h, next_to_low(i)) {
-                    events.push(Event {
-                        at: step.t0,
-                        place,
-                        effect,
-                        reason,
-                    });
-                }
-            }
-            Crossing::Side(a, b) => {
-                let (ea, ra) = summarise(judge_hex(map, &ends, a, next_to_low(i)));
-                let (eb, rb) = summarise(judge_hex(map, &ends, b, next_to_low(i)));
-                if let Some(effect) = both_sides(ea, eb) {
-                    let reason = format!(
-                        "the line runs exactly along the hexside {}, so it is blocked only if both sides block and hindered by the lesser side; {}: {}; {}: {}",
-                        map.side_label(a, b),
-                        map.label(a),
-                        ra,
-                        map.label(b),
-                        rb
-                    );
-                    events.push(Event {
-                        at: step.t0,
-                        place: Place::AlongSide(a, b),
-                        effect,
-                        reason,
-                    });
-                }
-            }
-            Crossing::Vertex(_) => {}
+impl<'m> Kernel<'m> {
+    /// The kernel for a map.
+    pub fn new(map: &'m Map) -> Self {
+        Kernel {
+            map,
+            markers: super::marker_sums(map),
         }
-    }
-    events.extend(hexside_events(map, line, "", |a, b| {
-        judge_side(map, &ends, a, b)
-    }));
-    Assessment {
-        events,
-        modifiers: modifiers(map, line, &ends),
-        hindrance_limit: None,
     }
 }
 
-/// What a hex between the ends does: its markers, its hill, its terrain.
-fn judge_hex(map: &Map, e: &Ends, h: Hex, next_to_low: bool) -> Vec<(Place, Effect, String)> {
-    let Some(cell) = map.cell(h) else {
-        return Vec::new();
-    };
-    let rs = &map.ruleset;
-    let label = map.label(h);
-    let mut out = Vec::new();
-    for m in map.markers_at(h) {
-        let mt = &rs.markers[m.kind as usize];
-        match mt.los {
-            LosEffect::Obstacle => out.push((
-                Place::Marker(h),
-                Effect::Block,
-                format!("a {} marker in {label} always blocks LOS through its hex, whatever the heights (T88.4)", mt.id),
-            )),
-            LosEffect::Hindrance(v) => out.push((
-                Place::Marker(h),
-                Effect::Hinder(v),
-                format!("a {} marker in {label} always hinders LOS through its hex ({v}), whatever the heights (T88.5)", mt.id),
-            )),
-            LosEffect::Clear => {}
+impl super::kernel::Kernel for Kernel<'_> {
+    type Cell = Cell;
+    type Side = Side;
+    type Ends = Ends;
+
+    fn map(&self) -> &Map {
+        self.map
+    }
+
+    fn cell(&self, h: Hex) -> Cell {
+        let map = self.map;
+        let c = map.cell(h).expect("on the map");
+        let t = &map.ruleset.terrain[c.terrain as usize];
+        let (marker_block, marker_hinder) = self.markers.get(&h).copied().unwrap_or_default();
+        Cell {
+            on_map: true,
+            level: c.level,
+            terrain: (t.los != LosEffect::Clear).then_some(t.los),
+            marker_block,
+            marker_hinder,
         }
     }
-    let li = cell.level;
-    if li > e.high {
-        out.push((
-            Place::Hex(h),
-            Effect::Block,
-            format!("the level-{li} hill in {label} is higher than both ends (levels {} and {}) (T88.3.3)", e.lo, e.lt),
-        ));
-        return out;
+
+    fn side(&self, a: Hex, b: Hex) -> Side {
+        let map = self.map;
+        let f = map.hexside(a, b).expect("a feature");
+        Side {
+            los: Some(map.ruleset.hexsides[f.kind as usize].los),
+            level: map.level(a).max(map.level(b)),
+        }
     }
-    if e.lo != e.lt && li == e.high {
-        let why = if e.lo < e.lt {
-            format!(
-                "looking up from level {}, LOS reaches only the first slope hex at level {li}, and {label} at level {li} comes before the target (T88.3.2)",
-                e.lo
-            )
-        } else {
-            format!(
-                "looking down from level {}, LOS would cross the level-{li} crest line in the intervening hex {label}, as high as the observer (T88.3.2)",
-                e.lo
+
+    fn ends(&self, a: End<Cell>, b: End<Cell>) -> Ends {
+        let (lo, lt) = (a.cell.level, b.cell.level);
+        let low = match lo.cmp(&lt) {
+            std::cmp::Ordering::Less => Some((true, lo, a.hex)),
+            std::cmp::Ordering::Greater => Some((false, lt, b.hex)),
+            std::cmp::Ordering::Equal => None,
+        };
+        Ends {
+            lo,
+            lt,
+            high: lo.max(lt),
+            low,
+        }
+    }
+
+    /// A hex between the ends: its markers, its hill, its terrain.
+    #[inline]
+    fn hex<N: Notes>(&self, e: &Ends, c: &Cell, at: At, n: &mut N) {
+        if !c.on_map {
+            return;
+        }
+        let map = self.map;
+        let label = || map.label(at.hex);
+        if c.marker_block {
+            n.note(What::Marker, Effect::Block, false, || {
+                format!("a {} marker in {} always blocks LOS through its hex, whatever the heights (T88.4)", marker_ids(map, at.hex, true), label())
+            });
+        }
+        if c.marker_hinder > 0 {
+            let v = c.marker_hinder;
+            n.note(What::Marker, Effect::Hinder(v), false, || {
+                format!("a {} marker in {} always hinders LOS through its hex ({v}), whatever the heights (T88.5)", marker_ids(map, at.hex, false), label())
+            });
+        }
+        let li = c.level;
+        if li > e.high {
+            n.note(What::Hex, Effect::Block, false, || {
+                format!("the level-{li} hill in {} is higher than both ends (levels {} and {}) (T88.3.3)", label(), e.lo, e.lt)
+            });
+            return;
+        }
+        if e.lo != e.lt && li == e.high {
+            n.note(What::Hex, Effect::Block, false, || {
+                if e.lo < e.lt {
+                    format!(
+                        "looking up from level {}, LOS reaches only the first slope hex at level {li}, and {} at level {li} comes before the target (T88.3.2)",
+                        e.lo, label()
+                    )
+                } else {
+                    format!(
+                        "looking down from level {}, LOS would cross the level-{li} crest line in the intervening hex {}, as high as the observer (T88.3.2)",
+                        e.lo, label()
+                    )
+                }
+            });
+            return;
+        }
+        let id = || map.terrain(at.hex).map_or(String::new(), |t| t.id.clone());
+        match c.terrain {
+            Some(LosEffect::Obstacle) if li >= e.high => {
+                n.note(What::Hex, Effect::Block, false, || {
+                    format!(
+                        "{} in {} at level {li} is an obstacle at or above both ends (T88.4)",
+                        id(),
+                        label()
+                    )
+                })
+            }
+            Some(LosEffect::Obstacle) => {
+                // The blind hex (T88.4.1): the lower obstacle first entered from the lower end.
+                if let Some((low_is_from, ll, low)) = e.low
+                    && ll <= li
+                    && (if low_is_from { at.first } else { at.last })
+                {
+                    n.note(What::Hex, Effect::Block, false, || {
+                        format!(
+                            "blind hex: {} (level {ll}) is directly behind the lower {} in {} (level {li}) seen from level {} (T88.4.1)",
+                            map.label(low),
+                            id(),
+                            label(),
+                            e.high
+                        )
+                    });
+                }
+            }
+            Some(LosEffect::Hindrance(v)) if li >= e.high => {
+                n.note(What::Hex, Effect::Hinder(v), false, || {
+                    format!(
+                        "{} in {} at level {li} hinders the line ({v}) (T88.5)",
+                        id(),
+                        label()
+                    )
+                })
+            }
+            _ => {}
+        }
+    }
+
+    fn along_reason(&self, a: Hex, b: Hex, x: &Explained, y: &Explained, _: Effect) -> String {
+        let map = self.map;
+        format!(
+            "the line runs exactly along the hexside {}, so it is blocked only if both sides block and hindered by the lesser side; {}: {}; {}: {}",
+            map.side_label(a, b),
+            map.label(a),
+            x.text("no effect"),
+            map.label(b),
+            y.text("no effect")
+        )
+    }
+
+    /// A crossed hedge or wall: it acts when its level is at least the higher end's.
+    #[inline]
+    fn cross<N: Notes>(&self, e: &Ends, s: &Side, a: Hex, b: Hex, n: &mut N) {
+        if s.level < e.high {
+            return;
+        }
+        let map = self.map;
+        let what = || {
+            let f = map.hexside(a, b).expect("a feature");
+            (
+                map.ruleset.hexsides[f.kind as usize].id.clone(),
+                map.side_label(a, b),
             )
         };
-        out.push((Place::Hex(h), Effect::Block, why));
-        return out;
-    }
-    let t = &rs.terrain[cell.terrain as usize];
-    match t.los {
-        LosEffect::Obstacle if li >= e.high => out.push((
-            Place::Hex(h),
-            Effect::Block,
-            format!(
-                "{} in {label} at level {li} is an obstacle at or above both ends (T88.4)",
-                t.id
-            ),
-        )),
-        LosEffect::Obstacle => {
-            if let Some((low, ll)) = e.low
-                && ll <= li
-                && next_to_low
-            {
-                out.push((
-                    Place::Hex(h),
-                    Effect::Block,
-                    format!(
-                        "blind hex: {} (level {ll}) is directly behind the lower {} in {label} (level {li}) seen from level {} (T88.4.1)",
-                        map.label(low),
-                        t.id,
-                        e.high
-                    ),
-                ));
-            }
+        let level = s.level;
+        match s.los {
+            Some(LosEffect::Obstacle) => n.note(What::Hex, Effect::Block, false, || {
+                let (id, side) = what();
+                format!(
+                    "the {id} on hexside {side} (level {level}) is an obstacle, and not a side of the observer's or target's hex (terrain chart: {id}; T88.4)"
+                )
+            }),
+            Some(LosEffect::Hindrance(v)) => n.note(What::Hex, Effect::Hinder(v), false, || {
+                let (id, side) = what();
+                format!("the {id} on hexside {side} hinders the line ({v})")
+            }),
+            _ => {}
         }
-        LosEffect::Hindrance(v) if li >= e.high => out.push((
-            Place::Hex(h),
-            Effect::Hinder(v),
-            format!(
-                "{} in {label} at level {li} hinders the line ({v}) (T88.5)",
-                t.id
-            ),
-        )),
-        LosEffect::Hindrance(_) | LosEffect::Clear => {}
     }
-    out
-}
 
-/// One hex's combined effect: any block blocks, otherwise hindrances add up.
-fn summarise(items: Vec<(Place, Effect, String)>) -> (Option<Effect>, String) {
-    if items.is_empty() {
-        return (None, "no effect".to_string());
+    fn top(&self, c: &Cell) -> i64 {
+        i64::from(c.level) * 1000
     }
-    let reason = items
-        .iter()
-        .map(|i| i.2.as_str())
-        .collect::<Vec<_>>()
-        .join("; ");
-    if items.iter().any(|i| i.1 == Effect::Block) {
-        return (Some(Effect::Block), reason);
-    }
-    let total = items
-        .iter()
-        .map(|i| if let Effect::Hinder(v) = i.1 { v } else { 0 })
-        .sum();
-    (Some(Effect::Hinder(total)), reason)
-}
 
-/// What a crossed hexside feature does.
-fn judge_side(map: &Map, e: &Ends, a: Hex, b: Hex) -> Option<(Effect, String)> {
-    let f = map.hexside(a, b)?;
-    let ht = &map.ruleset.hexsides[f.kind as usize];
-    let side = map.side_label(a, b);
-    if [a, b].contains(&e.from) || [a, b].contains(&e.to) {
-        return None; // The observer's or target's own hexside (terrain chart: hedge).
-    }
-    let level = [a, b]
-        .iter()
-        .filter_map(|h| map.cell(*h))
-        .map(|c| c.level)
-        .max()
-        .unwrap_or(0);
-    if level < e.high {
-        return None;
-    }
-    match ht.los {
-        LosEffect::Obstacle => Some((
-            Effect::Block,
-            format!(
-                "the {} on hexside {side} (level {level}) is an obstacle, and not a side of the observer's or target's hex (terrain chart: {}; T88.4)",
-                ht.id, ht.id
-            ),
-        )),
-        LosEffect::Hindrance(v) => Some((
-            Effect::Hinder(v),
-            format!("the {} on hexside {side} hinders the line ({v})", ht.id),
-        )),
-        LosEffect::Clear => None,
+    fn eye(&self, c: &Cell) -> i64 {
+        i64::from(c.level) * 1000
     }
 }
 
-fn modifiers(map: &Map, line: &HexLine, e: &Ends) -> Vec<Modifier> {
+/// Judges a walked line: the kernel's events and the fire modifiers.
+pub fn assess(map: &Map, line: &HexLine) -> Assessment {
+    let mut a = super::kernel::explain(&Kernel::new(map), line);
+    a.modifiers = modifiers(map, line);
+    a
+}
+
+fn modifiers(map: &Map, line: &HexLine) -> Vec<Modifier> {
+    struct Levels {
+        from: Hex,
+        to: Hex,
+        lo: i32,
+        lt: i32,
+    }
+    let e = &Levels {
+        from: line.from,
+        to: line.to,
+        lo: map.level(line.from),
+        lt: map.level(line.to),
+    };
     let mut out = Vec::new();
     let fp = map.ruleset.param("height_advantage_fp", 1.0) as i32;
     if e.lt > e.lo {

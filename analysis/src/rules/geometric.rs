@@ -2,10 +2,12 @@
 //!
 //! Heights are exact in thousandths of a level. A hex between the ends blocks when
 //! its surface is strictly above the sight line somewhere in the stretch the line
-//! spends inside it; the line is straight, so the lower end of that stretch decides.
+//! spends inside it; the line is straight, so one end of that stretch decides. A
+//! stretch along a hexside is blocked only when both hexes beside it block.
 
-use super::{Assessment, Effect, Event, Place, both_sides};
-use crate::hex::{Crossing, Hex, HexLine, Ratio};
+use super::kernel::{At, End, Explained, Notes, What};
+use super::{Assessment, Effect};
+use crate::hex::{Hex, HexLine, Ratio};
 use crate::map::Map;
 
 /// Heights are compared in thousandths of a level.
@@ -49,67 +51,107 @@ impl Heights {
 }
 
 /// True when `surface` is strictly above the line (from `e0` at 0 to `e1` at 1) at `t`.
+#[inline]
 pub fn above(surface: i64, e0: i64, e1: i64, t: Ratio) -> bool {
     (surface as i128) * (t.den as i128)
         > (e0 as i128) * (t.den as i128) + ((e1 - e0) as i128) * (t.num as i128)
 }
 
-/// Judges a walked line.
-pub fn assess(map: &Map, line: &HexLine) -> Assessment {
-    let hs = Heights::of(map);
-    let e0 = map.level(line.from) as i64 * MILLI + hs.observer_eye;
-    let e1 = map.level(line.to) as i64 * MILLI + hs.target_eye;
-    let blocks = |h: Hex, t0: Ratio, t1: Ratio| -> Option<Effect> {
-        let s = hs.surface(map, h)?;
-        (above(s, e0, e1, t0) || above(s, e0, e1, t1)).then_some(Effect::Block)
-    };
-    let describe = |h: Hex, t0: Ratio, t1: Ratio| -> String {
-        let s = hs.surface(map, h).unwrap_or(0) as f64 / MILLI as f64;
-        let at = |t: Ratio| (e0 as f64 + (e1 - e0) as f64 * t.to_f64()) / MILLI as f64;
-        format!(
-            "{} ({}) has its surface at {s:.2}, above the sight line at {:.2} ({RULE})",
-            map.label(h),
-            map.terrain(h).map_or("off map", |t| t.id.as_str()),
-            at(t0).min(at(t1))
-        )
-    };
-    let mut events = Vec::new();
-    for step in line.between() {
-        match step.crossing {
-            Crossing::Hex(h) => {
-                if blocks(h, step.t0, step.t1).is_some() {
-                    events.push(Event {
-                        at: step.t0,
-                        place: Place::Hex(h),
-                        effect: Effect::Block,
-                        reason: describe(h, step.t0, step.t1),
-                    });
-                }
-            }
-            Crossing::Side(a, b) => {
-                if both_sides(blocks(a, step.t0, step.t1), blocks(b, step.t0, step.t1))
-                    == Some(Effect::Block)
-                {
-                    let reason = format!(
-                        "the line runs along the hexside {}, and both sides rise above it: {}; {}",
-                        map.side_label(a, b),
-                        describe(a, step.t0, step.t1),
-                        describe(b, step.t0, step.t1)
-                    );
-                    events.push(Event {
-                        at: step.t0,
-                        place: Place::AlongSide(a, b),
-                        effect: Effect::Block,
-                        reason,
-                    });
-                }
-            }
-            Crossing::Vertex(_) => {}
+/// What the geometric rule reads in a hex.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cell {
+    /// On the map (off it nothing blocks).
+    pub on_map: bool,
+    /// Ground level.
+    pub level: i32,
+    /// Ground plus terrain height, in thousandths of a level.
+    pub surface: i64,
+}
+
+/// The geometric sight rule (also the `miniatures` family's true line of sight).
+pub struct Kernel<'m> {
+    map: &'m Map,
+    /// The ruleset's heights.
+    pub heights: Heights,
+}
+
+impl<'m> Kernel<'m> {
+    /// The kernel for a map.
+    pub fn new(map: &'m Map) -> Self {
+        Kernel {
+            map,
+            heights: Heights::of(map),
         }
     }
-    Assessment {
-        events,
-        modifiers: Vec::new(),
-        hindrance_limit: None,
+
+    fn describe(&self, h: Hex, e: (i64, i64), at: At) -> String {
+        let s = self.heights.surface(self.map, h).unwrap_or(0) as f64 / MILLI as f64;
+        let line = |t: Ratio| (e.0 as f64 + (e.1 - e.0) as f64 * t.to_f64()) / MILLI as f64;
+        format!(
+            "{} ({}) has its surface at {s:.2}, above the sight line at {:.2} ({RULE})",
+            self.map.label(h),
+            self.map.terrain(h).map_or("off map", |t| t.id.as_str()),
+            line(at.t0).min(line(at.t1))
+        )
     }
+}
+
+impl super::kernel::Kernel for Kernel<'_> {
+    type Cell = Cell;
+    type Side = ();
+    /// The observer's eye and the target point, in thousandths of a level.
+    type Ends = (i64, i64);
+
+    fn map(&self) -> &Map {
+        self.map
+    }
+
+    fn cell(&self, h: Hex) -> Cell {
+        let c = self.map.cell(h).expect("on the map");
+        Cell {
+            on_map: true,
+            level: c.level,
+            surface: c.level as i64 * MILLI + self.heights.terrain[c.terrain as usize],
+        }
+    }
+
+    fn side(&self, _: Hex, _: Hex) {}
+
+    fn ends(&self, a: End<Cell>, b: End<Cell>) -> (i64, i64) {
+        (
+            a.cell.level as i64 * MILLI + self.heights.observer_eye,
+            b.cell.level as i64 * MILLI + self.heights.target_eye,
+        )
+    }
+
+    #[inline]
+    fn hex<N: Notes>(&self, e: &(i64, i64), c: &Cell, at: At, n: &mut N) {
+        if c.on_map && (above(c.surface, e.0, e.1, at.t0) || above(c.surface, e.0, e.1, at.t1)) {
+            n.note(What::Hex, Effect::Block, false, || {
+                self.describe(at.hex, *e, at)
+            });
+        }
+    }
+
+    fn along_reason(&self, a: Hex, b: Hex, x: &Explained, y: &Explained, _: Effect) -> String {
+        format!(
+            "the line runs along the hexside {}, and both sides rise above it: {}; {}",
+            self.map.side_label(a, b),
+            x.text(""),
+            y.text("")
+        )
+    }
+
+    fn top(&self, c: &Cell) -> i64 {
+        c.surface
+    }
+
+    fn eye(&self, c: &Cell) -> i64 {
+        c.level as i64 * MILLI + self.heights.observer_eye
+    }
+}
+
+/// Judges a walked line.
+pub fn assess(map: &Map, line: &HexLine) -> Assessment {
+    super::kernel::explain(&Kernel::new(map), line)
 }

@@ -4,6 +4,7 @@ mod answers;
 pub mod asl;
 pub mod combat_commander;
 pub mod geometric;
+pub mod kernel;
 pub mod miniatures;
 pub mod napoleonic;
 pub mod table;
@@ -228,50 +229,33 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
     }
 }
 
-/// The events of the hexsides a line crosses. `judge` says what one crossed hexside does;
-/// where the line slips between two hexsides at a vertex it is stopped only when both
-/// stop it (`rule` is cited for that reading).
-pub fn hexside_events(
-    map: &Map,
-    line: &HexLine,
-    rule: &str,
-    judge: impl Fn(Hex, Hex) -> Option<(Effect, String)>,
-) -> Vec<Event> {
-    let mut events = Vec::new();
-    for crossing in line.side_crossings() {
-        match crossing {
-            crate::hex::SideCrossing::One(a, b, at) => {
-                if let Some((effect, reason)) = judge(a, b) {
-                    events.push(Event {
-                        at,
-                        place: Place::Hexside(a, b),
-                        effect,
-                        reason,
-                    });
-                }
-            }
-            crate::hex::SideCrossing::Pair(a, b, c, at) => {
-                let x = judge(a, b);
-                let y = judge(a, c);
-                if let Some(effect) = both_sides(x.as_ref().map(|p| p.0), y.as_ref().map(|p| p.0)) {
-                    let reason = format!(
-                        "the line passes through the vertex between hexsides {} and {}, and both stop it{rule}: {}; {}",
-                        map.side_label(a, b),
-                        map.side_label(a, c),
-                        x.map(|p| p.1).unwrap_or_default(),
-                        y.map(|p| p.1).unwrap_or_default()
-                    );
-                    events.push(Event {
-                        at,
-                        place: Place::HexsidePair(a, b, c),
-                        effect,
-                        reason,
-                    });
-                }
-            }
+/// The ids of the markers in `h` that block (`blocking`) or hinder, for reasons.
+pub fn marker_ids(map: &Map, h: Hex, blocking: bool) -> String {
+    let ids: Vec<&str> = map
+        .markers_at(h)
+        .map(|m| &map.ruleset.markers[m.kind as usize])
+        .filter(|t| match t.los {
+            LosEffect::Obstacle => blocking,
+            LosEffect::Hindrance(_) => !blocking,
+            LosEffect::Clear => false,
+        })
+        .map(|t| t.id.as_str())
+        .collect();
+    ids.join(" and ")
+}
+
+/// Per hex with markers: whether one blocks, and the sum of their hindrances.
+pub fn marker_sums(map: &Map) -> std::collections::HashMap<Hex, (bool, u32)> {
+    let mut out = std::collections::HashMap::new();
+    for m in &map.markers {
+        let e: &mut (bool, u32) = out.entry(m.hex).or_default();
+        match map.ruleset.markers[m.kind as usize].los {
+            LosEffect::Obstacle => e.0 = true,
+            LosEffect::Hindrance(v) => e.1 = e.1.saturating_add(v),
+            LosEffect::Clear => {}
         }
     }
-    events
+    out
 }
 
 /// Combines the two hexes beside a hexside stretch: blocked only if both block;

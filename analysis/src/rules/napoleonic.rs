@@ -28,133 +28,219 @@
 //!   light company (`light-company`), no artillery (`artillery`), no standing unit, and no
 //!   British/KGL units mixed with others.
 
+use super::kernel::{At, End, Explained, Notes, What};
 use super::units::{self, Problem};
-use super::{
-    Assessment, Effect, Event, LosEffect, Modifier, Place, UnitAnswers, Verdict, both_sides,
-};
+use super::{Assessment, Effect, LosEffect, Modifier, UnitAnswers, Verdict};
 use crate::hex::{Crossing, Hex, HexLine, SideCrossing};
 use crate::los::line_of_sight;
 use crate::map::{Map, Unit};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-/// What an intervening hex does: terrain, then standing units (not those of `ignore_side`).
-fn judge_hex(map: &Map, h: Hex, high: i32, ignore_side: Option<&str>) -> Option<(Effect, String)> {
-    let cell = map.cell(h)?;
-    let label = map.label(h);
-    if cell.level > high {
-        return Some((
-            Effect::Block,
-            format!(
-                "the level-{} ground in {label} is higher than both ends (napoleonic terrain: hills)",
-                cell.level
-            ),
-        ));
-    }
-    let t = &map.ruleset.terrain[cell.terrain as usize];
-    match t.los {
-        LosEffect::Obstacle if cell.level >= high => {
-            return Some((
-                Effect::Block,
-                format!("{} in {label} blocks LOS (napoleonic terrain table)", t.id),
-            ));
+/// Marks a hex whose standing units belong to more than one side.
+const MIXED: u16 = u16::MAX;
+
+/// What the napoleonic rules read in a hex.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cell {
+    /// On the map (off it nothing acts).
+    pub on_map: bool,
+    /// Ground level.
+    pub level: i32,
+    /// The terrain's effect (`None` for clear).
+    pub terrain: Option<LosEffect>,
+    /// Standing units stand here (flag `blocks-los`).
+    pub standing: bool,
+    /// The side of those units (an index into the kernel's sides), or [`MIXED`].
+    pub standing_side: u16,
+}
+
+/// The napoleonic sight rule: terrain, then standing units.
+pub struct Kernel<'m> {
+    map: &'m Map,
+    /// Every side of the map's units, for [`Cell::standing_side`].
+    sides: Vec<&'m str>,
+    /// Standing units of this side do not block (howitzers fire over friends).
+    ignore: Option<u16>,
+    /// The standing units' sides by hex.
+    standing: HashMap<Hex, u16>,
+}
+
+impl<'m> Kernel<'m> {
+    /// The kernel for a map: every standing unit blocks.
+    pub fn new(map: &'m Map) -> Self {
+        let mut sides: Vec<&str> = Vec::new();
+        let mut standing = HashMap::new();
+        for u in &map.units {
+            let i = match sides.iter().position(|s| *s == u.side) {
+                Some(i) => i,
+                None => {
+                    sides.push(&u.side);
+                    sides.len() - 1
+                }
+            };
+            let i = u16::try_from(i).unwrap_or(MIXED - 1);
+            if units::state_has(map, u, "blocks-los") {
+                standing
+                    .entry(u.hex)
+                    .and_modify(|s| {
+                        if *s != i {
+                            *s = MIXED
+                        }
+                    })
+                    .or_insert(i);
+            }
         }
-        LosEffect::Hindrance(v) if cell.level >= high => {
-            return Some((
-                Effect::Hinder(v),
+        Kernel {
+            map,
+            sides,
+            ignore: None,
+            standing,
+        }
+    }
+
+    /// The kernel for a firer that fires over standing units of its own `side` (howitzers).
+    pub fn ignoring(map: &'m Map, side: &str) -> Self {
+        let mut k = Kernel::new(map);
+        k.ignore = k
+            .sides
+            .iter()
+            .position(|s| *s == side)
+            .and_then(|i| u16::try_from(i).ok());
+        k
+    }
+}
+
+impl super::kernel::Kernel for Kernel<'_> {
+    type Cell = Cell;
+    type Side = Option<LosEffect>;
+    /// The higher end's level.
+    type Ends = i32;
+
+    fn map(&self) -> &Map {
+        self.map
+    }
+
+    fn cell(&self, h: Hex) -> Cell {
+        let map = self.map;
+        let c = map.cell(h).expect("on the map");
+        let t = &map.ruleset.terrain[c.terrain as usize];
+        let side = self.standing.get(&h).copied();
+        Cell {
+            on_map: true,
+            level: c.level,
+            terrain: (t.los != LosEffect::Clear).then_some(t.los),
+            standing: side.is_some(),
+            standing_side: side.unwrap_or(MIXED),
+        }
+    }
+
+    fn side(&self, a: Hex, b: Hex) -> Option<LosEffect> {
+        let f = self.map.hexside(a, b).expect("a feature");
+        Some(self.map.ruleset.hexsides[f.kind as usize].los)
+    }
+
+    fn ends(&self, a: End<Cell>, b: End<Cell>) -> i32 {
+        a.cell.level.max(b.cell.level)
+    }
+
+    /// A hex between the ends: its ground, its terrain, then its standing units.
+    #[inline]
+    fn hex<N: Notes>(&self, &high: &i32, c: &Cell, at: At, n: &mut N) {
+        if !c.on_map {
+            return;
+        }
+        let map = self.map;
+        let label = || map.label(at.hex);
+        if c.level > high {
+            return n.note(What::Hex, Effect::Block, false, || {
                 format!(
-                    "{} in {label} hinders LOS (+{v}) (napoleonic terrain table)",
-                    t.id
-                ),
-            ));
+                    "the level-{} ground in {} is higher than both ends (napoleonic terrain: hills)",
+                    c.level,
+                    label()
+                )
+            });
         }
-        _ => {}
+        let id = || map.terrain(at.hex).map_or(String::new(), |t| t.id.clone());
+        match c.terrain {
+            Some(LosEffect::Obstacle) if c.level >= high => {
+                return n.note(What::Hex, Effect::Block, false, || {
+                    format!(
+                        "{} in {} blocks LOS (napoleonic terrain table)",
+                        id(),
+                        label()
+                    )
+                });
+            }
+            Some(LosEffect::Hindrance(v)) if c.level >= high => {
+                return n.note(What::Hex, Effect::Hinder(v), false, || {
+                    format!(
+                        "{} in {} hinders LOS (+{v}) (napoleonic terrain table)",
+                        id(),
+                        label()
+                    )
+                });
+            }
+            _ => {}
+        }
+        if c.standing && (c.standing_side == MIXED || Some(c.standing_side) != self.ignore) {
+            n.note(What::Hex, Effect::Block, false, || {
+                let ignore = self.ignore.map(|i| self.sides[i as usize]);
+                let ids: Vec<&str> = map
+                    .units_at(at.hex)
+                    .filter(|u| units::state_has(map, u, "blocks-los") && Some(u.side.as_str()) != ignore)
+                    .map(|u| u.id.as_str())
+                    .collect();
+                format!(
+                    "the standing unit(s) {} in {} block LOS through their hex; prone units would not (prone rule, LOS)",
+                    ids.join(", "),
+                    label()
+                )
+            });
+        }
     }
-    let standing: Vec<&str> = map
-        .units_at(h)
-        .filter(|u| units::state_has(map, u, "blocks-los") && Some(u.side.as_str()) != ignore_side)
-        .map(|u| u.id.as_str())
-        .collect();
-    if !standing.is_empty() {
-        return Some((
-            Effect::Block,
-            format!(
-                "the standing unit(s) {} in {label} block LOS through their hex; prone units would not (prone rule, LOS)",
-                standing.join(", ")
-            ),
-        ));
+
+    fn along_reason(&self, a: Hex, b: Hex, x: &Explained, y: &Explained, _: Effect) -> String {
+        format!(
+            "the line runs along hexside {}, blocked only if both sides block: {}; {}",
+            self.map.side_label(a, b),
+            x.text(""),
+            y.text("")
+        )
     }
-    None
+
+    /// Hedges and walls are low: only a hexside obstacle blocks, whatever the levels.
+    #[inline]
+    fn cross<N: Notes>(&self, _: &i32, s: &Option<LosEffect>, a: Hex, b: Hex, n: &mut N) {
+        if *s == Some(LosEffect::Obstacle) {
+            n.note(What::Hex, Effect::Block, false, || {
+                let map = self.map;
+                let f = map.hexside(a, b).expect("a feature");
+                format!(
+                    "the {} on hexside {} blocks LOS (napoleonic terrain table)",
+                    map.ruleset.hexsides[f.kind as usize].id,
+                    map.side_label(a, b)
+                )
+            });
+        }
+    }
+
+    /// A line slipping between two hexsides at a vertex crosses neither.
+    fn pair(&self, _: Option<Effect>, _: Option<Effect>) -> Option<Effect> {
+        None
+    }
+
+    fn top(&self, c: &Cell) -> i64 {
+        i64::from(c.level) * 1000
+    }
+
+    fn eye(&self, c: &Cell) -> i64 {
+        i64::from(c.level) * 1000
+    }
 }
 
 /// Judges a walked line between hexes, units included.
 pub fn assess(map: &Map, line: &HexLine) -> Assessment {
-    trace(map, line, None)
-}
-
-/// Judges a walked line; standing units of `ignore_side` do not block (howitzers fire over them).
-fn trace(map: &Map, line: &HexLine, ignore_side: Option<&str>) -> Assessment {
-    let high = map.level(line.from).max(map.level(line.to));
-    let mut events = Vec::new();
-    for step in line.between() {
-        match step.crossing {
-            Crossing::Hex(h) => {
-                if let Some((effect, reason)) = judge_hex(map, h, high, ignore_side) {
-                    events.push(Event {
-                        at: step.t0,
-                        place: Place::Hex(h),
-                        effect,
-                        reason,
-                    });
-                }
-            }
-            Crossing::Side(a, b) => {
-                let (x, y) = (
-                    judge_hex(map, a, high, ignore_side),
-                    judge_hex(map, b, high, ignore_side),
-                );
-                if let Some(effect) = both_sides(x.as_ref().map(|v| v.0), y.as_ref().map(|v| v.0)) {
-                    let reason = format!(
-                        "the line runs along hexside {}, blocked only if both sides block: {}; {}",
-                        map.side_label(a, b),
-                        x.map(|v| v.1).unwrap_or_default(),
-                        y.map(|v| v.1).unwrap_or_default()
-                    );
-                    events.push(Event {
-                        at: step.t0,
-                        place: Place::AlongSide(a, b),
-                        effect,
-                        reason,
-                    });
-                }
-            }
-            Crossing::Vertex(_) => {}
-        }
-    }
-    for sc in line.side_crossings() {
-        if let SideCrossing::One(a, b, at) = sc
-            && let Some(f) = map.hexside(a, b)
-            && let LosEffect::Obstacle = map.ruleset.hexsides[f.kind as usize].los
-            && ![a, b].contains(&line.from)
-            && ![a, b].contains(&line.to)
-        {
-            let id = &map.ruleset.hexsides[f.kind as usize].id;
-            let reason = format!(
-                "the {id} on hexside {} blocks LOS (napoleonic terrain table)",
-                map.side_label(a, b)
-            );
-            events.push(Event {
-                at,
-                place: Place::Hexside(a, b),
-                effect: Effect::Block,
-                reason,
-            });
-        }
-    }
-    Assessment {
-        events,
-        modifiers: Vec::new(),
-        hindrance_limit: None,
-    }
+    super::kernel::explain(&Kernel::new(map), line)
 }
 
 fn is_prone(map: &Map, u: &Unit) -> bool {
@@ -242,7 +328,7 @@ pub fn unit_answers(map: &Map, a: &Unit, b: &Unit) -> UnitAnswers {
     let over = units::kind_has(map, a, "fires-over-friends");
     let (line, verdict, reason) = if over {
         let line = HexLine::new(a.hex, b.hex);
-        let c = trace(map, &line, Some(&a.side)).conclude(map, &line);
+        let c = super::kernel::explain(&Kernel::ignoring(map, &a.side), &line).conclude(map, &line);
         (line, c.verdict, c.reason)
     } else {
         let los = line_of_sight(map, a.hex, b.hex);
