@@ -156,13 +156,7 @@ pub struct Walk {
 #[derive(Clone, Debug)]
 pub struct Lines {
     /// Compiled walks, one per orbit.
-    pub walks: Vec<Walk>,
-    /// Hex stretch pool.
-    pub hexes: Vec<HexRec>,
-    /// Side stretch pool.
-    pub sides: Vec<SideRec>,
-    /// Crossing pool.
-    pub crosses: Vec<CrossRec>,
+    pub pools: Pools,
     /// The twelve symmetries.
     pub syms: [Symmetry; 12],
     q_min: i32,
@@ -229,10 +223,7 @@ impl Lines {
             }
         }
         let mut lines = Lines {
-            walks: Vec::with_capacity(canon.len()),
-            hexes: Vec::new(),
-            sides: Vec::new(),
-            crosses: Vec::new(),
+            pools: Pools::default(),
             syms,
             q_min,
             r_min,
@@ -252,12 +243,13 @@ impl Lines {
                 p
             })
             .collect();
+        lines.pools.walks.reserve_exact(canon.len());
         for p in parts {
-            lines.append(p);
+            lines.pools.append(p);
         }
-        lines.hexes.shrink_to_fit();
-        lines.sides.shrink_to_fit();
-        lines.crosses.shrink_to_fit();
+        lines.pools.hexes.shrink_to_fit();
+        lines.pools.sides.shrink_to_fit();
+        lines.pools.crosses.shrink_to_fit();
         release_free_memory();
         lines
     }
@@ -271,16 +263,30 @@ impl Lines {
             return None;
         }
         let e = *self.table.get(qi * self.width + ri)?;
-        (e != u32::MAX).then(|| (&self.walks[(e >> 4) as usize], (e & 15) as usize))
+        (e != u32::MAX).then(|| (&self.pools.walks[(e >> 4) as usize], (e & 15) as usize))
     }
 
     /// Bytes held, for memory estimates and reports.
+    pub fn bytes(&self) -> usize {
+        self.pools.bytes() + self.table.len() * 4
+    }
+}
+
+impl Pools {
+    /// Bytes held by the compiled walks.
     pub fn bytes(&self) -> usize {
         self.walks.len() * size_of::<Walk>()
             + self.hexes.len() * size_of::<HexRec>()
             + self.sides.len() * size_of::<SideRec>()
             + self.crosses.len() * size_of::<CrossRec>()
-            + self.table.len() * 4
+    }
+
+    /// Forgets every walk, keeping the buffers.
+    pub fn clear(&mut self) {
+        self.walks.clear();
+        self.hexes.clear();
+        self.sides.clear();
+        self.crosses.clear();
     }
 
     /// The hex stretches of a walk.
@@ -342,18 +348,22 @@ fn release_free_memory() {
     }
 }
 
-/// Compiled walks with their stretches, as [`Lines`] holds them.
-#[derive(Default)]
-struct Pools {
-    walks: Vec<Walk>,
-    hexes: Vec<HexRec>,
-    sides: Vec<SideRec>,
-    crosses: Vec<CrossRec>,
+/// Compiled walks with their stretches, in shared pools (few allocations).
+#[derive(Clone, Debug, Default)]
+pub struct Pools {
+    /// The walks.
+    pub walks: Vec<Walk>,
+    /// Hex stretch pool.
+    pub hexes: Vec<HexRec>,
+    /// Side stretch pool.
+    pub sides: Vec<SideRec>,
+    /// Crossing pool.
+    pub crosses: Vec<CrossRec>,
     /// Reused buffers: cut points, steps, side crossings.
     scratch: (Vec<(i64, u8)>, Vec<Step>, Vec<SideCrossing>),
 }
 
-impl Lines {
+impl Pools {
     /// Moves compiled walks in after the ones held.
     fn append(&mut self, p: Pools) {
         let shift = |(a, b): (u32, u32), by: usize| (a + by as u32, b + by as u32);
@@ -372,7 +382,7 @@ impl Lines {
 
 impl Pools {
     /// Compiles the exact walk from the origin to `d` into the pools.
-    fn compile(&mut self, d: Hex) {
+    pub fn compile(&mut self, d: Hex) {
         let origin = Hex::new(0, 0);
         let (mut cuts, mut steps, mut crossings) = std::mem::take(&mut self.scratch);
         walk_offset_into(d, &mut cuts, &mut steps);

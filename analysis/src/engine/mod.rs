@@ -1,13 +1,24 @@
-//! Whole-map analyses built on single LOS queries.
+//! Whole-map analyses: one engine for observers x targets, built on the families' kernels.
 //!
-//! [`fast::Engine`] answers one pair exactly and quickly from walks shared per
-//! hex offset ([`lines`]); [`matrix`], [`viewshed`], [`exposure`] build on it.
+//! [`fast::Engine`] lays a map's kernel into a padded grid; [`walker`] asks the
+//! kernel about each stretch of a compiled walk ([`lines`]); [`pairs`] runs any
+//! observers x targets request orbit by orbit, compiling only the walks it
+//! needs; [`matrix`], [`viewshed`] and [`exposure`] are thin shapes on them. The
+//! specialised sweeps ([`geometric_sweep`], [`cc_sweep`]) are derived from
+//! their kernels and checked against them.
 
+mod bits;
+mod cc_sweep;
 pub mod exposure;
 pub mod fast;
 pub mod generate;
+mod geometric_sweep;
+pub mod grid;
 pub mod lines;
 pub mod matrix;
+pub mod offsets;
+pub mod pairs;
 mod vector;
 pub mod viewshed;
+pub mod walker;
 pub mod zone;

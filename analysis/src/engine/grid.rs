@@ -1,0 +1,124 @@
+//! The map laid into a padded axial grid, and a kernel's cells and sides laid into it.
+//!
+//! A walk's stretch is then one add and one load away from its observer: cell
+//! `q * stride + r` of the grid, with two cells of padding all round so that a
+//! line's off-map stretches (on the concave edges of staggered maps) land on
+//! default cells, which never act.
+
+use crate::hex::Hex;
+use std::collections::HashMap;
+use crate::map::Map;
+use crate::rules::kernel::Kernel;
+
+/// The padded axial grid of a map.
+#[derive(Clone, Debug)]
+pub struct Padded {
+    q0: i32,
+    r0: i32,
+    q1: i32,
+    r1: i32,
+    /// Cells per axial column.
+    pub stride: i64,
+    /// Cells in all.
+    pub size: usize,
+    /// Grid index of each map hex, by map index.
+    pub cell: Vec<u32>,
+    /// Map index of each grid cell, or `u32::MAX` off the map.
+    pub index: Vec<u32>,
+    /// Axial coordinates of each map hex, by map index.
+    pub axial: Vec<Hex>,
+}
+
+impl Padded {
+    /// Lays out the map's hexes.
+    pub fn of(map: &Map) -> Padded {
+        let axial: Vec<Hex> = map.hexes().collect();
+        let pad = 2;
+        let q0 = axial.iter().map(|h| h.q).min().unwrap_or(0) - pad;
+        let q1 = axial.iter().map(|h| h.q).max().unwrap_or(0) + pad;
+        let r0 = axial.iter().map(|h| h.r).min().unwrap_or(0) - pad;
+        let r1 = axial.iter().map(|h| h.r).max().unwrap_or(0) + pad;
+        let stride = (r1 - r0 + 1) as i64;
+        let size = (q1 - q0 + 1) as usize * stride as usize;
+        let mut p = Padded {
+            q0,
+            r0,
+            q1,
+            r1,
+            stride,
+            size,
+            cell: Vec::with_capacity(axial.len()),
+            index: vec![u32::MAX; size],
+            axial: Vec::new(),
+        };
+        for (i, &h) in axial.iter().enumerate() {
+            let x = p.at(h).expect("inside");
+            p.cell.push(x as u32);
+            p.index[x] = i as u32;
+        }
+        p.axial = axial;
+        p
+    }
+
+    /// The grid index of hex `h`, if inside the grid.
+    #[inline]
+    pub fn at(&self, h: Hex) -> Option<usize> {
+        let inside = h.q >= self.q0 && h.q <= self.q1 && h.r >= self.r0 && h.r <= self.r1;
+        inside.then(|| (h.q - self.q0) as usize * self.stride as usize + (h.r - self.r0) as usize)
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.size * 4 + self.cell.len() * 12
+    }
+}
+
+/// A kernel's cells and hexsides laid into the padded grid (defaults off the map).
+pub struct Grid<C, S> {
+    /// The cell of each grid index.
+    pub cells: Vec<C>,
+    /// Per grid index, bit `d` set when the side towards direction `d` has a feature.
+    pub side_mask: Vec<u8>,
+    /// The sides with a feature, by `index * 6 + direction` (few, so kept sparse).
+    sides: HashMap<u32, S>,
+}
+
+impl<C: Copy + Default, S: Copy + Default> Grid<C, S> {
+    /// Reads every hex and hexside of the kernel's map.
+    pub fn of<K: Kernel<Cell = C, Side = S>>(k: &K, p: &Padded) -> Self {
+        let map = k.map();
+        let mut cells = vec![C::default(); p.size];
+        for (i, &h) in p.axial.iter().enumerate() {
+            cells[p.cell[i] as usize] = k.cell(h);
+        }
+        let mut side_mask = vec![0u8; p.size];
+        let mut sides = HashMap::new();
+        for side in map.hexsides.keys() {
+            for (x, y) in [(side.a, side.b), (side.b, side.a)] {
+                if let (Some(at), Some(d)) = (p.at(x), x.direction_to(y)) {
+                    side_mask[at] |= 1 << d;
+                    sides.insert((at * 6 + d) as u32, k.side(x, y));
+                }
+            }
+        }
+        Grid {
+            cells,
+            side_mask,
+            sides,
+        }
+    }
+
+    /// The side of grid cell `at` towards direction `d`, if it has a feature.
+    #[inline]
+    pub fn side(&self, at: usize, d: u8) -> Option<&S> {
+        if self.side_mask[at] >> d & 1 == 0 {
+            return None;
+        }
+        self.sides.get(&(at as u32 * 6 + d as u32))
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.cells.len() * (size_of::<C>() + 1) + self.sides.len() * (size_of::<S>() + 16)
+    }
+}

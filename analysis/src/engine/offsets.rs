@@ -1,0 +1,152 @@
+//! The pairs of the map one offset apart, in runs of up to 64 consecutive observers.
+//!
+//! The map's hexes are grouped by axial `q` (within a group `r` runs without
+//! gaps), so the observers of one group whose targets lie `(dq, dr)` away in
+//! another form a run of consecutive padded cells, as do their targets: the
+//! specialised sweeps test 64 such lanes with a few word operations.
+
+use super::lines::{Pools, Walk};
+
+/// The hexes of the map with one axial `q`, by `r` from `r_lo`.
+#[derive(Clone, Debug)]
+pub struct Group {
+    /// Axial q.
+    pub q: i32,
+    /// Smallest r.
+    pub r_lo: i32,
+    /// Map index of each hex, by `r - r_lo`.
+    pub idx: Vec<u32>,
+}
+
+impl Group {
+    /// The largest r.
+    pub fn r_hi(&self) -> i32 {
+        self.r_lo + self.idx.len() as i32 - 1
+    }
+}
+
+/// Groups the map's hexes (given by axial coordinates, in map index order) by `q`.
+pub fn groups(axial: &[crate::hex::Hex]) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut order: Vec<usize> = (0..axial.len()).collect();
+    order.sort_by_key(|&i| (axial[i].q, axial[i].r));
+    for i in order {
+        let h = axial[i];
+        match groups.last_mut() {
+            Some(g) if g.q == h.q => {
+                debug_assert_eq!(g.r_hi() + 1, h.r, "a q line of the map has a gap");
+                g.idx.push(i as u32);
+            }
+            _ => groups.push(Group {
+                q: h.q,
+                r_lo: h.r,
+                idx: vec![i as u32],
+            }),
+        }
+    }
+    groups
+}
+
+/// The pairs of groups `dq` apart.
+pub struct DqPairs<'g> {
+    /// `(a, b)` with `b.q = a.q + dq`.
+    pub pairs: Vec<(&'g Group, &'g Group)>,
+    /// The column offset.
+    pub dq: i32,
+}
+
+/// One run of up to 64 consecutive observers of group `a` whose targets lie in `b`.
+#[derive(Clone, Copy)]
+pub struct Run<'g> {
+    /// The observers' group.
+    pub a: &'g Group,
+    /// The targets' group.
+    pub b: &'g Group,
+    /// The first observer's `r`.
+    pub r0: i32,
+    /// How many observers (at most 64).
+    pub lanes: usize,
+    /// The row offset.
+    pub dr: i32,
+}
+
+impl Run<'_> {
+    /// The map indices of lane `l`'s observer and target.
+    #[inline]
+    pub fn pair(&self, lane: usize) -> (usize, usize) {
+        let r = self.r0 + lane as i32;
+        (
+            self.a.idx[(r - self.a.r_lo) as usize] as usize,
+            self.b.idx[(r + self.dr - self.b.r_lo) as usize] as usize,
+        )
+    }
+}
+
+impl<'g> DqPairs<'g> {
+    /// The pairs of `groups` `dq` apart.
+    pub fn new(groups: &'g [Group], dq: i32) -> Self {
+        let pairs = groups
+            .iter()
+            .filter_map(|a| {
+                let k = groups.binary_search_by_key(&(a.q + dq), |g| g.q).ok()?;
+                Some((a, &groups[k]))
+            })
+            .collect();
+        DqPairs { pairs, dq }
+    }
+
+    /// The `dr` the pairs span (from 0 up when `dq` is 0, so each pair is met once).
+    pub fn dr_range(&self) -> Option<(i32, i32)> {
+        let span = |a: &Group, b: &Group| {
+            (
+                if self.dq == 0 { 0 } else { b.r_lo - a.r_hi() },
+                b.r_hi() - a.r_lo,
+            )
+        };
+        let lo = self.pairs.iter().map(|&(a, b)| span(a, b).0).min()?;
+        let hi = self.pairs.iter().map(|&(a, b)| span(a, b).1).max()?;
+        Some((lo, hi))
+    }
+
+    /// Calls `f` for each run of observers whose target lies `dr` away.
+    pub fn runs(&self, dr: i32, mut f: impl FnMut(Run<'g>)) {
+        for &(a, b) in &self.pairs {
+            let r_from = a.r_lo.max(b.r_lo - dr);
+            let r_to = a.r_hi().min(b.r_hi() - dr);
+            let mut r0 = r_from;
+            while r0 <= r_to {
+                let lanes = (r_to - r0 + 1).min(64) as usize;
+                f(Run {
+                    a,
+                    b,
+                    r0,
+                    lanes,
+                    dr,
+                });
+                r0 += 64;
+            }
+        }
+    }
+}
+
+/// One offset's walk as the sweeps need it.
+pub struct Offset<'a> {
+    /// The compiled walks.
+    pub pools: &'a Pools,
+    /// The offset's walk (exact).
+    pub walk: &'a Walk,
+    /// The symmetry that maps the walk onto the offset.
+    pub g: usize,
+    /// Its index factors in the padded grid.
+    pub factors: (i64, i64),
+    /// From an observer's cell to its target's.
+    pub dt: i64,
+}
+
+impl Offset<'_> {
+    /// The padded-grid delta of canonical offset (`q`, `r`).
+    #[inline]
+    pub fn delta(&self, q: i16, r: i16) -> i64 {
+        self.factors.0 * q as i64 + self.factors.1 * r as i64
+    }
+}
