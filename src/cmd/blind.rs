@@ -28,7 +28,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if a.json {
         let list: Vec<_> = blind
             .iter()
-            .map(|&j| json!({"hex": map.label(map.hex_of(j)), "reason": v.targets[j].reason}))
+            .map(|&j| json!({"hex": map.label(map.hex_of(j)), "reason": v.reason(&map, j)}))
             .collect();
         println!(
             "{}",
@@ -41,7 +41,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             map.label(from)
         );
         for j in blind {
-            println!("{}: {}", map.label(map.hex_of(j)), v.targets[j].reason);
+            println!("{}: {}", map.label(map.hex_of(j)), v.reason(&map, j));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -172,7 +172,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         ));
         blind_json.insert(
             label.clone(),
-            v.blind().iter().map(|&j| serde_json::json!({"hex": map.label(map.hex_of(j)), "reason": v.targets[j].reason})).collect(),
+            v.blind().iter().map(|&j| serde_json::json!({"hex": map.label(map.hex_of(j)), "reason": v.reason(&map, j)})).collect(),
         );
         figure(
             &pictures::viewshed(&map, &v),

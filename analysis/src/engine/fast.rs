@@ -384,6 +384,14 @@ impl<'m> Engine<'m> {
         }
     }
 
+    /// The map index of hex `h`, if on the map.
+    #[inline]
+    pub fn index_at(&self, h: Hex) -> Option<usize> {
+        let x = self.padded.at(h)?;
+        let i = self.padded.index[x];
+        (i != u32::MAX).then_some(i as usize)
+    }
+
     /// The padded grid's row stride (for tests and diagnostics).
     pub fn stride(&self) -> i64 {
         self.padded.stride
@@ -393,8 +401,6 @@ impl<'m> Engine<'m> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::generate::{Generator, generate};
-    use crate::hex::{Layout, Orientation, Stagger};
 
     /// Every ordered pair of several random maps of every family: the engine's
     /// verdict and hindrance, and the matrix sweep, equal the explained query's.
@@ -403,28 +409,7 @@ mod tests {
         let mut checked = 0;
         for seed in 0..8u64 {
             for ruleset in ["geometric", "combat-commander", "asl", "napoleonic", "miniatures"] {
-                let orientation = if seed % 2 == 0 {
-                    Orientation::Flat
-                } else {
-                    Orientation::Pointy
-                };
-                let stagger = if seed % 4 < 2 {
-                    Stagger::Odd
-                } else {
-                    Stagger::Even
-                };
-                let g = Generator {
-                    cols: 9 + (seed % 5) as u32,
-                    rows: 8 + (seed % 3) as u32,
-                    seed,
-                    ruleset: ruleset.to_string(),
-                    layout: Layout {
-                        orientation,
-                        stagger,
-                    },
-                    dense: true,
-                };
-                let map = generate(&g).unwrap();
+                let map = crate::engine::testmaps::random_map(ruleset, seed, 9 + (seed % 5) as u32, 8 + (seed % 3) as u32);
                 let e = Engine::new(&map);
                 let m = crate::engine::matrix::matrix(
                     &e,

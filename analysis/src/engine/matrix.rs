@@ -165,6 +165,27 @@ fn check_need(sel: &Selection, need: u64, available: u64) -> Result<()> {
     Ok(())
 }
 
+/// Refuses, with one line giving the numbers and `hint`, work needing `need` bytes
+/// beyond 80% of the memory available now.
+pub fn check_need_bytes(what: &str, need: u64, hint: &str) -> Result<()> {
+    let Some(available) = available_memory() else {
+        return Ok(());
+    };
+    let budget = available / 10 * 8;
+    if need > budget {
+        let mb = |b: u64| b.div_ceil(1 << 20);
+        return Err(Error::new(
+            ErrorKind::Query,
+            format!(
+                "{what} needs about {} MiB but only {} MiB of memory is available; {hint}",
+                mb(need),
+                mb(budget)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Memory the system can give now (Linux `MemAvailable`), if known.
 pub fn available_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;

@@ -18,6 +18,8 @@ pub mod lines;
 pub mod matrix;
 pub mod offsets;
 pub mod pairs;
+#[cfg(test)]
+pub(crate) mod testmaps;
 mod vector;
 pub mod viewshed;
 pub mod walker;

@@ -1,0 +1,213 @@
+//! Any observers x targets request, orbit by orbit, preparing only the walks it needs.
+//!
+//! The offsets a request needs are those from an observer to a target. Each
+//! hex offset has up to twelve images under the grid's symmetries, all walked
+//! alike, so the sweep takes each orbit once, at its first needed image (the
+//! orbit's *leader*), compiles that one walk, evaluates every pair at every
+//! needed image of it, and drops the walk. Memory stays a few walks per thread
+//! whatever the map; the cost follows the pairs asked for: one observer makes a
+//! viewshed, a zone an exposure from the zone, all hexes the matrix.
+
+use super::fast::Engine;
+use super::lines::{Pools, Symmetry};
+use super::matrix::{Control, cancelled};
+use super::walker::Outcome;
+use crate::error::Result;
+use crate::hex::Hex;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Hexes of a request with one axial `q`: their `r`s, sorted, and map indices.
+struct Column {
+    q: i32,
+    rs: Vec<(i32, u32)>,
+}
+
+impl Column {
+    fn r_lo(&self) -> i32 {
+        self.rs.first().map_or(0, |x| x.0)
+    }
+    fn r_hi(&self) -> i32 {
+        self.rs.last().map_or(-1, |x| x.0)
+    }
+}
+
+/// The hexes `idx` of the engine's map as columns.
+fn columns(engine: &Engine, idx: &[usize]) -> Vec<Column> {
+    let axial = &engine.padded.axial;
+    let mut all: Vec<(i32, i32, u32)> = idx
+        .iter()
+        .map(|&i| (axial[i].q, axial[i].r, i as u32))
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    let mut out: Vec<Column> = Vec::new();
+    for (q, r, i) in all {
+        match out.last_mut() {
+            Some(c) if c.q == q => c.rs.push((r, i)),
+            _ => out.push(Column {
+                q,
+                rs: vec![(r, i)],
+            }),
+        }
+    }
+    out
+}
+
+/// The offsets a request needs: per `dq`, the range of `dr` (a superset).
+struct Needed {
+    dq_min: i32,
+    dr: Vec<(i32, i32)>,
+}
+
+impl Needed {
+    fn of(obs: &[Column], tgt: &[Column]) -> Needed {
+        let (Some(o0), Some(t0)) = (obs.first(), tgt.first()) else {
+            return Needed {
+                dq_min: 0,
+                dr: Vec::new(),
+            };
+        };
+        let (o1, t1) = (obs.last().expect("one"), tgt.last().expect("one"));
+        let dq_min = t0.q - o1.q;
+        let dq_max = t1.q - o0.q;
+        let mut dr = vec![(i32::MAX, i32::MIN); (dq_max - dq_min + 1) as usize];
+        for o in obs {
+            for t in tgt {
+                let e = &mut dr[(t.q - o.q - dq_min) as usize];
+                e.0 = e.0.min(t.r_lo() - o.r_hi());
+                e.1 = e.1.max(t.r_hi() - o.r_lo());
+            }
+        }
+        Needed { dq_min, dr }
+    }
+
+    #[inline]
+    fn has(&self, d: Hex) -> bool {
+        let k = d.q - self.dq_min;
+        k >= 0
+            && (k as usize) < self.dr.len()
+            && (self.dr[k as usize].0..=self.dr[k as usize].1).contains(&d.r)
+    }
+
+    /// Distinct needed images of `d` with their symmetry, if `d` leads its orbit
+    /// (no needed image comes before it in `(q, r)` order).
+    fn images(&self, syms: &[Symmetry; 12], d: Hex, out: &mut Vec<(Hex, usize)>) -> bool {
+        out.clear();
+        for (g, s) in syms.iter().enumerate() {
+            let e = s.apply(d);
+            if !self.has(e) {
+                continue;
+            }
+            if (e.q, e.r) < (d.q, d.r) {
+                return false;
+            }
+            if !out.iter().any(|x| x.0 == e) {
+                out.push((e, g));
+            }
+        }
+        true
+    }
+
+    /// Roughly how many walk stretches the request compiles in all.
+    fn stretches(&self) -> u64 {
+        let mut n = 0u64;
+        for (k, &(lo, hi)) in self.dr.iter().enumerate() {
+            let q = k as i32 + self.dq_min;
+            for r in lo.max(-(1 << 20))..=hi.min(1 << 20) {
+                n += u64::from(Hex::new(0, 0).distance(Hex::new(q, r))) * 2 + 1;
+            }
+        }
+        n / 6
+    }
+}
+
+/// Calls `visit(i, j, outcome)` once for every observer `i` of `from` and target `j`
+/// of `to` (map indices), in parallel on the current rayon pool. With `BLIND` the
+/// outcomes also say whether a blocker stands at or above the observer's eye.
+/// Returns an error if `ctl` cancels the run.
+pub fn for_each<const BLIND: bool>(
+    engine: &Engine,
+    from: &[usize],
+    to: &[usize],
+    ctl: &Control,
+    visit: impl Fn(usize, usize, Outcome) + Sync,
+) -> Result<()> {
+    let obs = columns(engine, from);
+    let tgt = columns(engine, to);
+    let need = Needed::of(&obs, &tgt);
+    let mut is_target = vec![false; engine.map().len()];
+    for &t in to {
+        is_target[t] = true;
+    }
+    let syms = super::lines::symmetries();
+    let total = from.len() as u64 * to.len() as u64;
+    let done = AtomicU64::new(0);
+    let target_col = |q: i32| tgt.binary_search_by_key(&q, |c| c.q).ok().map(|k| &tgt[k]);
+    let cancelled_now = || ctl.cancel.load(Ordering::Relaxed);
+    (0..need.dr.len()).into_par_iter().with_max_len(1).for_each(|k| {
+        if cancelled_now() {
+            return;
+        }
+        let dq = k as i32 + need.dq_min;
+        let (lo, hi) = need.dr[k];
+        let mut pools = Pools::default();
+        let mut images = Vec::with_capacity(12);
+        let mut pairs = 0u64;
+        for dr in lo..=hi {
+            let d = Hex::new(dq, dr);
+            if !need.images(&syms, d, &mut images) {
+                continue;
+            }
+            pools.clear();
+            pools.compile(d);
+            let walk = pools.walks[0];
+            for &(e, g) in &images {
+                for o in &obs {
+                    let Some(t) = target_col(o.q + e.q) else {
+                        continue;
+                    };
+                    // Observers of this column whose target `e` away lies in the target column.
+                    let (r_from, r_to) = (t.r_lo() - e.r, t.r_hi() - e.r);
+                    let start = o.rs.partition_point(|x| x.0 < r_from);
+                    for &(r, i) in o.rs[start..].iter().take_while(|x| x.0 <= r_to) {
+                        let Some(j) = engine.index_at(Hex::new(o.q + e.q, r + e.r)) else {
+                            continue;
+                        };
+                        if !is_target[j] {
+                            continue;
+                        }
+                        let out = engine.outcome::<BLIND>(&pools, &walk, g, i as usize, j);
+                        visit(i as usize, j, out);
+                        pairs += 1;
+                    }
+                }
+            }
+            if pairs > 4096 {
+                (ctl.progress)(done.fetch_add(pairs, Ordering::Relaxed) + pairs, total);
+                pairs = 0;
+                if cancelled_now() {
+                    return;
+                }
+            }
+        }
+        (ctl.progress)(done.fetch_add(pairs, Ordering::Relaxed) + pairs, total);
+    });
+    if cancelled_now() {
+        return Err(cancelled());
+    }
+    Ok(())
+}
+
+/// Bytes a request holds beyond the engine and its results: a few walks per
+/// thread, each of at most the map's diameter in stretches.
+pub fn estimate_bytes(engine: &Engine) -> u64 {
+    let map = engine.map();
+    let diameter = u64::from(map.cols + map.rows) * 2;
+    rayon::current_num_threads() as u64 * (diameter * 24 + 4096) + map.len() as u64
+}
+
+/// Roughly how many walk stretches a request compiles: its cost beyond the pairs.
+pub fn stretches(engine: &Engine, from: &[usize], to: &[usize]) -> u64 {
+    Needed::of(&columns(engine, from), &columns(engine, to)).stretches()
+}

@@ -1,0 +1,100 @@
+//! Random maps with every family's content, for the engine's cross-checks: the
+//! generator's terrain plus depressions (winding streams and gullies), crest
+//! units and standing and prone units, so every kernel rule is exercised.
+
+use super::generate::{Generator, Rng, generate};
+use crate::hex::{Hex, Layout, Orientation, Stagger};
+use crate::map::{Map, Unit};
+
+/// A small random map of `ruleset` (flat or pointy, odd or even stagger by `seed`)
+/// with depressions and units where the family has them.
+pub fn random_map(ruleset: &str, seed: u64, cols: u32, rows: u32) -> Map {
+    let layout = Layout {
+        orientation: if seed % 2 == 0 {
+            Orientation::Flat
+        } else {
+            Orientation::Pointy
+        },
+        stagger: if seed % 4 < 2 {
+            Stagger::Odd
+        } else {
+            Stagger::Even
+        },
+    };
+    let g = Generator {
+        cols,
+        rows,
+        seed,
+        ruleset: ruleset.to_string(),
+        layout,
+        dense: true,
+    };
+    let mut map = generate(&g).expect("a generated map");
+    let mut rng = Draw(Rng(seed.wrapping_mul(0x9e37_79b9) ^ 17));
+    let n = map.len() as u32;
+    let rs = map.ruleset.clone();
+    // Depressions: random walks of depression terrain.
+    let depressions: Vec<u16> = rs
+        .tags
+        .get("depression")
+        .map(|ids| {
+            ids.iter()
+                .filter_map(|id| rs.terrain_index(id).map(|i| i as u16))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !depressions.is_empty() {
+        for _ in 0..(n / 40).max(2) {
+            let kind = depressions[rng.below(depressions.len() as u32) as usize];
+            let mut h = map.hex_of(rng.below(n) as usize);
+            for _ in 0..(4 + rng.below(10)) {
+                if let Some(c) = map.cell_mut(h) {
+                    c.terrain = kind;
+                }
+                h = h.neighbor(rng.below(6) as usize);
+            }
+        }
+    }
+    // Units: two sides, kinds and states from the tables (crest units in depressions).
+    if !rs.unit_kinds.is_empty() {
+        let depression_hexes: Vec<Hex> = map
+            .hexes()
+            .filter(|&h| map.cell(h).is_some_and(|c| depressions.contains(&c.terrain)))
+            .collect();
+        for k in 0..(n / 6).max(4) {
+            let crest = rs.unit_states.iter().position(|s| s.has("crest"));
+            let (hex, state) = match crest {
+                Some(c) if !depression_hexes.is_empty() && rng.below(2) == 0 => (
+                    depression_hexes[rng.below(depression_hexes.len() as u32) as usize],
+                    c,
+                ),
+                _ => (
+                    map.hex_of(rng.below(n) as usize),
+                    rng.below(rs.unit_states.len() as u32) as usize,
+                ),
+            };
+            map.units.push(Unit {
+                id: format!("u{k}"),
+                hex,
+                side: ["blue", "red", "green"][rng.below(3) as usize].to_string(),
+                kind: rs.unit_kinds[rng.below(rs.unit_kinds.len() as u32) as usize]
+                    .id
+                    .clone(),
+                state: rs.unit_states[state].id.clone(),
+                facing: Some(rng.below(6) as usize),
+                extra: Default::default(),
+            });
+        }
+    }
+    map
+}
+
+/// Uniform draws from the generator's source.
+struct Draw(Rng);
+
+impl Draw {
+    /// Uniform in `0..n`.
+    fn below(&mut self, n: u32) -> u32 {
+        (((self.0.next() >> 32) * u64::from(n.max(1))) >> 32) as u32
+    }
+}
