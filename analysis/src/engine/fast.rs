@@ -19,7 +19,7 @@ use super::walker::{BLOCK, Outcome, Walker, total};
 use crate::hex::Hex;
 use crate::los::line_of_sight;
 use crate::map::Map;
-use crate::rules::kernel::Span;
+use crate::rules::kernel::{Kernel as _, Span};
 use crate::rules::{Family, Verdict, asl, combat_commander, geometric, napoleonic};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
@@ -209,13 +209,7 @@ impl<'m> Engine<'m> {
     /// True when "`i` sees `j`" always equals "`j` sees `i`", so a matrix may
     /// compute one triangle and mirror it.
     pub fn is_reciprocal(&self) -> bool {
-        match &self.family {
-            FamilyKernel::Geometric { kernel, .. } => {
-                kernel.heights.observer_eye == kernel.heights.target_eye
-            }
-            FamilyKernel::CombatCommander { .. } => true,
-            FamilyKernel::Asl { .. } | FamilyKernel::Napoleonic { .. } => false,
-        }
+        with_walker!(self, w => w.kernel.reciprocal())
     }
 
     /// The walks of every offset between two hexes of the map, compiled on first use.

@@ -272,23 +272,37 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
                 tick(per_dq[dq as usize]);
             });
     } else {
-        bits.rows_mut()
-            .enumerate()
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .with_max_len(1)
-            .for_each(|(r, row)| {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                let i = sel.from[r];
-                for (c, &j) in sel.to.iter().enumerate() {
-                    if engine.sees(i, j) {
-                        row[c / 64] |= 1 << (c % 64);
-                    }
-                }
-                tick(sel.to.len() as u64);
-            });
+        // Offset by offset over the selection (only the walks it needs), the bits
+        // set by atomic OR: rows are shared between tasks.
+        let w = bits.words_per_row;
+        let words: Vec<AtomicU64> = std::mem::take(&mut bits.bits)
+            .into_iter()
+            .map(AtomicU64::new)
+            .collect();
+        let (mut row, mut col) = (vec![u32::MAX; map.len()], vec![u32::MAX; map.len()]);
+        for (r, &i) in sel.from.iter().enumerate() {
+            row[i] = r as u32;
+        }
+        for (c, &j) in sel.to.iter().enumerate() {
+            col[j] = c as u32;
+        }
+        let progress = |d: u64, t: u64| {
+            (ctl.progress)(d, t);
+            if ctl.cancel.load(Ordering::Relaxed) {
+                stop.store(true, Ordering::Relaxed);
+            }
+        };
+        let inner = Control {
+            cancel: ctl.cancel,
+            progress: &progress,
+        };
+        super::pairs::for_each::<false>(engine, &sel.from, &sel.to, &inner, |i, j, o| {
+            if !o.blocked() {
+                let (r, c) = (row[i] as usize, col[j] as usize);
+                words[r * w + c / 64].fetch_or(1 << (c % 64), Ordering::Relaxed);
+            }
+        })?;
+        bits.bits = words.into_iter().map(AtomicU64::into_inner).collect();
     }
     if stop.load(Ordering::Relaxed) || ctl.cancel.load(Ordering::Relaxed) {
         return Err(cancelled());

@@ -523,6 +523,10 @@ impl super::kernel::Kernel for Kernel<'_> {
         (limit > 0.0).then_some(limit as u32)
     }
 
+    fn reciprocal(&self) -> bool {
+        true
+    }
+
     fn top(&self, c: &Cell) -> i64 {
         i64::from(c.level) * 1000
     }

@@ -142,6 +142,10 @@ impl super::kernel::Kernel for Kernel<'_> {
         )
     }
 
+    fn reciprocal(&self) -> bool {
+        self.heights.observer_eye == self.heights.target_eye
+    }
+
     fn top(&self, c: &Cell) -> i64 {
         c.surface
     }

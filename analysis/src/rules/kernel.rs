@@ -266,6 +266,11 @@ pub trait Kernel: Sync {
     fn hindrance_limit(&self) -> Option<u32> {
         None
     }
+    /// True when the rule gives `a -> b` the verdict of `b -> a` on every map (the
+    /// engine then computes one of each pair; its tests check every ordered pair).
+    fn reciprocal(&self) -> bool {
+        false
+    }
     /// The height (thousandths of a level) a blocker in this cell stands to, and the
     /// observer's eye in it, for telling blind hexes (hidden only by lower blockers).
     fn top(&self, c: &Self::Cell) -> i64;

@@ -229,6 +229,10 @@ impl super::kernel::Kernel for Kernel<'_> {
         None
     }
 
+    fn reciprocal(&self) -> bool {
+        true
+    }
+
     fn top(&self, c: &Cell) -> i64 {
         i64::from(c.level) * 1000
     }
