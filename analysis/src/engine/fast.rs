@@ -11,6 +11,7 @@
 
 use super::cc_sweep::CcFlat;
 use super::geometric_sweep::GeoSweep;
+use super::level_sweep::LevelSweep;
 use super::grid::{Grid, Padded};
 use super::lines::{Lines, Pools, Symmetry, Walk, symmetries};
 use super::offsets::{DqPairs, Group, Offset, groups};
@@ -68,10 +69,12 @@ pub(crate) enum FamilyKernel<'m> {
     Asl {
         kernel: asl::Kernel<'m>,
         grid: Grid<asl::Cell, asl::Side>,
+        level: Option<LevelSweep>,
     },
     Napoleonic {
         kernel: napoleonic::Kernel<'m>,
         grid: Grid<napoleonic::Cell, Option<crate::rules::LosEffect>>,
+        level: Option<LevelSweep>,
     },
 }
 
@@ -89,11 +92,11 @@ macro_rules! with_walker {
                 let $w = e.walker(kernel, grid);
                 $body
             }
-            FamilyKernel::Asl { kernel, grid } => {
+            FamilyKernel::Asl { kernel, grid, .. } => {
                 let $w = e.walker(kernel, grid);
                 $body
             }
-            FamilyKernel::Napoleonic { kernel, grid } => {
+            FamilyKernel::Napoleonic { kernel, grid, .. } => {
                 let $w = e.walker(kernel, grid);
                 $body
             }
@@ -143,12 +146,22 @@ impl<'m> Engine<'m> {
             Family::Asl => {
                 let kernel = asl::Kernel::new(map);
                 let grid = Grid::of(&kernel, &padded);
-                FamilyKernel::Asl { kernel, grid }
+                let level = LevelSweep::of(&kernel, &grid, &padded);
+                FamilyKernel::Asl {
+                    kernel,
+                    grid,
+                    level,
+                }
             }
             Family::Napoleonic => {
                 let kernel = napoleonic::Kernel::new(map);
                 let grid = Grid::of(&kernel, &padded);
-                FamilyKernel::Napoleonic { kernel, grid }
+                let level = LevelSweep::of(&kernel, &grid, &padded);
+                FamilyKernel::Napoleonic {
+                    kernel,
+                    grid,
+                    level,
+                }
             }
         };
         let syms = symmetries();
@@ -202,7 +215,9 @@ impl<'m> Engine<'m> {
         match &self.family {
             FamilyKernel::Geometric { sweep, .. } => sweep.is_some(),
             FamilyKernel::CombatCommander { .. } => true,
-            FamilyKernel::Asl { .. } | FamilyKernel::Napoleonic { .. } => false,
+            FamilyKernel::Asl { level, .. } | FamilyKernel::Napoleonic { level, .. } => {
+                level.is_some()
+            }
         }
     }
 
@@ -224,8 +239,12 @@ impl<'m> Engine<'m> {
                 grid.bytes() + sweep.as_ref().map_or(0, |s| s.bytes())
             }
             FamilyKernel::CombatCommander { grid, flat, .. } => grid.bytes() + flat.bytes(),
-            FamilyKernel::Asl { grid, .. } => grid.bytes(),
-            FamilyKernel::Napoleonic { grid, .. } => grid.bytes(),
+            FamilyKernel::Asl { grid, level, .. } => {
+                grid.bytes() + level.as_ref().map_or(0, |l| l.bytes())
+            }
+            FamilyKernel::Napoleonic { grid, level, .. } => {
+                grid.bytes() + level.as_ref().map_or(0, |l| l.bytes())
+            }
         };
         family + self.padded.bytes() + self.lines.get().map_or(0, |l| l.bytes())
     }
@@ -334,6 +353,16 @@ impl<'m> Engine<'m> {
                             };
                             flat.offset(kernel, grid, &o, &self.syms, &pairs, dr, cells, &sees, &mut seen)
                         }
+                        FamilyKernel::Asl {
+                            kernel,
+                            grid,
+                            level: Some(l),
+                        } => l.offset(&self.walker(kernel, grid), &o, &pairs, dr, &mut Vec::new(), &mut seen),
+                        FamilyKernel::Napoleonic {
+                            kernel,
+                            grid,
+                            level: Some(l),
+                        } => l.offset(&self.walker(kernel, grid), &o, &pairs, dr, &mut Vec::new(), &mut seen),
                         _ => with_walker!(self, w => {
                             let mut spans = Vec::new();
                             pairs.runs(dr, |run| {

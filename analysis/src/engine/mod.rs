@@ -14,6 +14,7 @@ pub mod fast;
 pub mod generate;
 mod geometric_sweep;
 pub mod grid;
+mod level_sweep;
 pub mod lines;
 pub mod matrix;
 pub mod offsets;

@@ -523,6 +523,23 @@ impl super::kernel::Kernel for Kernel<'_> {
         (limit > 0.0).then_some(limit as u32)
     }
 
+    /// Between ends on one ground level, neither IN a depression, no blind hex or
+    /// A6.3 rule applies: every rule compares with that level only.
+    fn level_key(&self, e: &Ends) -> Option<i32> {
+        (e.hi_lo.is_none() && e.a.pos != Pos::In && e.b.pos != Pos::In).then_some(e.high)
+    }
+
+    fn keyed_ends(&self, level: i32) -> Option<Ends> {
+        let end = end_at(Hex::new(0, 0), level, Pos::Ground);
+        Some(Ends {
+            a: end,
+            b: end,
+            high: level,
+            hi_lo: None,
+            hi_is_from: false,
+        })
+    }
+
     fn reciprocal(&self) -> bool {
         true
     }

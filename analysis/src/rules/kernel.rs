@@ -266,6 +266,18 @@ pub trait Kernel: Sync {
     fn hindrance_limit(&self) -> Option<u32> {
         None
     }
+    /// The level that alone decides what every stretch of a line with these ends
+    /// does, when one does: no verdict then depends on where a stretch lies along
+    /// the line, no whole-line rule applies, and all ends with the same key give
+    /// the same verdicts. The engine then tests 64 such lines at once from
+    /// per-level bitsets of this kernel's own verdicts ([`Kernel::keyed_ends`]).
+    fn level_key(&self, _e: &Self::Ends) -> Option<i32> {
+        None
+    }
+    /// Ends whose [`Kernel::level_key`] is `level`, if the kernel has keys.
+    fn keyed_ends(&self, _level: i32) -> Option<Self::Ends> {
+        None
+    }
     /// True when the rule gives `a -> b` the verdict of `b -> a` on every map (the
     /// engine then computes one of each pair; its tests check every ordered pair).
     fn reciprocal(&self) -> bool {

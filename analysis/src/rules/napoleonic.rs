@@ -229,6 +229,15 @@ impl super::kernel::Kernel for Kernel<'_> {
         None
     }
 
+    /// Every rule compares levels with the higher end's only.
+    fn level_key(&self, &high: &i32) -> Option<i32> {
+        Some(high)
+    }
+
+    fn keyed_ends(&self, level: i32) -> Option<i32> {
+        Some(level)
+    }
+
     fn reciprocal(&self) -> bool {
         true
     }

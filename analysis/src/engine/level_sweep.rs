@@ -1,0 +1,200 @@
+//! The sweep any kernel with level keys gets, for whole-map matrices.
+//!
+//! Where a kernel says a line's verdicts depend on one level alone
+//! ([`Kernel::level_key`]), what each cell and each crossed hexside does to
+//! such lines is a bit per level: this sweep asks the kernel once per cell,
+//! level and direction ([`Kernel::keyed_ends`]) and then tests 64 lanes of
+//! one offset with a few word operations. Everything the bits cannot settle
+//! goes to the kernel's walker lane by lane: lines whose ends have no key,
+//! walks with stretches along a hexside (where a kernel may combine the two
+//! sides its own way), and, in a family with a hindrance limit, lines that
+//! meet a hindrance.
+
+use super::bits::{self, each_lane, lane_mask, sweep, window};
+use super::grid::{Grid, Padded};
+use super::lines::NO_DIR;
+use super::offsets::{DqPairs, Offset};
+use super::walker::Walker;
+use crate::hex::{Hex, Ratio};
+use crate::rules::kernel::{At, End, Kernel, Notes, Quiet, Span};
+
+/// A stretch away from both ends.
+const MIDDLE: At = At {
+    hex: Hex::new(0, 0),
+    t0: Ratio::ZERO,
+    t1: Ratio::ONE,
+    from: u32::MAX / 2,
+    to: u32::MAX / 2,
+    first: false,
+    last: false,
+};
+
+/// Per-level bitsets of one kernel's verdicts.
+pub struct LevelSweep {
+    level_min: i32,
+    /// Per level: the cell blocks a keyed line of that level.
+    block: Vec<Vec<u64>>,
+    /// Per level: the cell hinders such a line (only kept where the family has a limit).
+    hinder: Vec<Vec<u64>>,
+    /// Per level and direction: the crossed hexside blocks / hinders.
+    side_block: Vec<[Vec<u64>; 6]>,
+    side_hinder: Vec<[Vec<u64>; 6]>,
+    /// Hindrances matter: the family has a hindrance limit.
+    limit: bool,
+}
+
+impl LevelSweep {
+    /// The bitsets of a kernel with level keys, or `None` for a kernel without.
+    pub fn of<K: Kernel>(k: &K, grid: &Grid<K::Cell, K::Side>, p: &Padded) -> Option<LevelSweep> {
+        // Keys are levels of the map.
+        let (lo, hi) = k
+            .map()
+            .cells()
+            .iter()
+            .fold((i32::MAX, i32::MIN), |(a, b), c| (a.min(c.level), b.max(c.level)));
+        if lo > hi || hi as i64 - lo as i64 > 4096 {
+            return None;
+        }
+        let limit = k.hindrance_limit().is_some();
+        let mut s = LevelSweep {
+            level_min: lo,
+            block: Vec::new(),
+            hinder: Vec::new(),
+            side_block: Vec::new(),
+            side_hinder: Vec::new(),
+            limit,
+        };
+        for l in lo..=hi {
+            let e = k.keyed_ends(l)?;
+            let (mut block, mut hinder) = (bits::bitset(p.size), bits::bitset(p.size));
+            let mut sb: [Vec<u64>; 6] = std::array::from_fn(|_| bits::bitset(p.size));
+            let mut sh: [Vec<u64>; 6] = std::array::from_fn(|_| bits::bitset(p.size));
+            for (x, c) in grid.cells.iter().enumerate() {
+                let mut n = Quiet::default();
+                k.hex(&e, c, MIDDLE, &mut n);
+                let sum = n.all();
+                if sum.block {
+                    bits::set(&mut block, x);
+                } else if sum.hinder > 0 {
+                    bits::set(&mut hinder, x);
+                }
+                if grid.side_mask[x] == 0 {
+                    continue;
+                }
+                for d in 0..6u8 {
+                    if let Some(side) = grid.side(x, d) {
+                        let mut n = Quiet::default();
+                        let a = p.axial.first().copied().unwrap_or(Hex::new(0, 0));
+                        k.cross(&e, side, a, a, &mut n);
+                        let sum = n.all();
+                        if sum.block {
+                            bits::set(&mut sb[d as usize], x);
+                        } else if sum.hinder > 0 {
+                            bits::set(&mut sh[d as usize], x);
+                        }
+                    }
+                }
+            }
+            s.block.push(block);
+            s.side_block.push(sb);
+            if limit {
+                s.hinder.push(hinder);
+                s.side_hinder.push(sh);
+            }
+        }
+        Some(s)
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        let per = |v: &Vec<Vec<u64>>| v.iter().map(|b| b.len() * 8).sum::<usize>();
+        (per(&self.block) + per(&self.hinder)) * 7
+    }
+
+    /// Calls `seen(i, j)` for each pair of the runs `dr` away whose line is seen.
+    pub fn offset<K: Kernel>(
+        &self,
+        w: &Walker<K>,
+        o: &Offset,
+        pairs: &DqPairs,
+        dr: i32,
+        spans: &mut Vec<Span<K::Cell>>,
+        seen: &mut dyn FnMut(usize, usize),
+    ) {
+        let (pools, walk) = (o.pools, o.walk);
+        let k = w.kernel;
+        let sym = &w.syms[o.g];
+        let sides_free = pools.sides_of(walk).is_empty();
+        let hexes: Vec<i64> = pools
+            .hexes_of(walk)
+            .iter()
+            .map(|h| o.delta(h.q, h.r))
+            .collect();
+        let crosses: Vec<(i64, u8)> = pools
+            .crosses_of(walk)
+            .iter()
+            .filter(|c| c.d2 == NO_DIR)
+            .map(|c| (o.delta(c.q, c.r), sym.dirs[c.d1 as usize]))
+            .collect();
+        let cells = &w.padded.cell;
+        pairs.runs(dr, |run| {
+            let base0 = cells[run.a.idx[(run.r0 - run.a.r_lo) as usize] as usize] as i64;
+            let mut slow = 0u64;
+            let mut keyed = [(0i32, 0u64); 64];
+            let mut n_keys = 0;
+            for lane in 0..run.lanes {
+                let (i, j) = run.pair(lane);
+                let c = |x: usize| End {
+                    hex: w.padded.axial[x],
+                    cell: w.grid.cells[cells[x] as usize],
+                };
+                match k.level_key(&k.ends(c(i), c(j))).filter(|_| sides_free) {
+                    Some(l) => match keyed[..n_keys].iter_mut().find(|x| x.0 == l) {
+                        Some(x) => x.1 |= 1 << lane,
+                        None => {
+                            keyed[n_keys] = (l, 1 << lane);
+                            n_keys += 1;
+                        }
+                    },
+                    None => slow |= 1 << lane,
+                }
+            }
+            for &(l, mask) in &keyed[..n_keys] {
+                let Some(li) = usize::try_from(l - self.level_min)
+                    .ok()
+                    .filter(|&li| li < self.block.len())
+                else {
+                    slow |= mask;
+                    continue;
+                };
+                let mut blocked = sweep(&self.block[li], base0, &hexes, |&d| d, mask);
+                for &(d, dir) in &crosses {
+                    if blocked & mask == mask {
+                        break;
+                    }
+                    blocked |= window(&self.side_block[li][dir as usize], (base0 + d) as usize);
+                }
+                let mut open = mask & !blocked;
+                if self.limit && open != 0 {
+                    let mut hindered = sweep(&self.hinder[li], base0, &hexes, |&d| d, open);
+                    for &(d, dir) in &crosses {
+                        hindered |=
+                            window(&self.side_hinder[li][dir as usize], (base0 + d) as usize);
+                    }
+                    slow |= open & hindered;
+                    open &= !hindered;
+                }
+                each_lane(open & lane_mask(run.lanes), |lane| {
+                    let (i, j) = run.pair(lane);
+                    seen(i, j);
+                });
+            }
+            each_lane(slow, |lane| {
+                let (i, j) = run.pair(lane);
+                if !w.eval::<false>(pools, walk, o.g, i, j, spans).blocked() {
+                    seen(i, j);
+                }
+            });
+        });
+    }
+}
