@@ -298,9 +298,11 @@ fn viewshed_blind_and_exposure_agree_with_the_matrix() {
     for (j, c) in cols.iter().enumerate() {
         let seen_by = observers.iter().filter(|&&o| bits[o][j] == 1).count() as u64;
         assert_eq!(e["hexes"][c]["seen_by"].as_u64().unwrap(), seen_by, "{c}");
-        let sees = bits[j].iter().filter(|&&x| x == 1).count() as u64;
+        // A zone given alone stands for the targets too.
+        let sees = observers.iter().filter(|&&o| bits[j][o] == 1).count() as u64;
         assert_eq!(e["hexes"][c]["sees"].as_u64().unwrap(), sees, "{c}");
     }
+    assert_eq!(e["targets"].as_u64().unwrap(), observers.len() as u64);
 }
 
 #[test]

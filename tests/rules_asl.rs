@@ -5,8 +5,9 @@ mod common;
 use common::Rng;
 use hexsight_analysis::Map;
 use hexsight_analysis::los::line_of_sight;
+use hexsight_analysis::query::units::unit_answers;
+use hexsight_analysis::rules::Verdict;
 use hexsight_analysis::rules::asl::{FireKind, blind_hexes};
-use hexsight_analysis::rules::{Verdict, unit_answers};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -27,7 +28,9 @@ fn small(hexes: Value, hexsides: Value, units: Value) -> Value {
 }
 
 fn los(map: &Map, a: &str, b: &str) -> hexsight_analysis::LosResult {
-    line_of_sight(map, map.parse_hex(a).unwrap(), map.parse_hex(b).unwrap())
+    let r = line_of_sight(map, map.parse_hex(a).unwrap(), map.parse_hex(b).unwrap());
+    common::engine_agrees(map, &r);
+    r
 }
 
 fn details(map: &Map, a: &str, b: &str) -> Value {

@@ -5,6 +5,8 @@
 //! centres on one straight line, so the line between two of them crosses exactly
 //! the hexes listed between them.
 
+mod common;
+
 use hexsight_analysis::hex::Crossing;
 use hexsight_analysis::rules::combat_commander::movement_cost;
 use hexsight_analysis::{LosResult, Map, Verdict, line_of_sight_labels};
@@ -25,6 +27,7 @@ fn map(hexes: &str) -> Map {
 
 fn los(m: &Map, a: &str, b: &str) -> LosResult {
     let r = line_of_sight_labels(m, a, b).unwrap();
+    common::engine_agrees(m, &r);
     // LOS in Combat Commander is reciprocal: every example is checked both ways.
     let back = line_of_sight_labels(m, b, a).unwrap();
     assert_eq!(

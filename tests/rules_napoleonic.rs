@@ -5,8 +5,9 @@ mod common;
 use common::Rng;
 use hexsight_analysis::Map;
 use hexsight_analysis::los::line_of_sight;
+use hexsight_analysis::query::units::{UnitAnswers, unit_answers};
+use hexsight_analysis::rules::Verdict;
 use hexsight_analysis::rules::asl::FireKind;
-use hexsight_analysis::rules::{UnitAnswers, Verdict, unit_answers};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -38,7 +39,9 @@ fn answers(m: &Map, a: &str, b: &str) -> UnitAnswers {
 }
 
 fn los(m: &Map, a: &str, b: &str) -> Verdict {
-    line_of_sight(m, m.parse_hex(a).unwrap(), m.parse_hex(b).unwrap()).verdict
+    let r = line_of_sight(m, m.parse_hex(a).unwrap(), m.parse_hex(b).unwrap());
+    common::engine_agrees(m, &r);
+    r.verdict
 }
 
 #[test]

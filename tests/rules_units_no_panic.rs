@@ -6,9 +6,10 @@ use common::Rng;
 
 use hexsight_analysis::Map;
 use hexsight_analysis::los::line_of_sight;
+use hexsight_analysis::query::spotting::spot;
+use hexsight_analysis::query::units::unit_answers;
 use hexsight_analysis::rules::asl::FireKind;
-use hexsight_analysis::rules::miniatures::{Activity, spot};
-use hexsight_analysis::rules::unit_answers;
+use hexsight_analysis::rules::miniatures::Activity;
 use serde_json::{Value, json};
 use std::path::Path;
 

@@ -1,5 +1,8 @@
 //! The `geometric` ruleset: 3-D sight lines with exact heights.
 
+use hexsight_analysis::engine::fast::Engine;
+use hexsight_analysis::engine::matrix::Control;
+use hexsight_analysis::engine::viewshed::viewshed_of;
 use hexsight_analysis::{Map, Ruleset, Verdict, line_of_sight_labels};
 use std::path::Path;
 use std::sync::Arc;
@@ -11,8 +14,19 @@ fn map(hexes: &str) -> Map {
     Map::from_json(&text, Path::new("g.json")).unwrap()
 }
 
+/// The explained verdict, after checking that the engine's answer for the pair
+/// and in the observer's viewshed is the same (so each example checks both paths).
 fn verdict(m: &Map, a: &str, b: &str) -> Verdict {
-    line_of_sight_labels(m, a, b).unwrap().verdict
+    let r = line_of_sight_labels(m, a, b).unwrap();
+    let (i, j) = (m.index(r.line.from).unwrap(), m.index(r.line.to).unwrap());
+    let e = Engine::new(m);
+    assert_eq!(e.sight(i, j).verdict, r.verdict, "engine pair {a} -> {b}");
+    let v = viewshed_of(&e, i, &Control::default()).unwrap();
+    assert_eq!(
+        v.targets[j].verdict, r.verdict,
+        "engine viewshed {a} -> {b}"
+    );
+    r.verdict
 }
 
 #[test]

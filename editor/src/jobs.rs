@@ -8,11 +8,10 @@
 use hexsight_analysis::engine::exposure;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Selection};
-use hexsight_analysis::engine::viewshed::is_blind;
+use hexsight_analysis::engine::viewshed::viewshed_of;
 use hexsight_analysis::hex::Hex;
 use hexsight_analysis::rules::miniatures::{self, Activity};
-use hexsight_analysis::{Map, Verdict, line_of_sight};
-use rayon::prelude::*;
+use hexsight_analysis::{Map, Verdict};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Instant;
@@ -61,7 +60,7 @@ pub struct Spot {
     pub p: f64,
 }
 
-/// Spotting from `from` with the ruleset's table (`rules::miniatures::spot`).
+/// Spotting from `from` with the ruleset's table (`query::spotting::spot`).
 pub fn spotting(map: &Map, from: Hex, moving: bool, progress: &Progress) -> Option<Vec<Spot>> {
     progress.total.store(1, Ordering::Relaxed);
     let activity = if moving {
@@ -69,7 +68,7 @@ pub fn spotting(map: &Map, from: Hex, moving: bool, progress: &Progress) -> Opti
     } else {
         Activity::Still
     };
-    let cells = miniatures::spot(map, from, activity).ok()?;
+    let cells = hexsight_analysis::query::spotting::spot(map, from, activity).ok()?;
     progress.step();
     let out = cells
         .iter()
@@ -115,26 +114,29 @@ pub struct Seen {
     pub blind: bool,
 }
 
-/// The viewshed of `from`: the library's verdict for every hex, with the
-/// engine's blind-hex test. This is `engine::viewshed::viewshed` made
-/// cancellable hex by hex (the engine's version runs to the end).
+/// The viewshed of `from` from the engine (`engine::viewshed::viewshed_of`),
+/// cancellable and with progress.
 pub fn viewshed(map: &Map, from: Hex, progress: &Progress) -> Option<Vec<Seen>> {
-    progress.total.store(map.len(), Ordering::Relaxed);
-    let out: Option<Vec<Seen>> = (0..map.len())
-        .into_par_iter()
-        .map(|j| {
-            if progress.cancelled() {
-                return None;
-            }
-            progress.step();
-            let r = line_of_sight(map, from, map.hex_of(j));
-            Some(Seen {
-                verdict: r.verdict,
-                blind: is_blind(map, &r),
-            })
+    let i = map.index(from)?;
+    let engine = Engine::new(map);
+    let report = |done: u64, total: u64| {
+        progress.total.store(total as usize, Ordering::Relaxed);
+        progress.done.store(done as usize, Ordering::Relaxed);
+    };
+    let ctl = Control {
+        cancel: &progress.cancel,
+        progress: &report,
+    };
+    let v = viewshed_of(&engine, i, &ctl).ok()?;
+    let out = v
+        .targets
+        .iter()
+        .map(|t| Seen {
+            verdict: t.verdict,
+            blind: t.blind,
         })
         .collect();
-    out.filter(|_| !progress.cancelled())
+    (!progress.cancelled()).then_some(out)
 }
 
 /// Exposure: for each hex, the number of other hexes that see it, from the
@@ -155,7 +157,7 @@ pub fn exposure(map: &Map, progress: &Progress) -> Option<Vec<u32>> {
         .seen_by
         .iter()
         .enumerate()
-        .map(|(i, n)| n.saturating_sub(u32::from(engine.sees(i, i))))
+        .map(|(_, n)| n.saturating_sub(1))
         .collect();
     (!progress.cancelled()).then_some(counts)
 }
@@ -300,8 +302,9 @@ impl Drop for Jobs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hexsight_analysis::Ruleset;
+    use hexsight_analysis::engine::viewshed::is_blind;
     use hexsight_analysis::hex::Layout;
+    use hexsight_analysis::{Ruleset, line_of_sight};
 
     fn map() -> Map {
         let rs = std::sync::Arc::new(Ruleset::builtin("combat-commander").unwrap());

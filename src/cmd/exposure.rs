@@ -15,10 +15,11 @@ use std::process::ExitCode;
 pub struct Args {
     /// The map file.
     map: PathBuf,
-    /// Count only observers in this zone (`A1:F10,G3`), e.g. the enemy's start area.
+    /// Count only observers in this zone (`A1:F10,G3`), e.g. the enemy's start area
+    /// (default: the `--to` zone when that is given, else all).
     #[arg(long)]
     from: Option<String>,
-    /// Count only targets in this zone.
+    /// Count only targets in this zone (default: the `--from` zone when that is given, else all).
     #[arg(long)]
     to: Option<String>,
     /// Print JSON instead of text.
@@ -36,6 +37,9 @@ pub struct Args {
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
+    /// Print the compute time (not loading the map or printing) on stderr.
+    #[arg(long)]
+    timings: bool,
 }
 
 /// Counts for the whole map: from the matrix when it fits in memory, else streaming.
@@ -46,8 +50,10 @@ pub fn compute(map: &Map, sel: &Selection, progress: &super::Progress) -> anyhow
         progress: &|d, t| progress.update(d, t),
     };
     let all = Selection::all(map);
+    // The whole-map matrix, where it fits, is the fastest way to count all pairs;
+    // zones ask for fewer pairs, which the engine's pair sweep prepares alone.
     let fits = estimate_bytes(map, &all) < super::matrix::memory_budget(None) / 2;
-    let e = if fits && engine.is_reciprocal() {
+    let e = if fits && sel.is_all(map) && engine.is_reciprocal() && engine.has_sweep() {
         let m = matrix(&engine, &all, &ctl)?;
         from_matrix(&m, &sel.from, &sel.to)
     } else {
@@ -80,8 +86,24 @@ pub fn to_json(map: &Map, e: &Exposure) -> Value {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
-    let sel = super::selection(&map, a.from.as_deref(), a.to.as_deref())?;
-    let e = compute(&map, &sel, &super::Progress::new("pairs"))?;
+    // A zone given alone stands for both ends: "who in the enemy's start area sees
+    // each hex, and how much of it each hex sees" costs |zone| viewsheds, not all pairs.
+    let (from, to) = match (a.from.as_deref(), a.to.as_deref()) {
+        (Some(f), None) => (Some(f), Some(f)),
+        (None, Some(t)) => (Some(t), Some(t)),
+        other => other,
+    };
+    let sel = super::selection(&map, from, to)?;
+    let progress = super::Progress::new("pairs");
+    let e = compute(&map, &sel, &progress)?;
+    if a.timings {
+        eprintln!(
+            "exposure of {} observers x {} targets computed in {:.3} s",
+            sel.from.len(),
+            sel.to.len(),
+            progress.seconds()
+        );
+    }
     save_picture(
         &pictures::seen_by(&map, &e),
         a.png.as_deref(),

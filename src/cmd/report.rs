@@ -209,7 +209,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     for &k in &keys {
         let from = map.hex_of(k);
         let still = hexsight_analysis::rules::miniatures::Activity::Still;
-        let Ok(cells) = hexsight_analysis::rules::miniatures::spot(&map, from, still) else {
+        let Ok(cells) = hexsight_analysis::query::spotting::spot(&map, from, still) else {
             break;
         };
         let label = map.label(from);

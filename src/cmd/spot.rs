@@ -4,7 +4,8 @@
 use anyhow::anyhow;
 use clap::Args as ClapArgs;
 use hexsight_analysis::export::{pictures, save_picture};
-use hexsight_analysis::rules::miniatures::{Activity, spot};
+use hexsight_analysis::query::spotting::spot;
+use hexsight_analysis::rules::miniatures::Activity;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

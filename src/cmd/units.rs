@@ -3,8 +3,8 @@
 
 use anyhow::anyhow;
 use clap::Args as ClapArgs;
+use hexsight_analysis::query::units::unit_answers;
 use hexsight_analysis::rules::asl::FireKind;
-use hexsight_analysis::rules::unit_answers;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -2,7 +2,9 @@
 
 use anyhow::anyhow;
 use clap::Args as ClapArgs;
-use hexsight_analysis::engine::viewshed::{Viewshed, viewshed};
+use hexsight_analysis::engine::fast::Engine;
+use hexsight_analysis::engine::matrix::Control;
+use hexsight_analysis::engine::viewshed::{Viewshed, viewshed_of};
 use hexsight_analysis::export::{pictures, save_picture};
 use hexsight_analysis::{Map, Verdict};
 use serde_json::{Value, json};
@@ -26,6 +28,12 @@ pub struct Args {
     /// Also draw it as an SVG.
     #[arg(long)]
     svg: Option<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print the compute time (not loading the map or printing) on stderr.
+    #[arg(long)]
+    timings: bool,
 }
 
 /// Parses a hex label of the map, with an error naming the map.
@@ -75,9 +83,25 @@ pub fn to_json(map: &Map, v: &Viewshed) -> Value {
 
 /// Prints the viewshed and draws it.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
     let from = hex_arg(&map, &a.map, &a.from)?;
-    let v = viewshed(&map, from);
+    let progress = super::Progress::new("targets");
+    let engine = Engine::new(&map);
+    let ctl = Control {
+        cancel: super::interrupt_flag(),
+        progress: &|d, t| progress.update(d, t),
+    };
+    let i = map.index(from).expect("a hex of the map");
+    let v = viewshed_of(&engine, i, &ctl)?;
+    progress.finish();
+    if a.timings {
+        eprintln!(
+            "viewshed of {} computed in {:.3} s",
+            a.from,
+            progress.seconds()
+        );
+    }
     save_picture(
         &pictures::viewshed(&map, &v),
         a.png.as_deref(),

@@ -19,3 +19,38 @@ impl Rng {
         xs[self.next(xs.len() as u64) as usize]
     }
 }
+
+/// Asserts that the engine's whole-map answers for the pair of `r` (its verdict and
+/// hindrance, and the observer's viewshed entry with its blind flag) equal the
+/// explained query's, so every rule example checks both paths.
+#[allow(dead_code)] // Not every test file checks the engine.
+pub fn engine_agrees(map: &hexsight_analysis::Map, r: &hexsight_analysis::LosResult) {
+    use hexsight_analysis::Verdict;
+    use hexsight_analysis::engine::fast::Engine;
+    use hexsight_analysis::engine::matrix::Control;
+    use hexsight_analysis::engine::viewshed::{is_blind, viewshed_of};
+    let (i, j) = (
+        map.index(r.line.from).expect("on the map"),
+        map.index(r.line.to).expect("on the map"),
+    );
+    let e = Engine::new(map);
+    let s = e.sight(i, j);
+    let hindrance = if r.verdict == Verdict::Blocked {
+        0
+    } else {
+        r.hindrance
+    };
+    let what = format!("{} -> {}", map.label(r.line.from), map.label(r.line.to));
+    assert_eq!(
+        (s.verdict, s.hindrance),
+        (r.verdict, hindrance),
+        "engine pair {what}"
+    );
+    let v = viewshed_of(&e, i, &Control::default()).expect("not cancelled");
+    let t = &v.targets[j];
+    assert_eq!(
+        (t.verdict, t.hindrance, t.blind),
+        (r.verdict, hindrance, is_blind(map, r)),
+        "engine viewshed {what}"
+    );
+}

@@ -32,7 +32,13 @@ pub fn lane_mask(lanes: usize) -> u64 {
 /// The or of the 64-bit windows of `bits` at `base0 + delta(x)` for each `x`
 /// of `items`, four a round, stopping once every lane of `mask` is set.
 #[inline]
-pub fn sweep<T>(bits: &[u64], base0: i64, items: &[T], delta: impl Fn(&T) -> i64, mask: u64) -> u64 {
+pub fn sweep<T>(
+    bits: &[u64],
+    base0: i64,
+    items: &[T],
+    delta: impl Fn(&T) -> i64,
+    mask: u64,
+) -> u64 {
     let at = |x: &T| window(bits, (base0 + delta(x)) as usize);
     let mut blocked = 0u64;
     let mut quads = items.chunks_exact(4);

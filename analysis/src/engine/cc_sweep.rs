@@ -224,7 +224,11 @@ struct CcLaid<'a> {
 impl<'a> CcLaid<'a> {
     fn new(pools: &'a Pools, walk: &'a Walk, sym: &Symmetry, o: &Offset) -> Self {
         CcLaid {
-            hexes: pools.hexes_of(walk).iter().map(|h| o.delta(h.q, h.r)).collect(),
+            hexes: pools
+                .hexes_of(walk)
+                .iter()
+                .map(|h| o.delta(h.q, h.r))
+                .collect(),
             sides: pools
                 .sides_of(walk)
                 .iter()
@@ -252,7 +256,16 @@ impl<'a> CcLaid<'a> {
     fn blind(&self, k: &Kernel, grid: &Grid<Cell, Side>, base: i64, dt: i64) -> bool {
         let (co, ct) = (grid.cells[base as usize], grid.cells[(base + dt) as usize]);
         let zero = Hex::new(0, 0);
-        let ends = k.ends(End { hex: zero, cell: co }, End { hex: zero, cell: ct });
+        let ends = k.ends(
+            End {
+                hex: zero,
+                cell: co,
+            },
+            End {
+                hex: zero,
+                cell: ct,
+            },
+        );
         let next = if co.level < ct.level {
             self.walk.first
         } else {

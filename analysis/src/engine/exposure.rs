@@ -140,7 +140,13 @@ mod tests {
     /// counts equal those of the explained query pair by pair, and the matrix's.
     #[test]
     fn streaming_counts_equal_the_explained_query_and_the_matrix() {
-        for rs in ["geometric", "combat-commander", "asl", "napoleonic", "miniatures"] {
+        for rs in [
+            "geometric",
+            "combat-commander",
+            "asl",
+            "napoleonic",
+            "miniatures",
+        ] {
             let map = random_map(rs, 9, 12, 10);
             let e = Engine::new(&map);
             let m = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
@@ -160,7 +166,9 @@ mod tests {
                 assert_eq!(a, b, "{rs}");
                 for h in 0..map.len() {
                     let sees = |a: usize, b: usize| {
-                        line_of_sight(&map, map.hex_of(a), map.hex_of(b)).verdict.sees()
+                        line_of_sight(&map, map.hex_of(a), map.hex_of(b))
+                            .verdict
+                            .sees()
                     };
                     let want_sees = sel.to.iter().filter(|&&t| sees(h, t)).count();
                     let want_seen = sel.from.iter().filter(|&&o| sees(o, h)).count();

@@ -11,8 +11,8 @@
 
 use super::cc_sweep::CcFlat;
 use super::geometric_sweep::GeoSweep;
-use super::level_sweep::LevelSweep;
 use super::grid::{Grid, Padded};
+use super::level_sweep::LevelSweep;
 use super::lines::{Lines, Pools, Symmetry, Walk, symmetries};
 use super::offsets::{DqPairs, Group, Offset, groups};
 use super::vector;
@@ -256,10 +256,9 @@ impl<'m> Engine<'m> {
         // The padded grid spans the axial bounding box: about cols x (rows + cols / 2).
         let size = (cols + 5) * (rows + cols / 2 + 5);
         let levels = {
-            let (lo, hi) = map
-                .cells()
-                .iter()
-                .fold((i32::MAX, i32::MIN), |(a, b), c| (a.min(c.level), b.max(c.level)));
+            let (lo, hi) = map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
+                (a.min(c.level), b.max(c.level))
+            });
             (hi as i64 - lo as i64 + 1).clamp(1, 4097) as u64
         };
         // Cells of up to 48 bytes, 12 bytes of index, and per-level bitsets (9 per
@@ -320,7 +319,12 @@ impl<'m> Engine<'m> {
     ///
     /// Pairs are taken offset by offset, so each walk is laid out once and then
     /// swept over every group it joins. Returns false if `stop` was set.
-    pub fn half_for_dq(&self, dq: i32, stop: &AtomicBool, mut seen: impl FnMut(usize, usize)) -> bool {
+    pub fn half_for_dq(
+        &self,
+        dq: i32,
+        stop: &AtomicBool,
+        mut seen: impl FnMut(usize, usize),
+    ) -> bool {
         let pairs = DqPairs::new(&self.groups, dq);
         let Some((dr_lo, dr_hi)) = pairs.dr_range() else {
             return true;
@@ -344,25 +348,41 @@ impl<'m> Engine<'m> {
                     };
                     let cells = &self.padded.cell;
                     match family {
-                        FamilyKernel::Geometric {
-                            sweep: Some(s), ..
-                        } => s.offset(&o, &pairs, dr, self.simd, &mut steps_buf, &mut seen, cells),
+                        FamilyKernel::Geometric { sweep: Some(s), .. } => {
+                            s.offset(&o, &pairs, dr, self.simd, &mut steps_buf, &mut seen, cells)
+                        }
                         FamilyKernel::CombatCommander { kernel, grid, flat } => {
                             let sees = |i: usize, j: usize| {
                                 !self.outcome::<false>(&lines.pools, walk, g, i, j).blocked()
                             };
-                            flat.offset(kernel, grid, &o, &self.syms, &pairs, dr, cells, &sees, &mut seen)
+                            flat.offset(
+                                kernel, grid, &o, &self.syms, &pairs, dr, cells, &sees, &mut seen,
+                            )
                         }
                         FamilyKernel::Asl {
                             kernel,
                             grid,
                             level: Some(l),
-                        } => l.offset(&self.walker(kernel, grid), &o, &pairs, dr, &mut Vec::new(), &mut seen),
+                        } => l.offset(
+                            &self.walker(kernel, grid),
+                            &o,
+                            &pairs,
+                            dr,
+                            &mut Vec::new(),
+                            &mut seen,
+                        ),
                         FamilyKernel::Napoleonic {
                             kernel,
                             grid,
                             level: Some(l),
-                        } => l.offset(&self.walker(kernel, grid), &o, &pairs, dr, &mut Vec::new(), &mut seen),
+                        } => l.offset(
+                            &self.walker(kernel, grid),
+                            &o,
+                            &pairs,
+                            dr,
+                            &mut Vec::new(),
+                            &mut seen,
+                        ),
                         _ => with_walker!(self, w => {
                             let mut spans = Vec::new();
                             pairs.runs(dr, |run| {
@@ -398,7 +418,10 @@ impl<'m> Engine<'m> {
     pub(crate) fn plain_outcome(&self, i: usize, j: usize) -> Outcome {
         let r = line_of_sight(self.map, self.map.hex_of(i), self.map.hex_of(j));
         let blocked = r.verdict == Verdict::Blocked;
-        let block = r.events.iter().any(|e| e.effect == crate::rules::Effect::Block);
+        let block = r
+            .events
+            .iter()
+            .any(|e| e.effect == crate::rules::Effect::Block);
         Outcome {
             block,
             high: block && !super::viewshed::is_blind(self.map, &r),
@@ -431,8 +454,19 @@ mod tests {
     fn fast_path_matches_plain_path() {
         let mut checked = 0;
         for seed in 0..8u64 {
-            for ruleset in ["geometric", "combat-commander", "asl", "napoleonic", "miniatures"] {
-                let map = crate::engine::testmaps::random_map(ruleset, seed, 9 + (seed % 5) as u32, 8 + (seed % 3) as u32);
+            for ruleset in [
+                "geometric",
+                "combat-commander",
+                "asl",
+                "napoleonic",
+                "miniatures",
+            ] {
+                let map = crate::engine::testmaps::random_map(
+                    ruleset,
+                    seed,
+                    9 + (seed % 5) as u32,
+                    8 + (seed % 3) as u32,
+                );
                 let e = Engine::new(&map);
                 let m = crate::engine::matrix::matrix(
                     &e,

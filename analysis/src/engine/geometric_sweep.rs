@@ -69,7 +69,13 @@ impl GeoSweep {
         let mut surface: Vec<i32> = grid
             .cells
             .iter()
-            .map(|c| if c.on_map { c.surface as i32 } else { eye_min as i32 })
+            .map(|c| {
+                if c.on_map {
+                    c.surface as i32
+                } else {
+                    eye_min as i32
+                }
+            })
             .collect();
         surface.extend([eye_min as i32; 64]);
         let mut level: Vec<i32> = grid.cells.iter().map(|c| c.level).collect();
@@ -212,7 +218,16 @@ impl GeoSweep {
             each_lane(uneven, |lane| {
                 let e0 = lv_o[lane] as i64 * MILLI + self.observer_eye;
                 let e1 = lv_t[lane] as i64 * MILLI + self.target_eye;
-                if geometric_steps(middle, sides, surface, base0 + lane as i64, o.factors, e0, e1, den) {
+                if geometric_steps(
+                    middle,
+                    sides,
+                    surface,
+                    base0 + lane as i64,
+                    o.factors,
+                    e0,
+                    e1,
+                    den,
+                ) {
                     let (i, j) = run.pair(lane);
                     seen(i, j);
                 }
@@ -233,7 +248,8 @@ impl GeoSweep {
                         break;
                     }
                     let (da, db) = (o.delta(sd.a.q, sd.a.r), o.delta(sd.b.q, sd.b.r));
-                    blocked |= window(tall, (base0 + da) as usize) & window(tall, (base0 + db) as usize);
+                    blocked |=
+                        window(tall, (base0 + da) as usize) & window(tall, (base0 + db) as usize);
                 }
                 each_lane(mask & !blocked, |lane| {
                     let (i, j) = run.pair(lane);

@@ -6,9 +6,9 @@
 //! default cells, which never act.
 
 use crate::hex::Hex;
-use std::collections::HashMap;
 use crate::map::Map;
 use crate::rules::kernel::Kernel;
+use std::collections::HashMap;
 
 /// The padded axial grid of a map.
 #[derive(Clone, Debug)]

@@ -39,6 +39,11 @@ pub struct LevelSweep {
     /// Per level and direction: the crossed hexside blocks / hinders.
     side_block: Vec<[Vec<u64>; 6]>,
     side_hinder: Vec<[Vec<u64>; 6]>,
+    /// Per level: the cell blocks, far from both ends, a line without a level key
+    /// whose far key is that level (empty where the kernel has no far keys).
+    far: Vec<Vec<u64>>,
+    /// Per level and direction: the crossed hexside blocks such a line.
+    far_side: Vec<[Vec<u64>; 6]>,
     /// Hindrances matter: the family has a hindrance limit.
     limit: bool,
 }
@@ -51,7 +56,9 @@ impl LevelSweep {
             .map()
             .cells()
             .iter()
-            .fold((i32::MAX, i32::MIN), |(a, b), c| (a.min(c.level), b.max(c.level)));
+            .fold((i32::MAX, i32::MIN), |(a, b), c| {
+                (a.min(c.level), b.max(c.level))
+            });
         if lo > hi || hi as i64 - lo as i64 > 4096 {
             return None;
         }
@@ -62,6 +69,8 @@ impl LevelSweep {
             hinder: Vec::new(),
             side_block: Vec::new(),
             side_hinder: Vec::new(),
+            far: Vec::new(),
+            far_side: Vec::new(),
             limit,
         };
         for l in lo..=hi {
@@ -95,6 +104,11 @@ impl LevelSweep {
                     }
                 }
             }
+            if let Some(fe) = k.far_ends(l) {
+                let (bits_l, sides_l) = Self::blocks(k, grid, p, &fe);
+                s.far.push(bits_l);
+                s.far_side.push(sides_l);
+            }
             s.block.push(block);
             s.side_block.push(sb);
             if limit {
@@ -103,6 +117,35 @@ impl LevelSweep {
             }
         }
         Some(s)
+    }
+
+    /// What blocks lines with ends `e` far from both ends: per cell, and per crossed side.
+    fn blocks<K: Kernel>(
+        k: &K,
+        grid: &Grid<K::Cell, K::Side>,
+        p: &Padded,
+        e: &K::Ends,
+    ) -> (Vec<u64>, [Vec<u64>; 6]) {
+        let mut block = bits::bitset(p.size);
+        let mut sides: [Vec<u64>; 6] = std::array::from_fn(|_| bits::bitset(p.size));
+        let zero = Hex::new(0, 0);
+        for (x, c) in grid.cells.iter().enumerate() {
+            let mut n = Quiet::default();
+            k.hex(e, c, MIDDLE, &mut n);
+            if n.all().block {
+                bits::set(&mut block, x);
+            }
+            for d in 0..6u8 {
+                if let Some(side) = grid.side(x, d) {
+                    let mut n = Quiet::default();
+                    k.cross(e, side, zero, zero, &mut n);
+                    if n.all().block {
+                        bits::set(&mut sides[d as usize], x);
+                    }
+                }
+            }
+        }
+        (block, sides)
     }
 
     /// Bytes held.
@@ -142,22 +185,48 @@ impl LevelSweep {
             let mut slow = 0u64;
             let mut keyed = [(0i32, 0u64); 64];
             let mut n_keys = 0;
+            let mut far = [(0i32, 0u64); 64];
+            let mut n_far = 0;
             for lane in 0..run.lanes {
                 let (i, j) = run.pair(lane);
                 let c = |x: usize| End {
                     hex: w.padded.axial[x],
                     cell: w.grid.cells[cells[x] as usize],
                 };
-                match k.level_key(&k.ends(c(i), c(j))).filter(|_| sides_free) {
-                    Some(l) => match keyed[..n_keys].iter_mut().find(|x| x.0 == l) {
+                let ends = k.ends(c(i), c(j));
+                let (key, list, count) = match k.level_key(&ends) {
+                    Some(l) => (Some(l), &mut keyed, &mut n_keys),
+                    None => (k.far_key(&ends), &mut far, &mut n_far),
+                };
+                match key.filter(|_| sides_free) {
+                    Some(l) => match list[..*count].iter_mut().find(|x| x.0 == l) {
                         Some(x) => x.1 |= 1 << lane,
                         None => {
-                            keyed[n_keys] = (l, 1 << lane);
-                            n_keys += 1;
+                            list[*count] = (l, 1 << lane);
+                            *count += 1;
                         }
                     },
                     None => slow |= 1 << lane,
                 }
+            }
+            // Lines without a level key: what blocks far from the ends blocks them
+            // anywhere; the lanes left are walked.
+            for &(l, mask) in &far[..n_far] {
+                let li = usize::try_from(l - self.level_min)
+                    .ok()
+                    .filter(|&li| li < self.far.len());
+                let Some(li) = li else {
+                    slow |= mask;
+                    continue;
+                };
+                let mut blocked = sweep(&self.far[li], base0, &hexes, |&d| d, mask);
+                for &(d, dir) in &crosses {
+                    if blocked & mask == mask {
+                        break;
+                    }
+                    blocked |= window(&self.far_side[li][dir as usize], (base0 + d) as usize);
+                }
+                slow |= mask & !blocked;
             }
             for &(l, mask) in &keyed[..n_keys] {
                 let Some(li) = usize::try_from(l - self.level_min)

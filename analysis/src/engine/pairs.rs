@@ -145,54 +145,57 @@ pub fn for_each<const BLIND: bool>(
     let done = AtomicU64::new(0);
     let target_col = |q: i32| tgt.binary_search_by_key(&q, |c| c.q).ok().map(|k| &tgt[k]);
     let cancelled_now = || ctl.cancel.load(Ordering::Relaxed);
-    (0..need.dr.len()).into_par_iter().with_max_len(1).for_each(|k| {
-        if cancelled_now() {
-            return;
-        }
-        let dq = k as i32 + need.dq_min;
-        let (lo, hi) = need.dr[k];
-        let mut pools = Pools::default();
-        let mut images = Vec::with_capacity(12);
-        let mut pairs = 0u64;
-        for dr in lo..=hi {
-            let d = Hex::new(dq, dr);
-            if !need.images(&syms, d, &mut images) {
-                continue;
+    (0..need.dr.len())
+        .into_par_iter()
+        .with_max_len(1)
+        .for_each(|k| {
+            if cancelled_now() {
+                return;
             }
-            pools.clear();
-            pools.compile(d);
-            let walk = pools.walks[0];
-            for &(e, g) in &images {
-                for o in &obs {
-                    let Some(t) = target_col(o.q + e.q) else {
-                        continue;
-                    };
-                    // Observers of this column whose target `e` away lies in the target column.
-                    let (r_from, r_to) = (t.r_lo() - e.r, t.r_hi() - e.r);
-                    let start = o.rs.partition_point(|x| x.0 < r_from);
-                    for &(r, i) in o.rs[start..].iter().take_while(|x| x.0 <= r_to) {
-                        let Some(j) = engine.index_at(Hex::new(o.q + e.q, r + e.r)) else {
+            let dq = k as i32 + need.dq_min;
+            let (lo, hi) = need.dr[k];
+            let mut pools = Pools::default();
+            let mut images = Vec::with_capacity(12);
+            let mut pairs = 0u64;
+            for dr in lo..=hi {
+                let d = Hex::new(dq, dr);
+                if !need.images(&syms, d, &mut images) {
+                    continue;
+                }
+                pools.clear();
+                pools.compile(d);
+                let walk = pools.walks[0];
+                for &(e, g) in &images {
+                    for o in &obs {
+                        let Some(t) = target_col(o.q + e.q) else {
                             continue;
                         };
-                        if !is_target[j] {
-                            continue;
+                        // Observers of this column whose target `e` away lies in the target column.
+                        let (r_from, r_to) = (t.r_lo() - e.r, t.r_hi() - e.r);
+                        let start = o.rs.partition_point(|x| x.0 < r_from);
+                        for &(r, i) in o.rs[start..].iter().take_while(|x| x.0 <= r_to) {
+                            let Some(j) = engine.index_at(Hex::new(o.q + e.q, r + e.r)) else {
+                                continue;
+                            };
+                            if !is_target[j] {
+                                continue;
+                            }
+                            let out = engine.outcome::<BLIND>(&pools, &walk, g, i as usize, j);
+                            visit(i as usize, j, out);
+                            pairs += 1;
                         }
-                        let out = engine.outcome::<BLIND>(&pools, &walk, g, i as usize, j);
-                        visit(i as usize, j, out);
-                        pairs += 1;
+                    }
+                }
+                if pairs > 4096 {
+                    (ctl.progress)(done.fetch_add(pairs, Ordering::Relaxed) + pairs, total);
+                    pairs = 0;
+                    if cancelled_now() {
+                        return;
                     }
                 }
             }
-            if pairs > 4096 {
-                (ctl.progress)(done.fetch_add(pairs, Ordering::Relaxed) + pairs, total);
-                pairs = 0;
-                if cancelled_now() {
-                    return;
-                }
-            }
-        }
-        (ctl.progress)(done.fetch_add(pairs, Ordering::Relaxed) + pairs, total);
-    });
+            (ctl.progress)(done.fetch_add(pairs, Ordering::Relaxed) + pairs, total);
+        });
     if cancelled_now() {
         return Err(cancelled());
     }

@@ -59,7 +59,10 @@ pub fn random_map(ruleset: &str, seed: u64, cols: u32, rows: u32) -> Map {
     if !rs.unit_kinds.is_empty() {
         let depression_hexes: Vec<Hex> = map
             .hexes()
-            .filter(|&h| map.cell(h).is_some_and(|c| depressions.contains(&c.terrain)))
+            .filter(|&h| {
+                map.cell(h)
+                    .is_some_and(|c| depressions.contains(&c.terrain))
+            })
             .collect();
         for k in 0..(n / 6).max(4) {
             let crest = rs.unit_states.iter().position(|s| s.has("crest"));

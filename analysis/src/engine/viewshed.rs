@@ -167,7 +167,13 @@ mod tests {
     /// target equals the explained query's verdict, hindrance and blind flag.
     #[test]
     fn the_viewshed_equals_the_explained_query_with_blind_hexes() {
-        for rs in ["geometric", "combat-commander", "asl", "napoleonic", "miniatures"] {
+        for rs in [
+            "geometric",
+            "combat-commander",
+            "asl",
+            "napoleonic",
+            "miniatures",
+        ] {
             let mut blind = 0;
             for seed in 0..4 {
                 let map = random_map(rs, seed, 13, 11);
@@ -178,7 +184,11 @@ mod tests {
                         let r = line_of_sight(&map, map.hex_of(i), map.hex_of(j));
                         let want = Target {
                             verdict: r.verdict,
-                            hindrance: if r.verdict == Verdict::Blocked { 0 } else { r.hindrance },
+                            hindrance: if r.verdict == Verdict::Blocked {
+                                0
+                            } else {
+                                r.hindrance
+                            },
                             blind: is_blind(&map, &r),
                         };
                         assert_eq!(

@@ -9,8 +9,8 @@
 use super::grid::{Grid, Padded};
 use super::lines::{Edge, NO_DIR, Pools, Symmetry, Walk};
 use crate::hex::{DIRECTIONS, Hex, Ratio};
-use crate::rules::kernel::{At, End, Kernel, LineEvent, Notes, Quiet, Span, Sum};
 use crate::rules::Effect;
+use crate::rules::kernel::{At, End, Kernel, LineEvent, Notes, Quiet, Span, Sum};
 
 /// What one pair's line comes to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -107,7 +107,12 @@ impl<K: Kernel> Walker<'_, K> {
             let x = cell_at(rec.q, rec.r);
             let mut notes = Quiet::default();
             let h = hex_at(rec.q, rec.r);
-            k.hex(&ends, &grid.cells[x], at(h, rec.k0, k1, Edge::Hex(n as u32)), &mut notes);
+            k.hex(
+                &ends,
+                &grid.cells[x],
+                at(h, rec.k0, k1, Edge::Hex(n as u32)),
+                &mut notes,
+            );
             if take::<BLIND>(&mut out, notes.all(), eye, || k.top(&grid.cells[x])) {
                 return out;
             }
@@ -251,7 +256,12 @@ impl<K: Kernel> Walker<'_, K> {
 /// Adds one stretch's sum to `out`; true when the walk may stop (at the first block,
 /// or with `BLIND` at the first block at or above `eye`).
 #[inline]
-fn take<const BLIND: bool>(out: &mut Outcome, sum: Sum, eye: i64, top: impl FnOnce() -> i64) -> bool {
+fn take<const BLIND: bool>(
+    out: &mut Outcome,
+    sum: Sum,
+    eye: i64,
+    top: impl FnOnce() -> i64,
+) -> bool {
     if sum.block {
         out.block = true;
         if !BLIND {

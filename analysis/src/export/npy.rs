@@ -8,16 +8,41 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Writes the `.npy` bytes: 1 where the observer (row) sees the target (column), else 0.
+///
+/// Rows are expanded from bits to bytes in parallel, a batch of about 16 MiB at
+/// a time, and each batch is written in order, so the file costs little more than
+/// its writing.
 pub fn write(m: &Matrix, out: &mut dyn Write) -> std::io::Result<()> {
+    use rayon::prelude::*;
     let (rows, cols) = (m.bits.len(), m.bits.cols());
     header(rows, cols, out)?;
-    let mut line = vec![0u8; cols];
-    for r in 0..rows {
-        let words = m.bits.row(r);
-        for (c, b) in line.iter_mut().enumerate() {
-            *b = (words[c / 64] >> (c % 64) & 1) as u8;
-        }
-        out.write_all(&line)?;
+    if cols == 0 {
+        return Ok(());
+    }
+    // Byte `b` of a word as eight 0/1 bytes, little end first.
+    let spread: Vec<u64> = (0..256u64)
+        .map(|b| (0..8).fold(0, |v, k| v | (b >> k & 1) << (8 * k)))
+        .collect();
+    let batch_rows = ((16 << 20) / cols).clamp(1, rows.max(1));
+    let mut buf = vec![0u8; batch_rows * cols];
+    for first in (0..rows).step_by(batch_rows) {
+        let n = batch_rows.min(rows - first);
+        buf[..n * cols]
+            .par_chunks_mut(cols)
+            .enumerate()
+            .for_each(|(k, line)| {
+                let words = m.bits.row(first + k);
+                let mut eights = line.chunks_exact_mut(8);
+                for (c, chunk) in (&mut eights).enumerate() {
+                    let byte = words[c / 8] >> (8 * (c % 8)) & 0xff;
+                    chunk.copy_from_slice(&spread[byte as usize].to_le_bytes());
+                }
+                let done = cols - eights.into_remainder().len();
+                for (c, b) in line.iter_mut().enumerate().skip(done) {
+                    *b = (words[c / 64] >> (c % 64) & 1) as u8;
+                }
+            });
+        out.write_all(&buf[..n * cols])?;
     }
     Ok(())
 }

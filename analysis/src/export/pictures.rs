@@ -5,8 +5,9 @@ use crate::engine::exposure::Exposure;
 use crate::engine::viewshed::Viewshed;
 use crate::hex::Hex;
 use crate::map::Map;
+use crate::query::spotting::SpotCell;
 use crate::rules::Verdict;
-use crate::rules::miniatures::{Activity, SpotCell};
+use crate::rules::miniatures::Activity;
 
 /// One observer's viewshed: visible, hindered, blocked, blind.
 pub fn viewshed<'a>(map: &'a Map, v: &Viewshed) -> Picture<'a> {

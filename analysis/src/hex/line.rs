@@ -168,6 +168,7 @@ pub(crate) fn walk_offset_into(d: Hex, cuts: &mut Vec<(i64, u8)>, steps: &mut Ve
         }
         steps.push(Step { crossing, t0, t1 });
     };
+    let mut here = origin;
     for w in cuts.windows(2) {
         let ((k0, families), (k1, _)) = (w[0], w[1]);
         let (t0, t1) = (Ratio::new(k0, den), Ratio::new(k1, den));
@@ -179,13 +180,76 @@ pub(crate) fn walk_offset_into(d: Hex, cuts: &mut Vec<(i64, u8)>, steps: &mut Ve
         {
             push(Crossing::Vertex(v), t0, t0, steps);
         }
-        let c = match locate(d, k0 + k1, 2 * den) {
-            Place::Interior(h) => Crossing::Hex(h),
-            Place::Edge(a, b) => Crossing::Side(a, b),
-            Place::Vertex(_) => unreachable!("a vertex is always a cut point"),
+        // Most stretches lie inside the hex the line was in, or the next one
+        // across a side: test those cheaply before the general `locate`.
+        let c = match inside_near(d, k0 + k1, 2 * den, &mut here) {
+            Some(h) => Crossing::Hex(h),
+            None => match locate(d, k0 + k1, 2 * den) {
+                Place::Interior(h) => {
+                    here = h;
+                    Crossing::Hex(h)
+                }
+                Place::Edge(a, b) => {
+                    here = a;
+                    Crossing::Side(a, b)
+                }
+                Place::Vertex(_) => unreachable!("a vertex is always a cut point"),
+            },
         };
         push(c, t0, t1, steps);
     }
+}
+
+/// The hex whose interior holds the point at `num / den` of the line to `d`,
+/// when that is `here` or the neighbour of `here` across the one side the point
+/// lies beyond (then `here` moves there); `None` when neither holds it strictly
+/// inside, which [`locate`] then settles. Multiplications and compares only:
+/// the same exact test as `locate`'s, without its rounding divisions.
+#[inline]
+fn inside_near(d: Hex, num: i64, den: i64, here: &mut Hex) -> Option<Hex> {
+    let p = [d.q as i64 * num, d.r as i64 * num, d.s() as i64 * num];
+    let offsets = |h: Hex| {
+        let (hq, hr) = (h.q as i64 * den, h.r as i64 * den);
+        let (eq, er, es) = (p[0] - hq, p[1] - hr, p[2] + hq + hr);
+        [eq - er, er - es, es - eq]
+    };
+    let steps = [
+        (Hex::new(1, -1), Hex::new(-1, 1)),
+        (Hex::new(0, 1), Hex::new(0, -1)),
+        (Hex::new(-1, 0), Hex::new(1, 0)),
+    ];
+    let mut h = *here;
+    for _ in 0..2 {
+        let e = offsets(h);
+        let mut beyond = None;
+        let mut on_edge = false;
+        for (k, &v) in e.iter().enumerate() {
+            if v > den {
+                beyond = if beyond.is_none() {
+                    Some(steps[k].0)
+                } else {
+                    return None;
+                };
+            } else if v < -den {
+                beyond = if beyond.is_none() {
+                    Some(steps[k].1)
+                } else {
+                    return None;
+                };
+            } else if v == den || v == -den {
+                on_edge = true;
+            }
+        }
+        match beyond {
+            None if !on_edge => {
+                *here = h;
+                return Some(h);
+            }
+            None => return None,
+            Some(step) => h = h + step,
+        }
+    }
+    None
 }
 
 /// All fractions `k / n` in `[0, 1]` for each family size `n`, as sorted,

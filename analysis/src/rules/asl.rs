@@ -540,6 +540,26 @@ impl super::kernel::Kernel for Kernel<'_> {
         })
     }
 
+    /// Between ends on different levels, hills, obstacles at the higher level and
+    /// markers block wherever they lie; blind hexes (A6.4, B10.23) and A6.3 only add blocks.
+    fn far_key(&self, e: &Ends) -> Option<i32> {
+        e.hi_lo.is_some().then_some(e.high)
+    }
+
+    fn far_ends(&self, level: i32) -> Option<Ends> {
+        let (hi, lo) = (
+            end_at(Hex::new(0, 0), level, Pos::Ground),
+            end_at(Hex::new(0, 1), level - 1, Pos::Ground),
+        );
+        Some(Ends {
+            a: hi,
+            b: lo,
+            high: level,
+            hi_lo: Some((hi, lo)),
+            hi_is_from: true,
+        })
+    }
+
     fn reciprocal(&self) -> bool {
         true
     }

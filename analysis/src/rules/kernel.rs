@@ -278,6 +278,18 @@ pub trait Kernel: Sync {
     fn keyed_ends(&self, _level: i32) -> Option<Self::Ends> {
         None
     }
+    /// For lines without a [`Kernel::level_key`], a level whose verdicts far from
+    /// both ends are implied everywhere along the line: what blocks a stretch far
+    /// from the ends also blocks it near them (position-dependent rules such as blind
+    /// hexes only add blocks). The engine then settles most such lines as blocked 64 at
+    /// a time and walks only the rest ([`Kernel::far_ends`]).
+    fn far_key(&self, _e: &Self::Ends) -> Option<i32> {
+        None
+    }
+    /// Ends whose [`Kernel::far_key`] is `level`, if the kernel has such keys.
+    fn far_ends(&self, _level: i32) -> Option<Self::Ends> {
+        None
+    }
     /// True when the rule gives `a -> b` the verdict of `b -> a` on every map (the
     /// engine then computes one of each pair; its tests check every ordered pair).
     fn reciprocal(&self) -> bool {

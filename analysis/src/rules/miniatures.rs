@@ -20,8 +20,7 @@
 
 use super::{Assessment, Cover, geometric};
 use crate::error::{Error, ErrorKind, Result};
-use crate::hex::{Hex, HexLine};
-use crate::los::line_of_sight;
+use crate::hex::HexLine;
 use crate::map::Map;
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
@@ -219,29 +218,6 @@ pub fn cm_per(unit: &str) -> Option<f64> {
         .map(|u| u.1)
 }
 
-/// The spotting answer for one target hex.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SpotCell {
-    /// The target hex's label.
-    pub hex: String,
-    /// In LOS of the observer.
-    pub los: bool,
-    /// Observer-target distance in the table's unit.
-    pub distance: f64,
-    /// The target hex's cover class.
-    pub cover: Cover,
-    /// Spotted automatically.
-    pub auto: bool,
-    /// The spotting factor (8.G).
-    pub factor: f64,
-    /// The die roll one test needs, when a test is possible.
-    pub need: Option<u32>,
-    /// The probability one spotting test succeeds (0 out of LOS).
-    pub p_spot: f64,
-    /// Why, citing the rules.
-    pub reason: String,
-}
-
 /// The map's spotting table and the scale in the table's unit per hex.
 pub fn table(map: &Map) -> Result<(&Spotting, f64)> {
     let rs = &map.ruleset;
@@ -272,82 +248,6 @@ pub fn table(map: &Map) -> Result<(&Spotting, f64)> {
     })?;
     let to = cm_per(&sp.unit).expect("checked with the ruleset");
     Ok((sp, scale.hex * from / to))
-}
-
-/// Spotting from `from` to every hex of the map, for targets doing `activity`.
-pub fn spot(map: &Map, from: Hex, activity: Activity) -> Result<Vec<SpotCell>> {
-    let (sp, per_hex) = table(map)?;
-    let u = &sp.unit;
-    let mut out = Vec::with_capacity(map.len());
-    for h in map.hexes() {
-        let los = line_of_sight(map, from, h).verdict.sees();
-        let distance = f64::from(from.distance(h)) * per_hex;
-        let cover = map.terrain(h).map(|t| t.cover).unwrap_or_default();
-        let word = cover_word(cover);
-        let range = sp.auto_range(cover, activity);
-        let in_range = range.is_none_or(|r| distance <= r + 1e-9);
-        let near = sp.proximity.is_some_and(|p| distance <= p + 1e-9);
-        let auto = near || (los && in_range);
-        let tens = sp.rounded(distance);
-        let factor = f64::from(tens) * sp.row(cover).factor;
-        let (need, p) = sp.test(factor);
-        let range_text = range.map_or("unlimited".to_string(), |r| format!("{r} {u}"));
-        let mut reason = if near {
-            format!(
-                "within {} {u} of the observer: spotted automatically whatever the cover (8.E)",
-                sp.proximity.unwrap_or_default()
-            )
-        } else if auto {
-            format!(
-                "in LOS at {distance:.1} {u}, within the automatic range for a {} target in {word} cover ({range_text}) (8.E, 8.F)",
-                act_word(activity)
-            )
-        } else if los {
-            format!(
-                "in LOS at {distance:.1} {u}, beyond the automatic range for a {} target in {word} cover ({range_text}) (8.F)",
-                act_word(activity)
-            )
-        } else {
-            "out of LOS: no automatic spotting and no spotting test (8.E)".to_string()
-        };
-        let (need, p_spot) = if los {
-            reason += &format!(
-                "; test: {distance:.1} {u} rounds to {tens}, x{} for {word} cover = factor {factor}, needs {need}+ on 1D{} (8.G)",
-                sp.row(cover).factor,
-                sp.die
-            );
-            (Some(need).filter(|n| *n <= sp.die), p)
-        } else {
-            (None, 0.0)
-        };
-        out.push(SpotCell {
-            hex: map.label(h),
-            los,
-            distance,
-            cover,
-            auto,
-            factor,
-            need,
-            p_spot,
-            reason,
-        });
-    }
-    Ok(out)
-}
-
-fn cover_word(c: Cover) -> &'static str {
-    match c {
-        Cover::Clear => "clear",
-        Cover::Light => "light",
-        Cover::Dense => "dense",
-    }
-}
-
-fn act_word(a: Activity) -> &'static str {
-    match a {
-        Activity::Still => "still",
-        Activity::Moving => "moving or firing",
-    }
 }
 
 /// Judges a walked line: true line of sight over the table (see the module comment).

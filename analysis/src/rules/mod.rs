@@ -1,8 +1,8 @@
 //! Rulesets: the tables (data) and the family code that turns a sight line into a verdict.
 
-mod answers;
 pub mod asl;
 pub mod combat_commander;
+mod family;
 pub mod geometric;
 pub mod kernel;
 pub mod miniatures;
@@ -10,7 +10,7 @@ pub mod napoleonic;
 pub mod table;
 pub mod units;
 
-pub use answers::{Answer, UnitAnswers, check_units, details, unit_answers, warnings};
+pub use family::{check_units, details, warnings};
 pub use table::{
     Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType,
 };

@@ -1,0 +1,226 @@
+#!/usr/bin/python3
+"""Times hexsight against GDAL's viewshed and Whitebox's visibility index on the same terrain.
+
+Every comparison runs in this one script, on maps made by `hexsight generate` (seed 1):
+
+- matrix: hexsight's exact all-pairs matrix of a 100x100 `geometric` map (1 and 2
+  threads, the compute time it reports) against GDAL's `ViewshedGenerate` run from
+  every hex of the same terrain rasterised at one pixel per hex (one core), and
+  Whitebox's `visibility_index` (all viewpoints, approximate) against hexsight's
+  `exposure` (how many hexes see each hex), at 100x100 and 250x250;
+- families: every built-in family's matrix on one generated 60x60 map, one thread;
+- viewshed: one viewshed from the centre of a 1000x1000 map (hilly, and an open
+  plain) against GDAL's viewshed of the same raster from the same cell;
+- zone: exposure from a 100-hex zone (A1:J10) on a 500x500 map against GDAL's 100
+  viewsheds of the same cells.
+
+Surfaces are level + terrain height in levels; eyes are 0.25 above the ground, as in the
+`geometric` ruleset. Needs Debian's GDAL binding (`apt-get install python3-gdal`, run
+with /usr/bin/python3) and, for Whitebox, a Python with `pip install whitebox-workflows`
+(`--whitebox-python`, default `python3`). Usage:
+
+    cargo build --release
+    /usr/bin/python3 benches/compare.py [--only matrix,families,viewshed,zone] [--repeat 3]
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    from osgeo import gdal
+    import numpy as np
+except ImportError as e:  # pragma: no cover
+    sys.exit(f"compare.py needs python3-gdal and numpy ({e}); run it with /usr/bin/python3")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+FAMILIES = ["geometric", "combat-commander", "asl", "napoleonic", "miniatures"]
+
+
+def label_to_offset(label, first_row=1):
+    m = re.fullmatch(r"([A-Za-z]+)(\d+)", label)
+    col = 0
+    for ch in m.group(1).upper():
+        col = col * 26 + (ord(ch) - ord("A") + 1)
+    return col - 1, int(m.group(2)) - first_row
+
+
+def surfaces(map_path):
+    """Surface height (level + terrain height) per (row, col), in levels."""
+    with open(map_path) as f:
+        m = json.load(f)
+    with open(os.path.join(ROOT, "maps", "rulesets", "geometric.json")) as f:
+        rs = json.load(f)
+    height = {t["id"]: float(t.get("height", 0)) for t in rs["terrain"]}
+    cols, rows = m["grid"]["cols"], m["grid"]["rows"]
+    first_row = m["grid"].get("first_row", 1)
+    d = m.get("default", {})
+    grid = np.full((rows, cols), d.get("level", 0) + height[d.get("terrain", "open")], dtype=np.float32)
+    for label, e in m.get("hexes", {}).items():
+        c, r = label_to_offset(label, first_row)
+        grid[r, c] = e.get("level", d.get("level", 0)) + height[e.get("terrain", d.get("terrain", "open"))]
+    return grid
+
+
+def band_of(grid):
+    rows, cols = grid.shape
+    ds = gdal.GetDriverByName("MEM").Create("", cols, rows, 1, gdal.GDT_Float32)
+    ds.SetGeoTransform((0, 1, 0, 0, 0, 1))
+    ds.GetRasterBand(1).WriteArray(grid)
+    return ds
+
+
+def gdal_viewsheds(ds, cells):
+    """Runs GDAL's viewshed from each (col, row) cell; returns seconds."""
+    band = ds.GetRasterBand(1)
+    start = time.perf_counter()
+    for c, r in cells:
+        out = gdal.ViewshedGenerate(band, "MEM", "", [], c + 0.5, r + 0.5, 0.25, 0.25, 255, 0, 0, -1,
+                                    0.0, gdal.GVM_Edge, 0.0)
+        out = None  # noqa: F841 (freed at once, like a caller keeping only a count)
+    return time.perf_counter() - start
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, check=True)
+
+
+def timed(cmd, pattern, repeat):
+    best = None
+    for _ in range(repeat):
+        m = re.search(pattern, run(cmd).stderr)
+        t = float(m.group(1))
+        best = t if best is None else min(best, t)
+    return best
+
+
+def generate(exe, tmp, ruleset, size):
+    path = os.path.join(tmp, f"{ruleset}-{size}.json")
+    if not os.path.exists(path):
+        run([exe, "generate", "--cols", str(size), "--rows", str(size), "--seed", "1", "--ruleset", ruleset,
+             "--out", path])
+    return path
+
+
+def whitebox_index(python, grid, tmp):
+    """Whitebox's visibility_index of the raster, timed in its own Python; seconds or None."""
+    tif = os.path.join(tmp, f"dem-{grid.shape[0]}.tif")
+    ds = gdal.GetDriverByName("GTiff").Create(tif, grid.shape[1], grid.shape[0], 1, gdal.GDT_Float32)
+    ds.SetGeoTransform((0, 1, 0, 0, 0, -1))
+    ds.GetRasterBand(1).WriteArray(grid)
+    ds = None
+    code = (
+        "import time, whitebox_workflows as wb\n"
+        "e = wb.WbEnvironment()\n"
+        f"r = e.read_raster({tif!r})\n"
+        "t = time.perf_counter()\n"
+        "e.visibility_index(r, station_height=0.25, resolution_factor=1)\n"
+        "print(time.perf_counter() - t)\n"
+    )
+    try:
+        out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
+        return float(out.stdout.strip().splitlines()[-1])
+    except (subprocess.CalledProcessError, FileNotFoundError, ValueError) as e:
+        print(f"  (Whitebox not run: {e})")
+        return None
+
+
+def section_matrix(a, tmp):
+    print("== matrix: 100x100 geometric, every ordered pair ==")
+    path = generate(a.hexsight, tmp, "geometric", 100)
+    grid = surfaces(path)
+    cells = [(c, r) for r in range(100) for c in range(100)]
+    g = gdal_viewsheds(band_of(grid), cells)
+    out = os.path.join(tmp, "m.bin")
+    pat = r"computed in ([0-9.]+) s"
+    h1 = timed([a.hexsight, "matrix", path, "--out", out, "--threads", "1"], pat, a.repeat)
+    h2 = timed([a.hexsight, "matrix", path, "--out", out, "--threads", "2"], pat, a.repeat)
+    print(f"  GDAL {gdal.__version__} viewshed from all 10,000 hexes, 1 core: {g:.3f} s")
+    print(f"  hexsight matrix: 1 thread {h1:.3f} s ({g / h1:.2f}x GDAL), 2 threads {h2:.3f} s "
+          f"({g / h2:.2f}x GDAL; {h1 / h2:.2f}x one thread)")
+    npy = os.path.join(tmp, "m.npy")
+    e1 = min(_wall([a.hexsight, "matrix", path, "--out", npy, "--threads", "1"]) for _ in range(a.repeat))
+    e2 = min(_wall([a.hexsight, "matrix", path, "--out", npy, "--threads", "2"]) for _ in range(a.repeat))
+    print(f"  hexsight matrix --out m.npy end to end: 1 thread {e1:.3f} s, 2 threads {e2:.3f} s ({e1 / e2:.2f}x)")
+    for size in (100, 250):
+        path = generate(a.hexsight, tmp, "geometric", size)
+        w = whitebox_index(a.whitebox_python, surfaces(path), tmp)
+        pat = r"computed in ([0-9.]+) s"
+        h = timed([a.hexsight, "exposure", path, "--timings", "--threads", "2"], pat, a.repeat)
+        wt = f"{w:.3f} s" if w is not None else "not run"
+        ratio = f" ({w / h:.2f}x Whitebox)" if w is not None else ""
+        print(f"  {size}x{size}: Whitebox visibility_index {wt}; hexsight exposure, 2 threads, {h:.3f} s{ratio}")
+
+
+def _wall(cmd):
+    t = time.perf_counter()
+    run(cmd)
+    return time.perf_counter() - t
+
+
+def section_families(a, tmp):
+    print("== families: the all-pairs matrix of a generated 60x60 map, one thread ==")
+    pat = r"computed in ([0-9.]+) s"
+    times = {}
+    for rs in FAMILIES:
+        path = generate(a.hexsight, tmp, rs, 60)
+        times[rs] = timed([a.hexsight, "matrix", path, "--out", os.path.join(tmp, "m.bin"), "--threads", "1"],
+                          pat, a.repeat)
+    for rs in FAMILIES:
+        print(f"  {rs:17} {times[rs]:.3f} s ({times[rs] / times['geometric']:.1f}x geometric)")
+
+
+def section_viewshed(a, tmp):
+    print("== viewshed: one observer at the centre of a 1000x1000 map ==")
+    plain = os.path.join(tmp, "plain-1000.json")
+    with open(plain, "w") as f:
+        json.dump({"hexsight": 1, "name": "plain", "ruleset": "geometric",
+                   "grid": {"cols": 1000, "rows": 1000}, "default": {"terrain": "open", "level": 0}}, f)
+    hilly = generate(a.hexsight, tmp, "geometric", 1000)
+    pat = r"computed in ([0-9.]+) s"
+    for name, path in (("hilly", hilly), ("open plain", plain)):
+        ds = band_of(surfaces(path))
+        g = min(gdal_viewsheds(ds, [(500, 499)]) for _ in range(a.repeat))
+        for threads in (1, 2):
+            h = timed([a.hexsight, "viewshed", path, "--from", "SL500", "--timings", "--threads", str(threads)],
+                      pat, a.repeat)
+            print(f"  {name}: GDAL {1000 * g:.1f} ms; hexsight {threads} thread(s) {1000 * h:.0f} ms "
+                  f"({h / g:.0f}x GDAL)")
+
+
+def section_zone(a, tmp):
+    print("== zone: exposure from the 100 hexes of A1:J10 on a 500x500 map ==")
+    path = generate(a.hexsight, tmp, "geometric", 500)
+    ds = band_of(surfaces(path))
+    g = gdal_viewsheds(ds, [(c, r) for c in range(10) for r in range(10)])
+    pat = r"computed in ([0-9.]+) s"
+    for threads in (1, 2):
+        h = timed([a.hexsight, "exposure", path, "--from", "A1:J10", "--timings", "--threads", str(threads)],
+                  pat, a.repeat)
+        print(f"  GDAL 100 viewsheds {g:.3f} s; hexsight {threads} thread(s) {h:.3f} s ({h / g:.1f}x GDAL)")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hexsight", default=os.path.join(ROOT, "target", "release", "hexsight"))
+    ap.add_argument("--whitebox-python", default="python3")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per setting (best is kept)")
+    ap.add_argument("--only", default="matrix,families,viewshed,zone")
+    a = ap.parse_args()
+    gdal.UseExceptions()
+    print(f"machine: {os.cpu_count()} cores; {open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].splitlines()[0].strip()}")
+    sections = {"matrix": section_matrix, "families": section_families, "viewshed": section_viewshed,
+                "zone": section_zone}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in a.only.split(","):
+            sections[name](a, tmp)
+
+
+if __name__ == "__main__":
+    main()
