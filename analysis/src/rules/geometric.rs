@@ -53,8 +53,17 @@ impl Heights {
 /// True when `surface` is strictly above the line (from `e0` at 0 to `e1` at 1) at `t`.
 #[inline]
 pub fn above(surface: i64, e0: i64, e1: i64, t: Ratio) -> bool {
-    (surface as i128) * (t.den as i128)
-        > (e0 as i128) * (t.den as i128) + ((e1 - e0) as i128) * (t.num as i128)
+    // `(surface - e0) * den > (e1 - e0) * num`, exactly: in `i64` when every factor is
+    // small enough that no product can overflow (heights under 2^30 thousandths,
+    // fractions over 2^32), else in `i128`.
+    const SMALL: i64 = 1 << 30;
+    let small = |x: i64| -SMALL < x && x < SMALL;
+    if small(surface) && small(e0) && small(e1) && t.den < 1 << 32 && (0..=t.den).contains(&t.num) {
+        (surface - e0) * t.den > (e1 - e0) * t.num
+    } else {
+        (surface as i128) * (t.den as i128)
+            > (e0 as i128) * (t.den as i128) + ((e1 - e0) as i128) * (t.num as i128)
+    }
 }
 
 /// What the geometric rule reads in a hex.
@@ -126,7 +135,9 @@ impl super::kernel::Kernel for Kernel<'_> {
 
     #[inline]
     fn hex<N: Notes>(&self, e: &(i64, i64), c: &Cell, at: At, n: &mut N) {
-        if c.on_map && (above(c.surface, e.0, e.1, at.t0) || above(c.surface, e.0, e.1, at.t1)) {
+        // The line is straight and the surface flat, so the stretch's lower end decides.
+        let low = if e.1 >= e.0 { at.t0 } else { at.t1 };
+        if c.on_map && above(c.surface, e.0, e.1, low) {
             n.note(What::Hex, Effect::Block, false, || {
                 self.describe(at.hex, *e, at)
             });
