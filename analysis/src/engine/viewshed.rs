@@ -207,4 +207,62 @@ mod tests {
             assert!(blind > 0, "{rs}: no blind hex on hilly maps");
         }
     }
+
+    /// The viewshed of `from` on a map given as JSON, by label: (verdict, blind).
+    fn seen(json: &str, from: &str) -> impl Fn(&str) -> (Verdict, bool) {
+        let map = Map::from_json(json, std::path::Path::new("example.json")).unwrap();
+        let e = Engine::new(&map);
+        let i = map.index(map.parse_hex(from).unwrap()).unwrap();
+        let v = viewshed_of(&e, i, &Control::default()).unwrap();
+        move |to: &str| {
+            let t = &v.targets[map.index(map.parse_hex(to).unwrap()).unwrap()];
+            (t.verdict, t.blind)
+        }
+    }
+
+    /// rules.md section 1 (T88.4.1), through the engine alone: from a level-1 hill,
+    /// past a level-0 building, only the hex directly behind it is blind, and a
+    /// woods hex further on casts its own blind hex.
+    #[test]
+    fn combat_commander_blind_hexes_in_a_viewshed() {
+        let at = seen(
+            r#"{"hexsight":1,"name":"t","ruleset":"combat-commander","grid":{"cols":5,"rows":10},
+                "hexes":{"A1":{"level":1,"slope":true},"A3":{"terrain":"building"},"A6":{"terrain":"woods"}}}"#,
+            "A1",
+        );
+        assert_eq!(at("A3"), (Verdict::Clear, false), "into the lower building");
+        assert_eq!(at("A4"), (Verdict::Blocked, true), "directly behind it: blind");
+        assert_eq!(at("A5"), (Verdict::Clear, false), "visible again");
+        assert_eq!(at("A6"), (Verdict::Clear, false), "the woods hex itself");
+        assert_eq!(at("A7"), (Verdict::Blocked, true), "its own blind hex");
+        assert_eq!(at("A8"), (Verdict::Clear, false));
+    }
+
+    /// rules.md section 3, through the engine alone: a standing unit blocks LOS
+    /// through its hex, a prone one does not.
+    #[test]
+    fn napoleonic_standing_units_block_in_a_viewshed() {
+        let json = |state: &str| {
+            format!(
+                r#"{{"hexsight":1,"name":"t","ruleset":"napoleonic","grid":{{"cols":5,"rows":10}},
+                    "units":[{{"id":"x","hex":"A3","side":"allied","kind":"infantry","state":"{state}"}}]}}"#
+            )
+        };
+        assert_eq!(seen(&json("standing"), "A1")("A5").0, Verdict::Blocked);
+        assert_eq!(seen(&json("prone"), "A1")("A5").0, Verdict::Clear);
+    }
+
+    /// rules.md section 2 (A6.3), through the engine alone: a unit IN a gully is
+    /// seen from an adjacent hex and along the gully, not from level ground beyond.
+    #[test]
+    fn asl_los_into_a_depression_in_a_viewshed() {
+        let at = seen(
+            r#"{"hexsight":1,"name":"t","ruleset":"asl","grid":{"cols":5,"rows":10},
+                "hexes":{"A5":{"terrain":"gully"},"A6":{"terrain":"gully"},"A7":{"terrain":"gully"}}}"#,
+            "A5",
+        );
+        assert!(at("A4").0.sees(), "adjacent");
+        assert!(at("A7").0.sees(), "along the depression");
+        assert_eq!(at("A2").0, Verdict::Blocked, "from level ground at range 3");
+    }
 }
