@@ -264,5 +264,15 @@ mod tests {
         assert!(at("A4").0.sees(), "adjacent");
         assert!(at("A7").0.sees(), "along the depression");
         assert_eq!(at("A2").0, Verdict::Blocked, "from level ground at range 3");
+        // A level-1 unit is two levels above the floor: it sees INTO the gully from
+        // range 2, not from range 3.
+        let hill = |hex: &str| {
+            format!(
+                r#"{{"hexsight":1,"name":"t","ruleset":"asl","grid":{{"cols":5,"rows":10}},
+                    "hexes":{{"{hex}":{{"level":1}},"A5":{{"terrain":"gully"}},"A6":{{"terrain":"gully"}}}}}}"#
+            )
+        };
+        assert!(seen(&hill("A3"), "A5")("A3").0.sees(), "level 1 at range 2");
+        assert_eq!(seen(&hill("A2"), "A5")("A2").0, Verdict::Blocked, "level 1 at range 3");
     }
 }
