@@ -30,18 +30,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|&j| json!({"hex": map.label(map.hex_of(j)), "reason": v.targets[j].reason}))
             .collect();
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&json!({"from": map.label(from), "blind": list}))?
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "{} blind hexes seen from {} (hidden only by obstacles lower than the observer):",
             blind.len(),
             map.label(from)
-        );
+        )?;
         for j in blind {
-            println!("{}: {}", map.label(map.hex_of(j)), v.targets[j].reason);
+            outln!("{}: {}", map.label(map.hex_of(j)), v.targets[j].reason)?;
         }
     }
     Ok(ExitCode::SUCCESS)

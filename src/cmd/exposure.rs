@@ -46,7 +46,7 @@ pub fn compute(map: &Map, sel: &Selection, progress: &super::Progress) -> anyhow
         progress: &|d, t| progress.update(d, t),
     };
     let all = Selection::all(map);
-    let fits = estimate_bytes(map, &all) < super::matrix::memory_budget(None) / 2;
+    let fits = estimate_bytes(map, &all) < super::matrix::memory_budget(None).0 / 2;
     let e = if fits && engine.is_reciprocal() {
         let m = matrix(&engine, &all, &ctl)?;
         from_matrix(&m, &sel.from, &sel.to)
@@ -89,29 +89,29 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     )?;
     save_picture(&pictures::sees(&map, &e), a.sees_png.as_deref(), None)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&to_json(&map, &e))?);
+        outln!("{}", serde_json::to_string_pretty(&to_json(&map, &e))?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let label = |i: usize| map.label(map.hex_of(i));
     let mut order: Vec<usize> = (0..map.len()).collect();
     order.sort_by_key(|&i| (e.seen_by[i], std::cmp::Reverse(e.sees[i]), i));
-    println!(
+    outln!(
         "exposure on {} ({}): {} observers, {} targets",
         map.name,
         map.ruleset.name,
         e.from.len(),
         e.to.len()
-    );
+    )?;
     let hidden = order.iter().filter(|&&i| e.seen_by[i] == 0).count();
-    println!("hexes seen by no observer: {hidden}");
-    println!("least exposed (seen by, sees):");
+    outln!("hexes seen by no observer: {hidden}")?;
+    outln!("least exposed (seen by, sees):")?;
     for &i in order.iter().take(10) {
-        println!("  {} {} {}", label(i), e.seen_by[i], e.sees[i]);
+        outln!("  {} {} {}", label(i), e.seen_by[i], e.sees[i])?;
     }
     order.sort_by_key(|&i| (std::cmp::Reverse(e.sees[i]), e.seen_by[i], i));
-    println!("sees most (sees, seen by):");
+    outln!("sees most (sees, seen by):")?;
     for &i in order.iter().take(10) {
-        println!("  {} {} {}", label(i), e.sees[i], e.seen_by[i]);
+        outln!("  {} {} {}", label(i), e.sees[i], e.seen_by[i])?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -49,7 +49,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     let map = generate(&g)?;
     map.save(&a.out)?;
-    eprintln!(
+    note!(
         "wrote {} ({} hexes, {})",
         a.out.display(),
         map.len(),

@@ -5,9 +5,10 @@ use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{
-    BLOCKED_BYTE, BitMatrix, Control, Matrix, Selection, available_memory, check_memory,
-    check_memory_bytes, matrix, sight_matrix, write_csv_sel,
+    BLOCKED_BYTE, BitMatrix, Control, Matrix, Selection, estimate_bytes, matrix, sight_matrix,
+    write_csv_sel,
 };
+use hexsight_analysis::memory::{self, Limit};
 use hexsight_analysis::export::{bin, npy, write_with};
 use hexsight_analysis::map::write_atomic;
 use std::path::{Path, PathBuf};
@@ -85,12 +86,33 @@ pub fn write_matrix(map: &Map, m: &Matrix, out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The memory budget: `--max-memory`, or 80% of what the system has available.
-pub fn memory_budget(max_mb: Option<u64>) -> u64 {
+/// The memory budget: `--max-memory`, or 80% of what this process may still take
+/// ([`memory::available`]: free RAM, `ulimit -v`, the cgroup limit).
+pub fn memory_budget(max_mb: Option<u64>) -> (u64, Limit) {
     match max_mb {
-        Some(mb) => mb << 20,
-        None => available_memory().map_or(u64::MAX, |b| b / 10 * 8),
+        Some(mb) => (mb.saturating_mul(1 << 20), Limit::Given),
+        None => memory::budget().unwrap_or((isize::MAX as u64, Limit::Addressable)),
     }
+}
+
+/// What to change when a matrix does not fit.
+pub const MATRIX_HINT: &str = "restrict the observers with --from and the targets with --to (for example --from A1:J10 --to K1:T10)";
+
+/// Refuses, naming the map, a matrix run over `sel` that needs more than the budget;
+/// `per_pair` extra bytes per ordered pair (1 for `--hindrance`).
+pub fn check_matrix_memory(
+    map_path: &Path,
+    map: &Map,
+    sel: &Selection,
+    per_pair: u64,
+    max_mb: Option<u64>,
+) -> anyhow::Result<()> {
+    let pairs = sel.from.len() as u64 * sel.to.len() as u64;
+    let need = estimate_bytes(map, sel).saturating_add(pairs.saturating_mul(per_pair));
+    let (budget, limit) = memory_budget(max_mb);
+    let what = format!("a {} x {} matrix", sel.from.len(), sel.to.len());
+    memory::check_against(need, budget, limit, &what, MATRIX_HINT)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", map_path.display()))
 }
 
 /// Computes the matrix and writes it.
@@ -108,8 +130,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if a.hindrance {
         return run_hindrance(&a, &map, &sel);
     }
-    check_memory(&map, &sel, memory_budget(a.max_memory))
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    check_matrix_memory(&a.map, &map, &sel, 0, a.max_memory)?;
     let cancel = super::interrupt_flag();
     let progress = super::Progress::new("pairs");
     let mut prepared = 0.0;
@@ -139,7 +160,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     write_matrix(&map, &m, &a.out)?;
     let pairs = m.bits.len() as u64 * m.bits.cols() as u64;
-    eprintln!(
+    note!(
         "{} x {} hexes, {} of {} ordered pairs in LOS, computed in {secs:.3} s (walks and grid {prepared:.3} s, {engine_mb:.0} MiB) on {} threads; wrote {}",
         m.bits.len(),
         m.bits.cols(),
@@ -153,8 +174,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 
 /// `--hindrance`: one byte per pair with the hindrance total, written as `.npy`.
 fn run_hindrance(a: &Args, map: &Map, sel: &Selection) -> anyhow::Result<ExitCode> {
-    check_memory_bytes(map, sel, memory_budget(a.max_memory))
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    check_matrix_memory(&a.map, map, sel, 1, a.max_memory)?;
     let cancel = super::interrupt_flag();
     let progress = super::Progress::new("pairs");
     let engine = Engine::new(map);
@@ -175,7 +195,7 @@ fn run_hindrance(a: &Args, map: &Map, sel: &Selection) -> anyhow::Result<ExitCod
     })?;
     let seen = data.iter().filter(|&&b| b != BLOCKED_BYTE).count();
     let hindered = data.iter().filter(|&&b| b != BLOCKED_BYTE && b > 0).count();
-    eprintln!(
+    note!(
         "{} x {} hexes, {seen} of {} ordered pairs in LOS ({hindered} hindered), computed in {secs:.3} s; wrote {}",
         sel.from.len(),
         sel.to.len(),

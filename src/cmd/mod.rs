@@ -27,15 +27,6 @@ pub fn load_map(path: &Path) -> anyhow::Result<Map> {
     Ok(Map::load(path)?)
 }
 
-/// Writes text to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
-pub fn print_out(text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => Ok(r?),
-    }
-}
-
 /// Sizes rayon's pool (`--threads`); 0 or none means one per core.
 pub fn set_threads(n: Option<usize>) -> anyhow::Result<()> {
     if let Some(n) = n.filter(|&n| n > 0) {

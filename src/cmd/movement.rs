@@ -33,6 +33,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             .ok_or_else(|| anyhow!("`{l}` is not a hex of {}", a.map.display()))
     };
     let (cost, why) = movement_cost(&map, hex(&a.from)?, hex(&a.to)?)?;
-    println!("{} -> {}: {cost} MP ({})", a.from, a.to, why.join(", "));
+    outln!("{} -> {}: {cost} MP ({})", a.from, a.to, why.join(", "))?;
     Ok(ExitCode::SUCCESS)
 }

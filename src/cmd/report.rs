@@ -9,7 +9,7 @@ use clap::Args as ClapArgs;
 use hexsight_analysis::Verdict;
 use hexsight_analysis::engine::exposure::from_matrix;
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::matrix::{Control, Selection, check_memory, matrix};
+use hexsight_analysis::engine::matrix::{Control, Selection, matrix};
 use hexsight_analysis::engine::viewshed::viewshed;
 use hexsight_analysis::export::html::{Figure, index};
 use hexsight_analysis::export::style::{Layer, Picture};
@@ -54,8 +54,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let zones = super::selection(&map, a.from.as_deref(), a.to.as_deref())?;
     let all = Selection::all(&map);
-    check_memory(&map, &all, super::matrix::memory_budget(None))
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    super::matrix::check_matrix_memory(&a.map, &map, &all, 0, None)?;
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("{}: cannot create the folder", a.out.display()))?;
     let path = |f: &str| a.out.join(f);
@@ -249,7 +248,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         &path("index.html"),
         index(&map, &summary, &figures, &files).as_bytes(),
     )?;
-    eprintln!(
+    note!(
         "wrote {} ({} pictures); open {}",
         a.out.display(),
         figures.len() * 2,

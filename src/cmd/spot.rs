@@ -64,8 +64,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let picture = pictures::spotting(&map, from, &cells, a.activity);
     save_picture(&picture, a.png.as_deref(), a.svg.as_deref())?;
     for p in a.png.iter().chain(a.svg.iter()) {
-        eprintln!("wrote {}", p.display());
+        note!("wrote {}", p.display());
     }
-    super::print_out(&out)?;
+    crate::out::text(&out)?;
     Ok(ExitCode::SUCCESS)
 }

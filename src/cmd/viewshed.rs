@@ -84,7 +84,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         a.svg.as_deref(),
     )?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&to_json(&map, &v))?);
+        outln!("{}", serde_json::to_string_pretty(&to_json(&map, &v))?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let list = |f: &dyn Fn(&hexsight_analysis::engine::viewshed::Target) -> bool,
@@ -104,27 +104,27 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    println!(
+    outln!(
         "viewshed of {} on {} ({}):",
         map.label(from),
         map.name,
         map.ruleset.name
-    );
-    println!(
+    )?;
+    outln!(
         "clear {}: {}",
         v.count(Verdict::Clear),
         list(&|t| t.verdict == Verdict::Clear, false)
-    );
-    println!(
+    )?;
+    outln!(
         "hindered {}: {}",
         v.count(Verdict::Hindered),
         list(&|t| t.verdict == Verdict::Hindered, true)
-    );
-    println!(
+    )?;
+    outln!(
         "blocked {}: {}",
         v.count(Verdict::Blocked),
         list(&|t| t.verdict == Verdict::Blocked, false)
-    );
-    println!("blind {}: {}", v.blind().len(), list(&|t| t.blind, false));
+    )?;
+    outln!("blind {}: {}", v.blind().len(), list(&|t| t.blind, false))?;
     Ok(ExitCode::SUCCESS)
 }
