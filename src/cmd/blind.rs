@@ -22,7 +22,7 @@ pub struct Args {
 /// Lists the blind hexes, each with the reason it is hidden.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
-    let from = super::viewshed::hex_arg(&map, &a.map, &a.from)?;
+    let from = super::hex_arg(&map, &a.map, &a.from)?;
     let v = viewshed(&map, from);
     let blind = v.blind();
     if a.json {

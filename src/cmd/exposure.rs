@@ -33,13 +33,21 @@ pub struct Args {
     /// Heatmap of "sees" (how much each hex sees) as PNG.
     #[arg(long)]
     sees_png: Option<PathBuf>,
-    /// Worker threads (default: one per core).
+    /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
 }
 
 /// Counts for the whole map: from the matrix when it fits in memory, else streaming.
 pub fn compute(map: &Map, sel: &Selection, progress: &super::Progress) -> anyhow::Result<Exposure> {
+    let (budget, limit) = super::matrix::memory_budget(None);
+    hexsight_analysis::memory::check_against(
+        super::matrix::engine_bytes(map),
+        budget,
+        limit,
+        &format!("the precomputed sight lines of a {}x{} map", map.cols, map.rows),
+        "they grow with the map, not with --from or --to: use a smaller map",
+    )?;
     let engine = Engine::new(map);
     let ctl = Control {
         cancel: super::interrupt_flag(),
@@ -80,8 +88,9 @@ pub fn to_json(map: &Map, e: &Exposure) -> Value {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
-    let sel = super::selection(&map, a.from.as_deref(), a.to.as_deref())?;
-    let e = compute(&map, &sel, &super::Progress::new("pairs"))?;
+    let sel = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
+    let e = compute(&map, &sel, &super::Progress::new("pairs"))
+        .map_err(|e| anyhow::anyhow!("{}: {e:#}", a.map.display()))?;
     save_picture(
         &pictures::seen_by(&map, &e),
         a.png.as_deref(),

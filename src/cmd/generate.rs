@@ -18,13 +18,13 @@ pub struct Args {
     /// Random seed: the same seed gives the same map.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Built-in ruleset (`geometric`, `combat-commander`).
+    /// Built-in ruleset (`geometric`, `combat-commander`, `asl`, `napoleonic`, `miniatures`).
     #[arg(long, default_value = "geometric")]
     ruleset: String,
     /// Pointy-top hexes instead of flat-top.
     #[arg(long)]
     pointy: bool,
-    /// Output map file (`.json`).
+    /// Output map file (`.json`); `-` writes the map to standard output.
     #[arg(long)]
     out: PathBuf,
 }
@@ -48,10 +48,19 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         dense: false,
     };
     let map = generate(&g)?;
-    map.save(&a.out)?;
+    let to_stdout = a.out.as_os_str() == "-";
+    if to_stdout {
+        crate::out::text(&map.to_json())?;
+    } else {
+        map.save(&a.out)?;
+    }
     note!(
         "wrote {} ({} hexes, {})",
-        a.out.display(),
+        if to_stdout {
+            "the map to standard output".to_string()
+        } else {
+            a.out.display().to_string()
+        },
         map.len(),
         map.name
     );

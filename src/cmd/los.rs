@@ -22,6 +22,8 @@ pub struct Args {
 /// Prints the verdict with its explanation.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
+    super::hex_arg(&map, &a.map, &a.from)?;
+    super::hex_arg(&map, &a.map, &a.to)?;
     let r = line_of_sight_labels(&map, &a.from, &a.to)?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&r.to_json(&map))?)?;

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 pub struct Args {
     /// The map file.
     map: PathBuf,
-    /// Output file: `.csv` (labels and 0/1), `.npy` (uint8, labels in NAME.labels.json) or `.bin` (bit-packed).
+    /// Output file: `.csv` (labels and 0/1), `.npy` (uint8, labels in NAME.labels.json) or `.bin` (bit-packed); `-` writes CSV to standard output.
     #[arg(long)]
     out: PathBuf,
     /// Observers only in this zone (`A1:F10,G3`).
@@ -29,7 +29,7 @@ pub struct Args {
     /// Targets only in this zone.
     #[arg(long)]
     to: Option<String>,
-    /// Worker threads (default: one per core).
+    /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
     /// Write `.npy` values with the hindrance: 0 clear, 1..254 the total hindrance of a
@@ -55,8 +55,16 @@ pub enum Format {
     Bin,
 }
 
-/// The format of an output path, or a one-line error.
+/// True for `--out -`: standard output.
+pub fn is_stdout(out: &Path) -> bool {
+    out.as_os_str() == "-"
+}
+
+/// The format of an output path, or a one-line error; `-` (standard output) is CSV.
 pub fn format_of(out: &Path) -> anyhow::Result<Format> {
+    if is_stdout(out) {
+        return Ok(Format::Csv);
+    }
     let ext = out
         .extension()
         .and_then(|e| e.to_str())
@@ -75,6 +83,9 @@ pub fn format_of(out: &Path) -> anyhow::Result<Format> {
 
 /// Writes a matrix in the format its path names (with the `.npy` sidecar).
 pub fn write_matrix(map: &Map, m: &Matrix, out: &Path) -> anyhow::Result<()> {
+    if is_stdout(out) {
+        return crate::out::with(|w| write_csv_sel(map, &m.sel, &m.bits, w));
+    }
     match format_of(out)? {
         Format::Csv => write_with(out, |w| write_csv_sel(map, &m.sel, &m.bits, w))?,
         Format::Bin => write_with(out, |w| bin::write(map, m, w))?,
@@ -95,6 +106,38 @@ pub fn memory_budget(max_mb: Option<u64>) -> (u64, Limit) {
     }
 }
 
+/// Memory of the fast engine's tables kept per level, from the map's lowest to its
+/// highest level (up to nine bitsets of the padded grid per level): an upper bound.
+pub fn level_table_bytes(map: &Map) -> u64 {
+    let (mut q0, mut q1, mut r0, mut r1) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    for (i, c) in map.cells().iter().enumerate() {
+        let h = map.hex_of(i);
+        q0 = q0.min(i64::from(h.q));
+        q1 = q1.max(i64::from(h.q));
+        r0 = r0.min(i64::from(h.r));
+        r1 = r1.max(i64::from(h.r));
+        lo = lo.min(i64::from(c.level));
+        hi = hi.max(i64::from(c.level));
+    }
+    if lo > hi {
+        return 0;
+    }
+    let size = ((q1 - q0 + 5) * (r1 - r0 + 5)) as u64;
+    let words = size / 64 + 2;
+    (hi - lo + 1) as u64 * 9 * words * 8
+}
+
+/// Memory the fast engine needs for a map before any matrix: the precomputed walks,
+/// the padded grids and the per-level tables.
+pub fn engine_bytes(map: &Map) -> u64 {
+    let none = Selection {
+        from: Vec::new(),
+        to: Vec::new(),
+    };
+    estimate_bytes(map, &none).saturating_add(level_table_bytes(map))
+}
+
 /// What to change when a matrix does not fit.
 pub const MATRIX_HINT: &str = "restrict the observers with --from and the targets with --to (for example --from A1:J10 --to K1:T10)";
 
@@ -108,7 +151,9 @@ pub fn check_matrix_memory(
     max_mb: Option<u64>,
 ) -> anyhow::Result<()> {
     let pairs = sel.from.len() as u64 * sel.to.len() as u64;
-    let need = estimate_bytes(map, sel).saturating_add(pairs.saturating_mul(per_pair));
+    let need = estimate_bytes(map, sel)
+        .saturating_add(level_table_bytes(map))
+        .saturating_add(pairs.saturating_mul(per_pair));
     let (budget, limit) = memory_budget(max_mb);
     let what = format!("a {} x {} matrix", sel.from.len(), sel.to.len());
     memory::check_against(need, budget, limit, &what, MATRIX_HINT)
@@ -118,7 +163,7 @@ pub fn check_matrix_memory(
 /// Computes the matrix and writes it.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let format = format_of(&a.out)?;
-    if a.hindrance && format != Format::Npy {
+    if a.hindrance && (format != Format::Npy || is_stdout(&a.out)) {
         bail!(
             "{}: --hindrance writes .npy only (one byte per pair)",
             a.out.display()
@@ -126,7 +171,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
-    let sel = super::selection(&map, a.from.as_deref(), a.to.as_deref())?;
+    let sel = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
     if a.hindrance {
         return run_hindrance(&a, &map, &sel);
     }
@@ -167,7 +212,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         m.bits.count(),
         pairs,
         rayon::current_num_threads(),
-        a.out.display()
+        if is_stdout(&a.out) {
+            "standard output".to_string()
+        } else {
+            a.out.display().to_string()
+        }
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -27,8 +27,37 @@ pub fn load_map(path: &Path) -> anyhow::Result<Map> {
     Ok(Map::load(path)?)
 }
 
-/// Sizes rayon's pool (`--threads`); 0 or none means one per core.
+/// Parses a hex label of the map, with a one-line error naming the map and, when
+/// the text is not a label at all, why.
+pub fn hex_arg(map: &Map, path: &Path, label: &str) -> anyhow::Result<hexsight_analysis::hex::Hex> {
+    map.parse_hex(label).ok_or_else(|| {
+        let why = hexsight_analysis::hex::label::problem(label.trim(), map.first_row)
+            .map(|p| format!(": {p}"))
+            .unwrap_or_default();
+        anyhow::anyhow!(
+            "{}: `{}` is not a hex of this {}x{} map ({} to {}){why}",
+            path.display(),
+            hexsight_analysis::error::clip(label, 30),
+            map.cols,
+            map.rows,
+            map.label(map.hex_of(0)),
+            map.label(map.hex_of(map.len() - 1))
+        )
+    })
+}
+
+/// Most worker threads `--threads` may ask for.
+pub const MAX_THREADS: usize = 1024;
+
+/// Sizes rayon's pool (`--threads`); 0 or none means one per core; more than
+/// [`MAX_THREADS`] is refused.
 pub fn set_threads(n: Option<usize>) -> anyhow::Result<()> {
+    if let Some(n) = n.filter(|&n| n > MAX_THREADS) {
+        anyhow::bail!(
+            "--threads {n} is too many: give 1 to {MAX_THREADS}, or 0 for one per core ({} here)",
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        );
+    }
     if let Some(n) = n.filter(|&n| n > 0) {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -48,16 +77,27 @@ pub fn interrupt_flag() -> &'static AtomicBool {
     &FLAG
 }
 
+/// The hexes of a zone argument (`--from A1:F10,G3`), with an error naming the map
+/// and the option.
+pub fn zone_arg(map: &Map, path: &Path, option: &str, text: &str) -> anyhow::Result<Vec<usize>> {
+    parse_zone(map, text).map_err(|e| anyhow::anyhow!("{}: {option}: {e}", path.display()))
+}
+
 /// Observers and targets from `--from` / `--to` zones (the whole map when absent).
-pub fn selection(map: &Map, from: Option<&str>, to: Option<&str>) -> anyhow::Result<Selection> {
+pub fn selection(
+    map: &Map,
+    path: &Path,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> anyhow::Result<Selection> {
     let all = Selection::all(map);
     Ok(Selection {
         from: match from {
-            Some(z) => parse_zone(map, z)?,
+            Some(z) => zone_arg(map, path, "--from", z)?,
             None => all.from,
         },
         to: match to {
-            Some(z) => parse_zone(map, z)?,
+            Some(z) => zone_arg(map, path, "--to", z)?,
             None => all.to,
         },
     })

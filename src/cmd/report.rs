@@ -38,7 +38,7 @@ pub struct Args {
     /// How many key hexes to pick when `--key` is not given.
     #[arg(long, default_value_t = 3)]
     keys: usize,
-    /// Worker threads (default: one per core).
+    /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
 }
@@ -52,7 +52,7 @@ const NPY_LIMIT: usize = 20_000;
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
-    let zones = super::selection(&map, a.from.as_deref(), a.to.as_deref())?;
+    let zones = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
     let all = Selection::all(&map);
     super::matrix::check_matrix_memory(&a.map, &map, &all, 0, None)?;
     std::fs::create_dir_all(&a.out)
@@ -121,7 +121,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     )?;
     // Key hexes: given, or the ones that see most (spread out: not next to each other).
     let keys: Vec<usize> = match &a.key {
-        Some(k) => hexsight_analysis::engine::zone::parse_zone(&map, k)?,
+        Some(k) => super::zone_arg(&map, &a.map, "--key", k)?,
         None => {
             let mut order: Vec<usize> = (0..map.len()).collect();
             order.sort_by_key(|&i| (std::cmp::Reverse(e.sees[i]), i));

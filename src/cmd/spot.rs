@@ -1,7 +1,6 @@
 //! `hexsight spot MAP --from HEX [--activity still|moving] [--json] [--png FILE] [--svg FILE]`:
 //! miniatures spotting from one hex to every hex (seed 001, 8.E-8.G).
 
-use anyhow::anyhow;
 use clap::Args as ClapArgs;
 use hexsight_analysis::export::{pictures, save_picture};
 use hexsight_analysis::rules::miniatures::{Activity, spot};
@@ -37,9 +36,7 @@ fn parse_activity(s: &str) -> Result<Activity, String> {
 /// Prints the spotting answer for every hex.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
-    let from = map
-        .parse_hex(&a.from)
-        .ok_or_else(|| anyhow!("`{}` is not a hex of {}", a.from, a.map.display()))?;
+    let from = super::hex_arg(&map, &a.map, &a.from)?;
     let cells = spot(&map, from, a.activity)?;
     let mut out = String::new();
     if a.json {

@@ -1,6 +1,5 @@
 //! `hexsight viewshed MAP --from HEX [--json] [--png FILE] [--svg FILE]`.
 
-use anyhow::anyhow;
 use clap::Args as ClapArgs;
 use hexsight_analysis::engine::viewshed::{Viewshed, viewshed};
 use hexsight_analysis::export::{pictures, save_picture};
@@ -26,24 +25,6 @@ pub struct Args {
     /// Also draw it as an SVG.
     #[arg(long)]
     svg: Option<PathBuf>,
-}
-
-/// Parses a hex label of the map, with an error naming the map.
-pub fn hex_arg(
-    map: &Map,
-    path: &std::path::Path,
-    label: &str,
-) -> anyhow::Result<hexsight_analysis::hex::Hex> {
-    map.parse_hex(label).ok_or_else(|| {
-        anyhow!(
-            "{}: `{label}` is not a hex of this {}x{} map ({} to {})",
-            path.display(),
-            map.cols,
-            map.rows,
-            map.label(map.hex_of(0)),
-            map.label(map.hex_of(map.len() - 1))
-        )
-    })
 }
 
 /// The viewshed as JSON: counts and one entry per hex.
@@ -76,7 +57,7 @@ pub fn to_json(map: &Map, v: &Viewshed) -> Value {
 /// Prints the viewshed and draws it.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
-    let from = hex_arg(&map, &a.map, &a.from)?;
+    let from = super::hex_arg(&map, &a.map, &a.from)?;
     let v = viewshed(&map, from);
     save_picture(
         &pictures::viewshed(&map, &v),

@@ -218,15 +218,19 @@ impl Ruleset {
         Some(Ruleset::from_json(text, origin).expect("built-in rulesets are valid"))
     }
 
-    /// Reads a ruleset file.
+    /// Reads a ruleset file (up to the map files' size limit; a folder or a device
+    /// that is not JSON is refused with one line).
     pub fn load(path: &Path) -> Result<Ruleset> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(&e, path))?;
+        let text = crate::map::file::read_text(path, "ruleset")?;
         Ruleset::from_json(&text, path)
     }
 
-    /// Parses and checks ruleset JSON; `origin` names it in errors.
+    /// Parses and checks ruleset JSON; `origin` names it in errors. A UTF-8
+    /// byte-order mark is skipped.
     pub fn from_json(text: &str, origin: &Path) -> Result<Ruleset> {
-        let rs: Ruleset = serde_json::from_str(text).map_err(|e| Error::from_json(&e, origin))?;
+        let text = crate::map::file::strip_bom(text);
+        let rs: Ruleset = serde_json::from_str(text)
+            .map_err(|e| Error::from_json_text(&e, text, origin))?;
         rs.check().map_err(|e| e.in_file(origin))?;
         Ok(rs)
     }
@@ -250,6 +254,19 @@ impl Ruleset {
         if self.levels.min > self.levels.max {
             return Err(Error::invalid("levels", "min is above max"));
         }
+        // Maps store terrain, hexside and marker kinds as 16-bit indices.
+        for (table, n) in [
+            ("terrain", self.terrain.len()),
+            ("hexsides", self.hexsides.len()),
+            ("markers", self.markers.len()),
+        ] {
+            if n > MAX_TABLE {
+                return Err(Error::invalid(
+                    table,
+                    format!("{n} types; a ruleset may have at most {MAX_TABLE} in each table"),
+                ));
+            }
+        }
         unique_ids("terrain", self.terrain.iter().map(|t| t.id.as_str()))?;
         unique_ids("hexsides", self.hexsides.iter().map(|t| t.id.as_str()))?;
         unique_ids("markers", self.markers.iter().map(|t| t.id.as_str()))?;
@@ -257,8 +274,8 @@ impl Ruleset {
             for m in &t.forbids_markers {
                 if self.marker_index(m).is_none() {
                     return Err(Error::invalid(
-                        format!("terrain {}", t.id),
-                        format!("forbids unknown marker `{m}`"),
+                        format!("terrain {}", crate::error::clip(&t.id, 40)),
+                        format!("forbids unknown marker `{}`", crate::error::clip(m, 40)),
                     ));
                 }
             }
@@ -302,9 +319,28 @@ impl Ruleset {
     }
 }
 
-/// Ids joined for an error message.
+/// Most types a ruleset table may hold (maps index them with 16 bits).
+pub const MAX_TABLE: usize = u16::MAX as usize;
+
+/// Most ids an error message lists before saying how many more there are.
+pub const LISTED_IDS: usize = 30;
+
+/// Ids joined for an error message: at most [`LISTED_IDS`], then "and N more".
 fn id_list<'a>(ids: impl Iterator<Item = &'a str>) -> String {
-    ids.collect::<Vec<_>>().join(", ")
+    let mut shown = Vec::new();
+    let mut more = 0usize;
+    for id in ids {
+        if shown.len() < LISTED_IDS {
+            shown.push(crate::error::clip(id, 40));
+        } else {
+            more += 1;
+        }
+    }
+    let mut s = shown.join(", ");
+    if more > 0 {
+        s.push_str(&format!(" and {more} more"));
+    }
+    s
 }
 
 fn unique_ids<'a>(table: &str, ids: impl Iterator<Item = &'a str>) -> Result<()> {
@@ -312,7 +348,10 @@ fn unique_ids<'a>(table: &str, ids: impl Iterator<Item = &'a str>) -> Result<()>
     for id in ids {
         if !seen.insert(id) {
             return Err(
-                Error::new(ErrorKind::Invalid, format!("duplicate id `{id}`"))
+                Error::new(
+                    ErrorKind::Invalid,
+                    format!("duplicate id `{}`", crate::error::clip(id, 40)),
+                )
                     .at(table.to_string()),
             );
         }
