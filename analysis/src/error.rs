@@ -119,15 +119,33 @@ impl Error {
     }
 }
 
+/// Writes `s` with control characters (a line break inside an id) escaped, so an
+/// error stays on one line whatever the file holds.
+fn write_one_line(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+    if !s.chars().any(char::is_control) {
+        return f.write_str(s);
+    }
+    for c in s.chars() {
+        if c.is_control() {
+            write!(f, "{}", c.escape_default())?;
+        } else {
+            write!(f, "{c}")?;
+        }
+    }
+    Ok(())
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(file) = &self.file {
-            write!(f, "{}: ", file.display())?;
+            write_one_line(f, &file.display().to_string())?;
+            f.write_str(": ")?;
         }
         if let Some(place) = &self.place {
-            write!(f, "{place}: ")?;
+            write_one_line(f, place)?;
+            f.write_str(": ")?;
         }
-        f.write_str(&self.message)
+        write_one_line(f, &self.message)
     }
 }
 
@@ -136,9 +154,15 @@ impl std::error::Error for Error {}
 /// Shortens text quoted in a message (a label, an id) to at most `max` characters,
 /// saying how long it was, so a hostile file cannot make an error line huge.
 pub fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_string(),
-        Some((i, _)) => format!("{}... ({} bytes)", &text[..i], text.len()),
+    let shown: String = text
+        .chars()
+        .take(max)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if text.chars().nth(max).is_some() {
+        format!("{shown}... ({} bytes)", text.len())
+    } else {
+        shown
     }
 }
 
