@@ -208,7 +208,7 @@ fn mutate_value(v: &mut Value, rng: &mut Rng) {
     let mut all = Vec::new();
     paths(v, &mut Vec::new(), &mut all);
     let path = rng.pick(&all).clone();
-    match rng.below(7) {
+    match rng.below(9) {
         // Delete a key or an element.
         0 => {
             if let Some((last, parent)) = path.split_last() {
@@ -233,6 +233,35 @@ fn mutate_value(v: &mut Value, rng: &mut Rng) {
             let p = if nums.is_empty() { path } else { rng.pick(&nums).clone() };
             if let Some(x) = at(v, &p) {
                 *x = Value::String(format!("{RAW}{}", rng.pick(&NUMBERS)));
+            }
+        }
+        // A number nudged: one more or less, doubled, negated, halved, zero.
+        7 | 8 => {
+            let nums: Vec<_> = all
+                .iter()
+                .filter(|p| matches!(at_ref(v, p), Some(Value::Number(_))))
+                .cloned()
+                .collect();
+            if nums.is_empty() {
+                return;
+            }
+            let p = rng.pick(&nums).clone();
+            let k = rng.below(6);
+            if let Some(x) = at(v, &p) {
+                let n = x.as_f64().unwrap_or(0.0);
+                let m = match k {
+                    0 => n + 1.0,
+                    1 => n - 1.0,
+                    2 => n * 2.0,
+                    3 => -n,
+                    4 => n / 2.0,
+                    _ => 0.0,
+                };
+                *x = if m.fract() == 0.0 && m.abs() < 1e15 {
+                    Value::from(m as i64)
+                } else {
+                    Value::from(m)
+                };
             }
         }
         // A string replaced by a random id.
@@ -421,12 +450,22 @@ fn exercise(map: &Map, rng: &mut Rng) {
     assert!(again.is_ok(), "a loaded map saves to a file that loads: {again:?}");
 }
 
+/// How a case ended.
+enum Outcome {
+    /// The map loaded and every query ran.
+    Loaded,
+    /// The map was refused with a one-line error.
+    Refused,
+    /// A panic, a multi-line error or a case that took too long.
+    Failed(String),
+}
+
 /// One case: what went wrong, if anything.
-fn case(seed: u64, dir: &Path) -> Option<String> {
+fn case(seed: u64, dir: &Path) -> Outcome {
     let mut rng = Rng(seed);
     let (map_file, family) = *rng.pick(&MAPS);
     let mut map_text = repo(&format!("maps/{map_file}"));
-    let rules_too = rng.chance(3);
+    let rules_too = rng.chance(2);
     let map_only = !rules_too || rng.chance(2);
     let map_path = dir.join(format!("fuzz-{seed}.json"));
     let rs_path = dir.join(format!("fuzz-{seed}-rules.json"));
@@ -448,11 +487,15 @@ fn case(seed: u64, dir: &Path) -> Option<String> {
             let _ = Ruleset::load(&rs_path);
         }
         match Map::load(&map_path) {
-            Ok(map) => exercise(&map, &mut rng),
+            Ok(map) => {
+                exercise(&map, &mut rng);
+                true
+            }
             Err(e) => {
                 let msg = e.to_string();
                 assert_eq!(msg.lines().count(), 1, "one-line error: {msg}");
                 assert!(msg.len() < 4000, "a bounded error: {} bytes", msg.len());
+                false
             }
         }
     }));
@@ -466,13 +509,14 @@ fn case(seed: u64, dir: &Path) -> Option<String> {
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            Some(format!("seed {seed} ({map_file}): panic: {msg}"))
+            Outcome::Failed(format!("seed {seed} ({map_file}): panic: {msg}"))
         }
-        Ok(()) if took > Duration::from_secs(5) => Some(format!(
+        Ok(_) if took > Duration::from_secs(5) => Outcome::Failed(format!(
             "seed {seed} ({map_file}): took {:.1} s",
             took.as_secs_f64()
         )),
-        Ok(()) => None,
+        Ok(true) => Outcome::Loaded,
+        Ok(false) => Outcome::Refused,
     }
 }
 
@@ -482,7 +526,9 @@ fn mutated_maps_and_rulesets_never_panic_or_hang() {
     if let Ok(seed) = std::env::var("HEXSIGHT_FUZZ_SEED") {
         // One case, with the default panic hook so the backtrace shows.
         let seed: u64 = seed.parse().expect("HEXSIGHT_FUZZ_SEED is a number");
-        assert_eq!(case(seed, dir.path()), None);
+        if let Outcome::Failed(f) = case(seed, dir.path()) {
+            panic!("{f}");
+        }
         return;
     }
     let cases: u64 = std::env::var("HEXSIGHT_FUZZ_CASES")
@@ -496,12 +542,21 @@ fn mutated_maps_and_rulesets_never_panic_or_hang() {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let mut failures = Vec::new();
+    let (mut loaded, mut refused) = (0, 0);
     for seed in first..first + cases {
-        if let Some(f) = case(seed, dir.path()) {
-            failures.push(f);
+        match case(seed, dir.path()) {
+            Outcome::Loaded => loaded += 1,
+            Outcome::Refused => refused += 1,
+            Outcome::Failed(f) => failures.push(f),
         }
     }
     std::panic::set_hook(hook);
+    eprintln!(
+        "fuzz: {cases} cases from seed {first}: {loaded} loaded and were queried, {refused} refused with one line, {} failed",
+        failures.len()
+    );
+    // Enough mutants load to reach the queries, and enough are refused to test the checks.
+    assert!(cases < 100 || (loaded * 10 > cases && refused * 10 > cases), "{loaded} loaded, {refused} refused");
     let mut report = String::new();
     for f in failures.iter().take(40) {
         let _ = writeln!(report, "{f}");

@@ -105,37 +105,54 @@ pub fn address_space_limit() -> Option<u64> {
     }
 }
 
-/// The cgroup memory limit less its current use, `None` without a limit.
+/// The cgroup memory limit less its current use, `None` without a limit: the
+/// tightest over the process's own cgroup and its ancestors, cgroup v2 or v1.
 pub fn cgroup_left() -> Option<u64> {
     let read = |p: &str| -> Option<u64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() };
-    // cgroup v2: the process's own cgroup, named in /proc/self/cgroup as `0::/path`.
-    let own = std::fs::read_to_string("/proc/self/cgroup")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("0::").map(|p| p.trim().to_string()))
-        });
-    let mut dirs = Vec::new();
-    if let Some(p) = own {
-        dirs.push(format!("/sys/fs/cgroup{}", p.trim_end_matches('/')));
-    }
-    dirs.push("/sys/fs/cgroup".to_string());
-    for d in &dirs {
-        // `memory.max` is "max" when unlimited: that parse fails and we go on.
-        if let (Some(max), cur) = (
-            read(&format!("{d}/memory.max")),
-            read(&format!("{d}/memory.current")),
-        ) {
-            return Some(max.saturating_sub(cur.unwrap_or(0)));
+    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    // v2: `0::/path`; v1: `N:memory:/path` (or a list of controllers with memory).
+    let v2 = own
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .map(|p| p.trim().to_string());
+    let v1 = own.lines().find_map(|l| {
+        let mut parts = l.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        controllers
+            .split(',')
+            .any(|c| c == "memory")
+            .then(|| path.trim().to_string())
+    });
+    let mut best: Option<u64> = None;
+    let mut consider = |max: Option<u64>, used: Option<u64>| {
+        // An unlimited group reads "max" (v2, no number) or a huge number (v1).
+        if let Some(max) = max.filter(|&m| m < 1 << 60) {
+            let left = max.saturating_sub(used.unwrap_or(0));
+            best = Some(best.map_or(left, |b| b.min(left)));
+        }
+    };
+    for (root, path, max_file, used_file) in [
+        ("/sys/fs/cgroup", v2.as_deref(), "memory.max", "memory.current"),
+        (
+            "/sys/fs/cgroup/memory",
+            v1.as_deref(),
+            "memory.limit_in_bytes",
+            "memory.usage_in_bytes",
+        ),
+    ] {
+        let mut dir = path.unwrap_or("/").trim_end_matches('/').to_string();
+        loop {
+            consider(
+                read(&format!("{root}{dir}/{max_file}")),
+                read(&format!("{root}{dir}/{used_file}")),
+            );
+            match dir.rfind('/') {
+                Some(i) => dir.truncate(i),
+                None => break,
+            }
         }
     }
-    // cgroup v1: an unlimited group reports a huge number (near i64::MAX).
-    let max = read("/sys/fs/cgroup/memory/memory.limit_in_bytes")?;
-    if max >= 1 << 60 {
-        return None;
-    }
-    let used = read("/sys/fs/cgroup/memory/memory.usage_in_bytes").unwrap_or(0);
-    Some(max.saturating_sub(used))
+    best
 }
 
 fn kib_field(text: &str, key: &str) -> Option<u64> {

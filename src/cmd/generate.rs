@@ -47,6 +47,16 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         },
         dense: false,
     };
+    // The generator keeps a few numbers per hex, the map and its JSON text:
+    // about 200 bytes a hex, checked before any of it is allocated.
+    let hexes = u64::from(a.cols) * u64::from(a.rows);
+    if hexes <= hexsight_analysis::map::file::MAX_HEXES {
+        hexsight_analysis::memory::check(
+            hexes.saturating_mul(200),
+            &format!("generating a {}x{} map", a.cols, a.rows),
+            "fewer --cols or --rows",
+        )?;
+    }
     let map = generate(&g)?;
     let to_stdout = a.out.as_os_str() == "-";
     if to_stdout {

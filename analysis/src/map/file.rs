@@ -391,6 +391,15 @@ pub fn read_text(path: &Path, what: &str) -> Result<String> {
     if meta.is_file() && meta.len() > MAX_FILE_BYTES {
         return Err(too_big());
     }
+    if meta.is_file() {
+        // The text, and the parsed file beside it: a few times the file's size.
+        crate::memory::check(
+            meta.len().saturating_mul(4),
+            &format!("reading this {} MiB {what} file", crate::memory::mib(meta.len())),
+            "more memory (ulimit -v, the container's limit), or a smaller file",
+        )
+        .map_err(|e| e.in_file(path))?;
+    }
     let f = std::fs::File::open(path).map_err(|e| Error::io(&e, path))?;
     let mut r = f.take(MAX_FILE_BYTES + 1);
     // A device or pipe that does not start like JSON is refused from its first bytes.
@@ -530,6 +539,13 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
         orientation: g.orientation,
         stagger: g.stagger,
     };
+    crate::memory::check_items(
+        u64::from(g.cols) * u64::from(g.rows),
+        std::mem::size_of::<Cell>() as u64,
+        &format!("a {}x{} map", g.cols, g.rows),
+        "a smaller grid, or more memory (ulimit -v, the container's limit)",
+    )
+    .map_err(|e| e.at("grid"))?;
     let rs = ruleset.clone();
     let mut map = Map::new(&f.name, &f.ruleset, ruleset, g.cols, g.rows, layout);
     map.first_row = g.first_row;
