@@ -23,6 +23,7 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let from = super::hex_arg(&map, &a.map, &a.from)?;
+    super::check_per_hex(&a.map, &map, 256, "the viewshed")?;
     let v = viewshed(&map, from);
     let blind = v.blind();
     if a.json {

@@ -89,6 +89,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
     let sel = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
+    if a.json {
+        super::check_per_hex(&a.map, &map, 1024, "exposure as JSON")?;
+    }
     let e = compute(&map, &sel, &super::Progress::new("pairs"))
         .map_err(|e| anyhow::anyhow!("{}: {e:#}", a.map.display()))?;
     save_picture(

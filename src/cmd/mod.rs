@@ -46,6 +46,17 @@ pub fn hex_arg(map: &Map, path: &Path, label: &str) -> anyhow::Result<hexsight_a
     })
 }
 
+/// Refuses, naming the map, a command whose answer keeps about `per_hex` bytes for
+/// every hex of the map (a verdict and its reason, a JSON entry) when that does not fit.
+pub fn check_per_hex(path: &Path, map: &Map, per_hex: u64, what: &str) -> anyhow::Result<()> {
+    hexsight_analysis::memory::check(
+        (map.len() as u64).saturating_mul(per_hex),
+        &format!("{what} of a {}x{} map", map.cols, map.rows),
+        "a smaller map, or more memory (ulimit -v, the container's limit)",
+    )
+    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
 /// Most worker threads `--threads` may ask for.
 pub const MAX_THREADS: usize = 1024;
 

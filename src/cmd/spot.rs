@@ -37,6 +37,7 @@ fn parse_activity(s: &str) -> Result<Activity, String> {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let from = super::hex_arg(&map, &a.map, &a.from)?;
+    super::check_per_hex(&a.map, &map, if a.json { 1024 } else { 512 }, "spotting")?;
     let cells = spot(&map, from, a.activity)?;
     let mut out = String::new();
     if a.json {
