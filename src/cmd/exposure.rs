@@ -45,8 +45,8 @@ pub fn compute(map: &Map, sel: &Selection, progress: &super::Progress) -> anyhow
         super::matrix::engine_bytes(map),
         budget,
         limit,
-        &format!("the precomputed sight lines of a {}x{} map", map.cols, map.rows),
-        "they grow with the map, not with --from or --to: use a smaller map",
+        &format!("precomputing the sight lines of a {}x{} map", map.cols, map.rows),
+        super::matrix::ENGINE_HINT,
     )?;
     let engine = Engine::new(map);
     let ctl = Control {

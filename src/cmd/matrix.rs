@@ -138,6 +138,10 @@ pub fn engine_bytes(map: &Map) -> u64 {
     estimate_bytes(map, &none).saturating_add(level_table_bytes(map))
 }
 
+/// What to change when the engine's walks do not fit.
+pub const ENGINE_HINT: &str =
+    "they grow with the map, not with --from or --to: use a smaller map";
+
 /// What to change when a matrix does not fit.
 pub const MATRIX_HINT: &str = "restrict the observers with --from and the targets with --to (for example --from A1:J10 --to K1:T10)";
 
@@ -155,9 +159,21 @@ pub fn check_matrix_memory(
         .saturating_add(level_table_bytes(map))
         .saturating_add(pairs.saturating_mul(per_pair));
     let (budget, limit) = memory_budget(max_mb);
-    let what = format!("a {} x {} matrix", sel.from.len(), sel.to.len());
-    memory::check_against(need, budget, limit, &what, MATRIX_HINT)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", map_path.display()))
+    let fixed = engine_bytes(map);
+    let r = if fixed > budget {
+        // The walks alone do not fit: zones would not help.
+        memory::check_against(
+            fixed,
+            budget,
+            limit,
+            &format!("precomputing the sight lines of a {}x{} map", map.cols, map.rows),
+            ENGINE_HINT,
+        )
+    } else {
+        let what = format!("a {} x {} matrix", sel.from.len(), sel.to.len());
+        memory::check_against(need, budget, limit, &what, MATRIX_HINT)
+    };
+    r.map_err(|e| anyhow::anyhow!("{}: {e}", map_path.display()))
 }
 
 /// Computes the matrix and writes it.
