@@ -75,5 +75,8 @@ fn main() -> ExitCode {
 
 /// An error message on one line: line breaks inside it (from a nested cause) become spaces.
 fn one_line(s: &str) -> String {
-    s.split(['\n', '\r']).filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join(" ")
+    s.split(['\n', '\r'])
+        .filter(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -230,7 +230,11 @@ fn mutate_value(v: &mut Value, rng: &mut Rng) {
                 .filter(|p| matches!(at_ref(v, p), Some(Value::Number(_))))
                 .cloned()
                 .collect();
-            let p = if nums.is_empty() { path } else { rng.pick(&nums).clone() };
+            let p = if nums.is_empty() {
+                path
+            } else {
+                rng.pick(&nums).clone()
+            };
             if let Some(x) = at(v, &p) {
                 *x = Value::String(format!("{RAW}{}", rng.pick(&NUMBERS)));
             }
@@ -271,7 +275,11 @@ fn mutate_value(v: &mut Value, rng: &mut Rng) {
                 .filter(|p| matches!(at_ref(v, p), Some(Value::String(_))))
                 .cloned()
                 .collect();
-            let p = if strs.is_empty() { path } else { rng.pick(&strs).clone() };
+            let p = if strs.is_empty() {
+                path
+            } else {
+                rng.pick(&strs).clone()
+            };
             let s = random_string(rng);
             if let Some(x) = at(v, &p) {
                 *x = Value::String(s);
@@ -430,7 +438,9 @@ fn exercise(map: &Map, rng: &mut Rng) {
         // The fast engine agrees with the plain query on a few pairs.
         for _ in 0..8 {
             let (i, j) = (rng.below(n), rng.below(n));
-            let plain = line_of_sight(map, map.hex_of(i), map.hex_of(j)).verdict.sees();
+            let plain = line_of_sight(map, map.hex_of(i), map.hex_of(j))
+                .verdict
+                .sees();
             assert_eq!(m.bits.get(i, j), plain, "engine and plain LOS differ");
         }
     }
@@ -447,7 +457,10 @@ fn exercise(map: &Map, rng: &mut Rng) {
     }
     let text = map.to_json();
     let again = Map::from_json_with(&text, Path::new("again.json"), map.ruleset.clone());
-    assert!(again.is_ok(), "a loaded map saves to a file that loads: {again:?}");
+    assert!(
+        again.is_ok(),
+        "a loaded map saves to a file that loads: {again:?}"
+    );
 }
 
 /// How a case ended.
@@ -473,7 +486,11 @@ fn case(seed: u64, dir: &Path) -> Outcome {
         let rs_text = repo(&format!("maps/rulesets/{family}.json"));
         std::fs::write(&rs_path, mutate(&rs_text, &mut rng)).unwrap();
         let name = rs_path.file_name().unwrap().to_str().unwrap();
-        map_text = map_text.replacen(&format!("\"ruleset\": \"{family}\""), &format!("\"ruleset\": \"{name}\""), 1);
+        map_text = map_text.replacen(
+            &format!("\"ruleset\": \"{family}\""),
+            &format!("\"ruleset\": \"{name}\""),
+            1,
+        );
     }
     let bytes = if map_only {
         mutate(&map_text, &mut rng)
@@ -556,7 +573,10 @@ fn mutated_maps_and_rulesets_never_panic_or_hang() {
         failures.len()
     );
     // Enough mutants load to reach the queries, and enough are refused to test the checks.
-    assert!(cases < 100 || (loaded * 10 > cases && refused * 10 > cases), "{loaded} loaded, {refused} refused");
+    assert!(
+        cases < 100 || (loaded * 10 > cases && refused * 10 > cases),
+        "{loaded} loaded, {refused} refused"
+    );
     let mut report = String::new();
     for f in failures.iter().take(40) {
         let _ = writeln!(report, "{f}");

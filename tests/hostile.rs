@@ -88,7 +88,12 @@ fn closed_early(args: &[&str], keep: usize) -> (Option<i32>, String, usize) {
     }
     drop(stdout);
     let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     let status = child.wait().unwrap();
     (status.code(), err, got)
 }
@@ -109,8 +114,14 @@ fn a_reader_that_closes_early_ends_every_command_quietly() {
     for args in big {
         let (code, err, got) = closed_early(args, 100);
         assert_eq!(got, 100, "{args:?} printed something");
-        assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{args:?}: {err}");
-        assert!(matches!(code, Some(0) | Some(141)), "{args:?}: exit {code:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            matches!(code, Some(0) | Some(141)),
+            "{args:?}: exit {code:?}: {err}"
+        );
     }
     // Short outputs, with the reader gone before the first byte.
     let small: [&[&str]; 5] = [
@@ -122,8 +133,14 @@ fn a_reader_that_closes_early_ends_every_command_quietly() {
     ];
     for args in small {
         let (code, err, _) = closed_early(args, 0);
-        assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{args:?}: {err}");
-        assert!(matches!(code, Some(0) | Some(141)), "{args:?}: exit {code:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            matches!(code, Some(0) | Some(141)),
+            "{args:?}: exit {code:?}: {err}"
+        );
     }
 }
 
@@ -158,7 +175,10 @@ fn a_matrix_too_big_for_ulimit_v_is_refused_with_the_numbers() {
 fn devices_folders_and_huge_files_are_refused_quickly() {
     let dir = tempfile::tempdir().unwrap();
     let start = Instant::now();
-    refused(&hexsight(&["validate", "/dev/zero"]), &["/dev/zero", "not a map file"]);
+    refused(
+        &hexsight(&["validate", "/dev/zero"]),
+        &["/dev/zero", "not a map file"],
+    );
     refused(&hexsight(&["validate", s(dir.path())]), &["folder"]);
     // A sparse file of 300 MiB: over the 256 MiB limit, refused without reading it.
     let huge = dir.path().join("huge.json");
@@ -166,7 +186,10 @@ fn devices_folders_and_huge_files_are_refused_quickly() {
         .unwrap()
         .set_len(300 << 20)
         .unwrap();
-    refused(&hexsight(&["validate", s(&huge)]), &["huge.json", "256 MiB"]);
+    refused(
+        &hexsight(&["validate", s(&huge)]),
+        &["huge.json", "256 MiB"],
+    );
     assert!(start.elapsed() < Duration::from_secs(10));
 }
 
@@ -186,9 +209,18 @@ fn a_bad_ruleset_path_is_one_line_naming_it() {
         write(d, "uses.json", &text)
     };
     refused(&hexsight(&["validate", s(&map("folder"))]), &["folder"]);
-    refused(&hexsight(&["validate", s(&map("/dev/zero"))]), &["/dev/zero"]);
-    refused(&hexsight(&["validate", s(&map("uses.json"))]), &["map file itself"]);
-    refused(&hexsight(&["validate", s(&map("big-rules.json"))]), &["big-rules.json", "256 MiB"]);
+    refused(
+        &hexsight(&["validate", s(&map("/dev/zero"))]),
+        &["/dev/zero"],
+    );
+    refused(
+        &hexsight(&["validate", s(&map("uses.json"))]),
+        &["map file itself"],
+    );
+    refused(
+        &hexsight(&["validate", s(&map("big-rules.json"))]),
+        &["big-rules.json", "256 MiB"],
+    );
     refused(&hexsight(&["validate", s(&map(""))]), &["ruleset"]);
 }
 
@@ -197,7 +229,9 @@ const HEAD: &str = r#""hexsight":1,"name":"t","ruleset":"combat-commander""#;
 #[test]
 fn bad_grid_sizes_name_the_key_and_the_range() {
     let dir = tempfile::tempdir().unwrap();
-    for v in ["1e400", "-5", "0", "3.5", "\"10\"", "null", "20001", "[]", "true"] {
+    for v in [
+        "1e400", "-5", "0", "3.5", "\"10\"", "null", "20001", "[]", "true",
+    ] {
         for key in ["cols", "rows"] {
             let other = if key == "cols" { "rows" } else { "cols" };
             let text = format!(r#"{{{HEAD},"grid":{{"{key}":{v},"{other}":10}}}}"#);
@@ -224,7 +258,10 @@ fn bad_levels_name_the_key() {
             r#"{{{HEAD},"grid":{{"cols":10,"rows":10}},"hexes":{{"C5":{{"level":{v}}}}}}}"#
         );
         let p = write(dir.path(), "level.json", &text);
-        refused(&hexsight(&["validate", s(&p)]), &["level.json", "hexes.C5", "level must be a whole number"]);
+        refused(
+            &hexsight(&["validate", s(&p)]),
+            &["level.json", "hexes.C5", "level must be a whole number"],
+        );
     }
     let text = format!(r#"{{{HEAD},"grid":{{"cols":10,"rows":10}},"default":{{"level":"high"}}}}"#);
     let p = write(dir.path(), "level.json", &text);
@@ -234,9 +271,10 @@ fn bad_levels_name_the_key() {
 #[test]
 fn a_level_span_too_wide_for_per_level_tables_is_refused_naming_both_hexes() {
     let dir = tempfile::tempdir().unwrap();
-    let mut rs: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(repo("maps/rulesets/combat-commander.json")).unwrap())
-            .unwrap();
+    let mut rs: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo("maps/rulesets/combat-commander.json")).unwrap(),
+    )
+    .unwrap();
     rs["levels"] = serde_json::json!({"min": i32::MIN, "max": i32::MAX});
     write(dir.path(), "wide.json", &rs.to_string());
     let map = write(
@@ -245,7 +283,11 @@ fn a_level_span_too_wide_for_per_level_tables_is_refused_naming_both_hexes() {
         r#"{"hexsight":1,"name":"t","ruleset":"wide.json","grid":{"cols":10,"rows":10},
             "hexes":{"A1":{"level":2147483647},"B2":{"level":-2147483648}}}"#,
     );
-    for cmd in [&["validate", s(&map)][..], &["exposure", s(&map)], &["matrix", s(&map), "--out", s(&dir.path().join("m.csv"))]] {
+    for cmd in [
+        &["validate", s(&map)][..],
+        &["exposure", s(&map)],
+        &["matrix", s(&map), "--out", s(&dir.path().join("m.csv"))],
+    ] {
         refused(&hexsight(cmd), &["span.json", "A1", "B2", "4096 levels"]);
     }
     // A span within the bound loads and runs.
@@ -255,15 +297,21 @@ fn a_level_span_too_wide_for_per_level_tables_is_refused_naming_both_hexes() {
         r#"{"hexsight":1,"name":"t","ruleset":"wide.json","grid":{"cols":10,"rows":10},
             "default":{"level":999000},"hexes":{"A1":{"level":1000000},"C3":{"level":998000}}}"#,
     );
-    ok(&hexsight(&["matrix", s(&map), "--out", s(&dir.path().join("m.csv"))]));
+    ok(&hexsight(&[
+        "matrix",
+        s(&map),
+        "--out",
+        s(&dir.path().join("m.csv")),
+    ]));
 }
 
 #[test]
 fn a_ruleset_of_ten_thousand_terrains_lists_thirty_and_counts_the_rest() {
     let dir = tempfile::tempdir().unwrap();
-    let mut rs: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(repo("maps/rulesets/geometric.json")).unwrap())
-            .unwrap();
+    let mut rs: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo("maps/rulesets/geometric.json")).unwrap(),
+    )
+    .unwrap();
     rs["terrain"] = (0..10_000)
         .map(|i| serde_json::json!({"id": format!("t{i}"), "los": "clear"}))
         .collect();
@@ -273,7 +321,10 @@ fn a_ruleset_of_ten_thousand_terrains_lists_thirty_and_counts_the_rest() {
         "m.json",
         r#"{"hexsight":1,"name":"t","ruleset":"many.json","grid":{"cols":10,"rows":10},"default":{"terrain":"t9999"},"hexes":{"C5":{"terrain":"forest"}}}"#,
     );
-    let err = refused(&hexsight(&["validate", s(&map)]), &["C5", "forest", "t0, t1", "and 9970 more"]);
+    let err = refused(
+        &hexsight(&["validate", s(&map)]),
+        &["C5", "forest", "t0, t1", "and 9970 more"],
+    );
     assert!(!err.contains("t31,"), "{err}");
 }
 
@@ -282,16 +333,26 @@ fn hostile_json_is_refused_within_seconds() {
     let dir = tempfile::tempdir().unwrap();
     let start = Instant::now();
     // Nested 100,000 deep.
-    let deep = format!(r#"{{{HEAD},"grid":{{"cols":10,"rows":10}},"x":{}{}}}"#, "[".repeat(100_000), "]".repeat(100_000));
+    let deep = format!(
+        r#"{{{HEAD},"grid":{{"cols":10,"rows":10}},"x":{}{}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
     let p = write(dir.path(), "deep.json", &deep);
-    refused(&hexsight(&["validate", s(&p)]), &["deep.json", "recursion limit"]);
+    refused(
+        &hexsight(&["validate", s(&p)]),
+        &["deep.json", "recursion limit"],
+    );
     // A 50 MB string where a terrain id goes: the error quotes a few dozen characters.
     let long = format!(
         r#"{{{HEAD},"grid":{{"cols":10,"rows":10}},"hexes":{{"C5":{{"terrain":"{}"}}}}}}"#,
         "w".repeat(50 << 20)
     );
     let p = write(dir.path(), "long.json", &long);
-    refused(&hexsight(&["validate", s(&p)]), &["long.json", "C5", "bytes"]);
+    refused(
+        &hexsight(&["validate", s(&p)]),
+        &["long.json", "C5", "bytes"],
+    );
     // A million hex keys outside the grid: the first is named.
     let mut text = format!(r#"{{{HEAD},"grid":{{"cols":10,"rows":10}},"hexes":{{"#);
     for i in 0..1_000_000 {
@@ -302,8 +363,15 @@ fn hostile_json_is_refused_within_seconds() {
     }
     text.push_str("}}");
     let p = write(dir.path(), "million.json", &text);
-    refused(&hexsight(&["validate", s(&p)]), &["million.json", "`Z1`", "10x10"]);
-    assert!(start.elapsed() < Duration::from_secs(20), "{:?}", start.elapsed());
+    refused(
+        &hexsight(&["validate", s(&p)]),
+        &["million.json", "`Z1`", "10x10"],
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 #[test]
@@ -315,7 +383,11 @@ fn crlf_and_a_byte_order_mark_are_accepted() {
     let bom = write(dir.path(), "bom.json", &format!("\u{feff}{text}"));
     assert!(ok(&hexsight(&["validate", s(&bom)])).contains("valid"));
     let rs = std::fs::read_to_string(repo("maps/rulesets/combat-commander.json")).unwrap();
-    write(dir.path(), "rules.json", &format!("\u{feff}{}", rs.replace('\n', "\r\n")));
+    write(
+        dir.path(),
+        "rules.json",
+        &format!("\u{feff}{}", rs.replace('\n', "\r\n")),
+    );
     let uses = write(
         dir.path(),
         "uses.json",
@@ -330,12 +402,22 @@ fn thread_counts_and_labels_are_checked() {
     let map = generated(dir.path(), 12, 10, "combat-commander");
     let m = s(&map);
     let csv = dir.path().join("m.csv");
-    ok(&hexsight(&["matrix", m, "--out", s(&csv), "--threads", "0"]));
+    ok(&hexsight(&[
+        "matrix",
+        m,
+        "--out",
+        s(&csv),
+        "--threads",
+        "0",
+    ]));
     refused(
         &hexsight(&["matrix", m, "--out", s(&csv), "--threads", "100000"]),
         &["--threads 100000", "1024"],
     );
-    refused(&hexsight(&["exposure", m, "--threads", "5000"]), &["--threads"]);
+    refused(
+        &hexsight(&["exposure", m, "--threads", "5000"]),
+        &["--threads"],
+    );
     for (label, why) in [
         ("A0", "rows are numbered from 1"),
         ("A-1", "only digits"),
@@ -350,7 +432,10 @@ fn thread_counts_and_labels_are_checked() {
     }
     for zone in ["A1:ZZZZZZZZ99999999999", "", ",", "A1:", "A0:B2"] {
         refused(&hexsight(&["exposure", m, "--from", zone]), &["--from"]);
-        refused(&hexsight(&["matrix", m, "--out", s(&csv), "--to", zone]), &["--to"]);
+        refused(
+            &hexsight(&["matrix", m, "--out", s(&csv), "--to", zone]),
+            &["--to"],
+        );
     }
 }
 
@@ -373,19 +458,43 @@ fn devices_fifos_and_links_to_them_are_written_in_place() {
     use std::os::unix::fs::FileTypeExt;
     let dir = tempfile::tempdir().unwrap();
     ok(&hexsight(&["generate", "--out", "/dev/null"]));
-    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    assert!(
+        std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
     let link = dir.path().join("null-link.json");
     std::os::unix::fs::symlink("/dev/null", &link).unwrap();
     ok(&hexsight(&["generate", "--out", s(&link)]));
-    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     // A FIFO: the reader gets the whole map, and the FIFO stays a FIFO.
     let fifo = dir.path().join("pipe.json");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
     };
-    ok(&hexsight(&["generate", "--cols", "9", "--rows", "7", "--out", s(&fifo)]));
+    ok(&hexsight(&[
+        "generate",
+        "--cols",
+        "9",
+        "--rows",
+        "7",
+        "--out",
+        s(&fifo),
+    ]));
     let text = reader.join().unwrap();
     let map = hexsight_analysis::Map::from_json(&text, Path::new("fifo.json")).unwrap();
     assert_eq!(map.len(), 63);
@@ -393,7 +502,13 @@ fn devices_fifos_and_links_to_them_are_written_in_place() {
     // Matrix output through a FIFO too.
     let small = generated(dir.path(), 5, 5, "geometric");
     let fifo2 = dir.path().join("pipe.csv");
-    assert!(Command::new("mkfifo").arg(&fifo2).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo2)
+            .status()
+            .unwrap()
+            .success()
+    );
     let reader = {
         let fifo2 = fifo2.clone();
         std::thread::spawn(move || std::fs::read_to_string(fifo2).unwrap())

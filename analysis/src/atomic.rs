@@ -34,11 +34,9 @@ fn target_of(path: &Path) -> Result<Target> {
     match std::fs::metadata(path) {
         // A new path (or a dangling link: written as a new file beside it).
         Err(_) => Ok(Target::Replace(path.to_path_buf())),
-        Ok(m) if m.is_dir() => Err(Error::new(
-            ErrorKind::Io,
-            "is a folder; give a file name to write",
-        )
-        .in_file(path)),
+        Ok(m) if m.is_dir() => {
+            Err(Error::new(ErrorKind::Io, "is a folder; give a file name to write").in_file(path))
+        }
         Ok(m) if m.is_file() => {
             // Follow a link to a regular file so the link itself survives.
             let is_link = std::fs::symlink_metadata(path)
@@ -161,14 +159,24 @@ mod tests {
         let link = dir.join("null-link");
         std::os::unix::fs::symlink("/dev/null", &link).unwrap();
         write_atomic(&link, b"gone").unwrap();
-        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         // A link to a regular file: the target gets the bytes, the link stays.
         let real = dir.join("real.txt");
         std::fs::write(&real, "old").unwrap();
         let link2 = dir.join("file-link");
         std::os::unix::fs::symlink(&real, &link2).unwrap();
         write_atomic(&link2, b"new").unwrap();
-        assert!(std::fs::symlink_metadata(&link2).unwrap().file_type().is_symlink());
+        assert!(
+            std::fs::symlink_metadata(&link2)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(std::fs::read(&real).unwrap(), b"new");
         // A folder is refused with a message.
         let e = write_atomic(&dir, b"x").unwrap_err().to_string();

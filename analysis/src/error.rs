@@ -104,10 +104,10 @@ impl Error {
                 place.push_str(", at ");
                 place.push_str(&path);
             }
-            if let Some(allowed) = allowed_for(&path) {
-                if !e.message.contains(allowed) {
-                    e.message = format!("{}; {path} must be {allowed}", e.message);
-                }
+            if let Some(allowed) = allowed_for(&path)
+                && !e.message.contains(allowed)
+            {
+                e.message = format!("{}; {path} must be {allowed}", e.message);
             }
         }
         e
@@ -182,8 +182,13 @@ fn offset_of(text: &str, line: usize, column: usize) -> usize {
 /// a scan that tracks objects, arrays and keys, without parsing values.
 pub(crate) fn json_path_at(text: &str, offset: usize) -> String {
     enum Frame {
-        Object { key: Option<(usize, usize)>, want_key: bool },
-        Array { index: usize },
+        Object {
+            key: Option<(usize, usize)>,
+            want_key: bool,
+        },
+        Array {
+            index: usize,
+        },
     }
     let bytes = text.as_bytes();
     let end = offset.min(bytes.len());
@@ -197,11 +202,11 @@ pub(crate) fn json_path_at(text: &str, offset: usize) -> String {
                 while j < bytes.len() && bytes[j] != b'"' {
                     j += if bytes[j] == b'\\' { 2 } else { 1 };
                 }
-                if let Some(Frame::Object { key, want_key }) = stack.last_mut() {
-                    if *want_key {
-                        *key = Some((start, j.min(bytes.len())));
-                        *want_key = false;
-                    }
+                if let Some(Frame::Object { key, want_key }) = stack.last_mut()
+                    && *want_key
+                {
+                    *key = Some((start, j.min(bytes.len())));
+                    *want_key = false;
                 }
                 i = j + 1;
                 continue;
@@ -229,7 +234,9 @@ pub(crate) fn json_path_at(text: &str, offset: usize) -> String {
     let mut path = String::new();
     for f in stack.iter().take(12) {
         match f {
-            Frame::Object { key: Some((a, b)), .. } => {
+            Frame::Object {
+                key: Some((a, b)), ..
+            } => {
                 if !path.is_empty() {
                     path.push('.');
                 }

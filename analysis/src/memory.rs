@@ -132,7 +132,12 @@ pub fn cgroup_left() -> Option<u64> {
         }
     };
     for (root, path, max_file, used_file) in [
-        ("/sys/fs/cgroup", v2.as_deref(), "memory.max", "memory.current"),
+        (
+            "/sys/fs/cgroup",
+            v2.as_deref(),
+            "memory.max",
+            "memory.current",
+        ),
         (
             "/sys/fs/cgroup/memory",
             v1.as_deref(),

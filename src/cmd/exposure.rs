@@ -45,7 +45,10 @@ pub fn compute(map: &Map, sel: &Selection, progress: &super::Progress) -> anyhow
         super::matrix::engine_bytes(map),
         budget,
         limit,
-        &format!("precomputing the sight lines of a {}x{} map", map.cols, map.rows),
+        &format!(
+            "precomputing the sight lines of a {}x{} map",
+            map.cols, map.rows
+        ),
         super::matrix::ENGINE_HINT,
     )?;
     let engine = Engine::new(map);

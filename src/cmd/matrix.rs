@@ -8,9 +8,9 @@ use hexsight_analysis::engine::matrix::{
     BLOCKED_BYTE, BitMatrix, Control, Matrix, Selection, estimate_bytes, matrix, sight_matrix,
     write_csv_sel,
 };
-use hexsight_analysis::memory::{self, Limit};
 use hexsight_analysis::export::{bin, npy, write_with};
 use hexsight_analysis::map::write_atomic;
+use hexsight_analysis::memory::{self, Limit};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -139,8 +139,7 @@ pub fn engine_bytes(map: &Map) -> u64 {
 }
 
 /// What to change when the engine's walks do not fit.
-pub const ENGINE_HINT: &str =
-    "they grow with the map, not with --from or --to: use a smaller map";
+pub const ENGINE_HINT: &str = "they grow with the map, not with --from or --to: use a smaller map";
 
 /// What to change when a matrix does not fit.
 pub const MATRIX_HINT: &str = "restrict the observers with --from and the targets with --to (for example --from A1:J10 --to K1:T10)";
@@ -166,7 +165,10 @@ pub fn check_matrix_memory(
             fixed,
             budget,
             limit,
-            &format!("precomputing the sight lines of a {}x{} map", map.cols, map.rows),
+            &format!(
+                "precomputing the sight lines of a {}x{} map",
+                map.cols, map.rows
+            ),
             ENGINE_HINT,
         )
     } else {

@@ -58,7 +58,12 @@ pub fn to_json(map: &Map, v: &Viewshed) -> Value {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let from = super::hex_arg(&map, &a.map, &a.from)?;
-    super::check_per_hex(&a.map, &map, if a.json { 1024 } else { 256 }, "the viewshed")?;
+    super::check_per_hex(
+        &a.map,
+        &map,
+        if a.json { 1024 } else { 256 },
+        "the viewshed",
+    )?;
     let v = viewshed(&map, from);
     save_picture(
         &pictures::viewshed(&map, &v),

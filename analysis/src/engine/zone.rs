@@ -23,7 +23,9 @@ pub fn parse_zone(map: &Map, text: &str) -> Result<Vec<usize>> {
     if parts.len() > MAX_PARTS {
         return Err(Error::new(
             ErrorKind::Query,
-            format!("zone `{shown}` lists more than {MAX_PARTS} parts; join them into rectangles (A1:F10)"),
+            format!(
+                "zone `{shown}` lists more than {MAX_PARTS} parts; join them into rectangles (A1:F10)"
+            ),
         ));
     }
     let rows = map.rows as usize;
@@ -93,12 +95,30 @@ mod tests {
                 .to_string()
                 .contains("`Z9`")
         );
-        for bad in ["", " , ", "A1:ZZZZZZZZ99999999999", "A1:", ":B2", "A0", "A-1"] {
+        for bad in [
+            "",
+            " , ",
+            "A1:ZZZZZZZZ99999999999",
+            "A1:",
+            ":B2",
+            "A0",
+            "A-1",
+        ] {
             let e = parse_zone(&map, bad).unwrap_err().to_string();
             assert_eq!(e.lines().count(), 1, "{e}");
         }
         let many = vec!["A1"; MAX_PARTS + 1].join(",");
-        assert!(parse_zone(&map, &many).unwrap_err().to_string().contains("parts"));
-        assert_eq!(parse_zone(&map, &vec!["A1:H6"; 1000].join(",")).unwrap().len(), 48);
+        assert!(
+            parse_zone(&map, &many)
+                .unwrap_err()
+                .to_string()
+                .contains("parts")
+        );
+        assert_eq!(
+            parse_zone(&map, &vec!["A1:H6"; 1000].join(","))
+                .unwrap()
+                .len(),
+            48
+        );
     }
 }

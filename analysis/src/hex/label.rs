@@ -95,7 +95,11 @@ mod tests {
         assert!(problem("A0", 1).unwrap().contains("from 1"));
         assert!(problem("A-1", 1).unwrap().contains("only digits"));
         assert!(problem("", 1).unwrap().contains("empty"));
-        assert!(problem("ABCDEFGHIJKLMNOPQRST1", 1).unwrap().contains("20 column"));
+        assert!(
+            problem("ABCDEFGHIJKLMNOPQRST1", 1)
+                .unwrap()
+                .contains("20 column")
+        );
         assert_eq!(problem("C5", 1), None);
     }
 }

@@ -372,11 +372,9 @@ pub fn read_text(path: &Path, what: &str) -> Result<String> {
     use std::io::Read;
     let meta = std::fs::metadata(path).map_err(|e| Error::io(&e, path))?;
     if meta.is_dir() {
-        return Err(Error::new(
-            ErrorKind::Io,
-            format!("is a folder, not a {what} file"),
-        )
-        .in_file(path));
+        return Err(
+            Error::new(ErrorKind::Io, format!("is a folder, not a {what} file")).in_file(path),
+        );
     }
     let too_big = || {
         Error::new(
@@ -395,7 +393,10 @@ pub fn read_text(path: &Path, what: &str) -> Result<String> {
         // The text, and the parsed file beside it: a few times the file's size.
         crate::memory::check(
             meta.len().saturating_mul(4),
-            &format!("reading this {} MiB {what} file", crate::memory::mib(meta.len())),
+            &format!(
+                "reading this {} MiB {what} file",
+                crate::memory::mib(meta.len())
+            ),
             "more memory (ulimit -v, the container's limit), or a smaller file",
         )
         .map_err(|e| e.in_file(path))?;
@@ -440,7 +441,9 @@ pub fn read_text(path: &Path, what: &str) -> Result<String> {
                 };
                 return Err(Error::new(
                     ErrorKind::Syntax,
-                    format!("not a {what} file: JSON text starting with `{{` expected, found {shown}"),
+                    format!(
+                        "not a {what} file: JSON text starting with `{{` expected, found {shown}"
+                    ),
                 )
                 .at("line 1")
                 .in_file(path));
@@ -497,12 +500,12 @@ pub fn resolve_ruleset(reference: &str, map_path: &Path) -> Result<Arc<Ruleset>>
         }
         Ok(_) => {}
     }
-    if let (Ok(a), Ok(b)) = (path.canonicalize(), map_path.canonicalize()) {
-        if a == b {
-            return refuse(format!(
-                "ruleset `{shown}` is the map file itself; name a ruleset file"
-            ));
-        }
+    if let (Ok(a), Ok(b)) = (path.canonicalize(), map_path.canonicalize())
+        && a == b
+    {
+        return refuse(format!(
+            "ruleset `{shown}` is the map file itself; name a ruleset file"
+        ));
     }
     Ruleset::load(&path).map(Arc::new)
 }

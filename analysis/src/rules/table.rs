@@ -229,8 +229,8 @@ impl Ruleset {
     /// byte-order mark is skipped.
     pub fn from_json(text: &str, origin: &Path) -> Result<Ruleset> {
         let text = crate::map::file::strip_bom(text);
-        let rs: Ruleset = serde_json::from_str(text)
-            .map_err(|e| Error::from_json_text(&e, text, origin))?;
+        let rs: Ruleset =
+            serde_json::from_str(text).map_err(|e| Error::from_json_text(&e, text, origin))?;
         rs.check().map_err(|e| e.in_file(origin))?;
         Ok(rs)
     }
@@ -347,13 +347,11 @@ fn unique_ids<'a>(table: &str, ids: impl Iterator<Item = &'a str>) -> Result<()>
     let mut seen = HashSet::new();
     for id in ids {
         if !seen.insert(id) {
-            return Err(
-                Error::new(
-                    ErrorKind::Invalid,
-                    format!("duplicate id `{}`", crate::error::clip(id, 40)),
-                )
-                    .at(table.to_string()),
-            );
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                format!("duplicate id `{}`", crate::error::clip(id, 40)),
+            )
+            .at(table.to_string()));
         }
     }
     Ok(())
