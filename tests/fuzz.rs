@@ -551,7 +551,7 @@ fn mutated_maps_and_rulesets_never_panic_or_hang() {
     let cases: u64 = std::env::var("HEXSIGHT_FUZZ_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(400);
+        .unwrap_or(300);
     let first: u64 = std::env::var("HEXSIGHT_FUZZ_FROM")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -274,3 +274,30 @@ pub const LEVEL_RANGE: &str =
 
 /// Results of this crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_path_at_an_offset_names_objects_and_arrays() {
+        let text = r#"{"grid": {"cols": -5}, "units": [{"id": "a"}, {"hex": "Q"}]}"#;
+        let at = |needle: &str| json_path_at(text, text.find(needle).unwrap() + needle.len());
+        assert_eq!(at("-5"), "grid.cols");
+        assert_eq!(at("\"Q\""), "units[1].hex");
+        assert_eq!(at("\"a\""), "units[0].id");
+        // An unterminated key with a line break stays one line.
+        let bad = "{\"hexes\": {\"C5\n";
+        assert!(!json_path_at(bad, bad.len()).contains('\n'));
+    }
+
+    #[test]
+    fn messages_stay_on_one_line_and_quotes_are_clipped() {
+        let e = Error::invalid("hex\nC5", "unknown terrain `a\nb`");
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+        let long = "w".repeat(10_000);
+        let c = clip(&long, 40);
+        assert!(c.len() < 80 && c.contains("10000 bytes"), "{c}");
+        assert_eq!(clip("C5", 40), "C5");
+    }
+}
