@@ -165,6 +165,22 @@ fn a_matrix_too_big_for_ulimit_v_is_refused_with_the_numbers() {
     let out = under_limit(&big, &out_path);
     refused(&out, &["ulimit -v", "MiB", "--from", "--to", "300x300"]);
     assert!(!out_path.exists());
+    // A picture of a long thin map is tall: refused before it is drawn.
+    let tall = write(
+        dir.path(),
+        "tall.json",
+        r#"{"hexsight":1,"name":"tall","ruleset":"geometric","grid":{"cols":1,"rows":20000}}"#,
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 1000000 && exec '{BIN}' viewshed '{}' --from A1 --png '{}'",
+            s(&tall),
+            s(&dir.path().join("tall.png"))
+        ))
+        .output()
+        .unwrap();
+    refused(&out, &["tall.json", "drawing", "ulimit -v", "--png"]);
     // A matrix that fits is computed under the same limit.
     let fits = dir.path().join("small.bin");
     ok(&under_limit(&small, &fits));

@@ -95,6 +95,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if a.json {
         super::check_per_hex(&a.map, &map, 1024, "exposure as JSON")?;
     }
+    super::check_pictures(
+        &a.map,
+        &map,
+        (a.png.is_some() || a.svg.is_some() || a.sees_png.is_some()) as u64,
+    )?;
     let e = compute(&map, &sel, &super::Progress::new("pairs"))
         .map_err(|e| anyhow::anyhow!("{}: {e:#}", a.map.display()))?;
     save_picture(

@@ -57,6 +57,42 @@ pub fn check_per_hex(path: &Path, map: &Map, per_hex: u64, what: &str) -> anyhow
     .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
+/// Memory to draw one picture of the map, PNG and SVG: the scene (a few shapes per
+/// hex) and the pixels. Hexes are drawn 3 to 34 pixels across, the map about 1100
+/// pixels wide (as `export::style` sizes them), so a long thin map is a tall picture.
+pub fn picture_bytes(map: &Map) -> u64 {
+    let flat = map.layout.orientation == hexsight_analysis::hex::Orientation::Flat;
+    let (across, down) = if flat {
+        (
+            1.5 * map.cols as f64 + 0.5,
+            3f64.sqrt() * (map.rows as f64 + 0.5),
+        )
+    } else {
+        (
+            3f64.sqrt() * (map.cols as f64 + 0.5),
+            1.5 * map.rows as f64 + 0.5,
+        )
+    };
+    let size = (1100.0 / across).clamp(3.0, 34.0);
+    let width = across * size + 400.0;
+    let height = (down * size + 70.0).max(420.0);
+    let pixels = (width * height * 4.0) as u64;
+    (map.len() as u64 * 600).saturating_add(pixels.saturating_mul(2))
+}
+
+/// Refuses, naming the map, drawing `count` pictures that do not fit in memory.
+pub fn check_pictures(path: &Path, map: &Map, count: u64) -> anyhow::Result<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    hexsight_analysis::memory::check(
+        picture_bytes(map),
+        &format!("drawing a {}x{} map", map.cols, map.rows),
+        "leave out --png/--svg on a map this size",
+    )
+    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
 /// Most worker threads `--threads` may ask for.
 pub const MAX_THREADS: usize = 1024;
 

@@ -55,6 +55,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let zones = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
     let all = Selection::all(&map);
     super::matrix::check_matrix_memory(&a.map, &map, &all, 0, None)?;
+    super::check_pictures(&a.map, &map, 1)?;
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("{}: cannot create the folder", a.out.display()))?;
     let path = |f: &str| a.out.join(f);

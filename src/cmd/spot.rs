@@ -38,6 +38,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let from = super::hex_arg(&map, &a.map, &a.from)?;
     super::check_per_hex(&a.map, &map, if a.json { 1024 } else { 512 }, "spotting")?;
+    super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
     let cells = spot(&map, from, a.activity)?;
     let mut out = String::new();
     if a.json {

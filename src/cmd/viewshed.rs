@@ -64,6 +64,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         if a.json { 1024 } else { 256 },
         "the viewshed",
     )?;
+    super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
     let v = viewshed(&map, from);
     save_picture(
         &pictures::viewshed(&map, &v),
