@@ -467,6 +467,11 @@ fn out_dash_writes_to_standard_output() {
     let csv = ok(&hexsight(&["matrix", s(&p), "--out", "-"]));
     assert_eq!(csv.lines().count(), 49);
     assert!(csv.starts_with(",A1,A2"));
+    refused(&hexsight(&["report", s(&p), "--out", "-"]), &["folder"]);
+    refused(
+        &hexsight(&["matrix", s(&p), "--out", "-", "--hindrance"]),
+        &["--hindrance"],
+    );
 }
 
 #[test]

@@ -50,6 +50,9 @@ const NPY_LIMIT: usize = 20_000;
 
 /// Writes the report.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    if a.out.as_os_str() == "-" {
+        anyhow::bail!("--out -: a report is a folder of files; give a folder name");
+    }
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
     let zones = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
