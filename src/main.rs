@@ -73,10 +73,19 @@ fn main() -> ExitCode {
     }
 }
 
-/// An error message on one line: line breaks inside it (from a nested cause) become spaces.
+/// Longest error line printed, in characters.
+const MAX_ERROR_CHARS: usize = 2000;
+
+/// An error message on one line: line breaks inside it (from a nested cause) become
+/// spaces, and a message longer than [`MAX_ERROR_CHARS`] is cut.
 fn one_line(s: &str) -> String {
-    s.split(['\n', '\r'])
+    let line = s
+        .split(['\n', '\r'])
         .filter(|l| !l.trim().is_empty())
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    match line.char_indices().nth(MAX_ERROR_CHARS) {
+        Some((i, _)) => format!("{}... (cut at {MAX_ERROR_CHARS} characters)", &line[..i]),
+        None => line,
+    }
 }

@@ -4,12 +4,13 @@
 //! between keys, values of the wrong type), are loaded from a file; every map that
 //! loads is queried (line of sight with its explanation, a viewshed, the fast
 //! engine's matrix on small maps, units and spotting). A panic fails the test with
-//! the seed that reproduces it; so does a case that takes more than a few seconds.
+//! the seed that reproduces it; so does a case that takes more than ten seconds.
 //!
 //! ```sh
 //! cargo test --release --test fuzz                                  # a few hundred cases
 //! HEXSIGHT_FUZZ_CASES=100000 cargo test --release --test fuzz       # as long as one likes
 //! HEXSIGHT_FUZZ_SEED=1234 cargo test --release --test fuzz          # one case, with its backtrace
+//! HEXSIGHT_FUZZ_SEED=1234 HEXSIGHT_FUZZ_KEEP=/tmp/case cargo test --release --test fuzz  # and its files
 //! ```
 
 use hexsight_analysis::engine::fast::Engine;
@@ -441,7 +442,13 @@ fn exercise(map: &Map, rng: &mut Rng) {
             let plain = line_of_sight(map, map.hex_of(i), map.hex_of(j))
                 .verdict
                 .sees();
-            assert_eq!(m.bits.get(i, j), plain, "engine and plain LOS differ");
+            assert_eq!(
+                m.bits.get(i, j),
+                plain,
+                "engine and plain LOS differ from {} to {}",
+                map.label(map.hex_of(i)),
+                map.label(map.hex_of(j))
+            );
         }
     }
     let _ = hexsight_analysis::rules::warnings(map);
@@ -517,8 +524,10 @@ fn case(seed: u64, dir: &Path) -> Outcome {
         }
     }));
     let took = start.elapsed();
-    let _ = std::fs::remove_file(&map_path);
-    let _ = std::fs::remove_file(&rs_path);
+    if std::env::var_os("HEXSIGHT_FUZZ_KEEP").is_none() {
+        let _ = std::fs::remove_file(&map_path);
+        let _ = std::fs::remove_file(&rs_path);
+    }
     match result {
         Err(p) => {
             let msg = p
@@ -528,7 +537,7 @@ fn case(seed: u64, dir: &Path) -> Outcome {
                 .unwrap_or_default();
             Outcome::Failed(format!("seed {seed} ({map_file}): panic: {msg}"))
         }
-        Ok(_) if took > Duration::from_secs(5) => Outcome::Failed(format!(
+        Ok(_) if took > Duration::from_secs(10) => Outcome::Failed(format!(
             "seed {seed} ({map_file}): took {:.1} s",
             took.as_secs_f64()
         )),
@@ -543,7 +552,13 @@ fn mutated_maps_and_rulesets_never_panic_or_hang() {
     if let Ok(seed) = std::env::var("HEXSIGHT_FUZZ_SEED") {
         // One case, with the default panic hook so the backtrace shows.
         let seed: u64 = seed.parse().expect("HEXSIGHT_FUZZ_SEED is a number");
-        if let Outcome::Failed(f) = case(seed, dir.path()) {
+        // HEXSIGHT_FUZZ_KEEP=DIR keeps the case's files there.
+        let keep = std::env::var_os("HEXSIGHT_FUZZ_KEEP").map(std::path::PathBuf::from);
+        if let Some(k) = &keep {
+            std::fs::create_dir_all(k).unwrap();
+        }
+        let dir = keep.as_deref().unwrap_or(dir.path());
+        if let Outcome::Failed(f) = case(seed, dir) {
             panic!("{f}");
         }
         return;

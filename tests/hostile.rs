@@ -550,3 +550,49 @@ fn a_generated_miniatures_map_has_a_scale_that_spot_accepts() {
     let cells: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(cells.as_array().unwrap().len(), 120);
 }
+
+#[test]
+fn ruleset_numbers_and_ids_are_bounded() {
+    // Fuzzer seeds 22457 and 26260 (an eye height of -1e30 made the fast engine and the
+    // plain query disagree) and 21744 (a 2,533-character unit kind made a 5 KB error).
+    let dir = tempfile::tempdir().unwrap();
+    let base: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo("maps/rulesets/geometric.json")).unwrap(),
+    )
+    .unwrap();
+    let map = write(
+        dir.path(),
+        "m.json",
+        r#"{"hexsight":1,"name":"t","ruleset":"r.json","grid":{"cols":5,"rows":5}}"#,
+    );
+    let mut eye = base.clone();
+    eye["params"]["observer_eye"] = serde_json::json!(-1e30);
+    write(dir.path(), "r.json", &eye.to_string());
+    refused(
+        &hexsight(&["validate", s(&map)]),
+        &["r.json", "params.observer_eye", "1000000"],
+    );
+    let mut tall = base.clone();
+    tall["terrain"][1]["height"] = serde_json::json!(1e300);
+    write(dir.path(), "r.json", &tall.to_string());
+    refused(&hexsight(&["validate", s(&map)]), &["r.json", "height"]);
+    let mut long = base.clone();
+    long["terrain"][0]["id"] = serde_json::json!("x".repeat(3000));
+    write(dir.path(), "r.json", &long.to_string());
+    refused(
+        &hexsight(&["validate", s(&map)]),
+        &["r.json", "3000 characters"],
+    );
+    let unit = write(
+        dir.path(),
+        "u.json",
+        &format!(
+            r#"{{"hexsight":1,"name":"t","ruleset":"napoleonic","grid":{{"cols":5,"rows":5}},"units":[{{"id":"a","hex":"A1","kind":"{}"}}]}}"#,
+            "k".repeat(3000)
+        ),
+    );
+    refused(
+        &hexsight(&["validate", s(&unit)]),
+        &["u.json", "units[0]", "kind"],
+    );
+}

@@ -20,6 +20,8 @@ pub const MAX_SIDE: u32 = 20_000;
 /// Largest span between a map's lowest and highest level, in levels: whole-map
 /// analyses keep tables per level from the lowest to the highest.
 pub const MAX_LEVEL_SPAN: i64 = 4096;
+/// Longest unit id, side, kind or state, in characters (as ruleset ids).
+pub const MAX_ID_CHARS: usize = crate::rules::table::MAX_ID_CHARS;
 /// Largest map or ruleset file read, in bytes (256 MiB).
 pub const MAX_FILE_BYTES: u64 = 256 << 20;
 
@@ -680,6 +682,20 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
         let place = format!("units[{i}] ({})", c(&u.id));
         if u.id.trim().is_empty() {
             return Err(Error::invalid(&place, "a unit needs a non-empty id"));
+        }
+        for (key, text) in [
+            ("id", &u.id),
+            ("side", &u.side),
+            ("kind", &u.kind),
+            ("state", &u.state),
+        ] {
+            let n = text.chars().count();
+            if n > MAX_ID_CHARS {
+                return Err(Error::invalid(
+                    &place,
+                    format!("the unit's {key} has {n} characters; at most {MAX_ID_CHARS}"),
+                ));
+            }
         }
         if !ids.insert(u.id.clone()) {
             return Err(Error::invalid(

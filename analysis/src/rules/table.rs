@@ -267,6 +267,7 @@ impl Ruleset {
                 ));
             }
         }
+        self.check_sizes()?;
         unique_ids("terrain", self.terrain.iter().map(|t| t.id.as_str()))?;
         unique_ids("hexsides", self.hexsides.iter().map(|t| t.id.as_str()))?;
         unique_ids("markers", self.markers.iter().map(|t| t.id.as_str()))?;
@@ -281,6 +282,64 @@ impl Ruleset {
             }
         }
         super::units::check_tables(self)
+    }
+
+    /// Bounds on ids and numbers, so nothing downstream overflows or prints a huge
+    /// message: ids of at most [`MAX_ID_CHARS`] characters, heights and parameters
+    /// of at most [`MAX_NUMBER`] in size.
+    fn check_sizes(&self) -> Result<()> {
+        let ids = self
+            .terrain
+            .iter()
+            .map(|t| ("terrain", t.id.as_str()))
+            .chain(self.hexsides.iter().map(|t| ("hexsides", t.id.as_str())))
+            .chain(self.markers.iter().map(|t| ("markers", t.id.as_str())))
+            .chain(
+                self.unit_kinds
+                    .iter()
+                    .map(|t| ("unit_kinds", t.id.as_str())),
+            )
+            .chain(
+                self.unit_states
+                    .iter()
+                    .map(|t| ("unit_states", t.id.as_str())),
+            )
+            .chain(self.tags.iter().flat_map(|(k, v)| {
+                std::iter::once(("tags", k.as_str())).chain(v.iter().map(|x| ("tags", x.as_str())))
+            }));
+        for (table, id) in ids {
+            let n = id.chars().count();
+            if n > MAX_ID_CHARS {
+                return Err(Error::invalid(
+                    table,
+                    format!(
+                        "id `{}` has {n} characters; an id has at most {MAX_ID_CHARS}",
+                        crate::error::clip(id, 40)
+                    ),
+                ));
+            }
+        }
+        let numbers = self
+            .terrain
+            .iter()
+            .map(|t| (format!("terrain {}: height", t.id), t.height))
+            .chain(
+                self.hexsides
+                    .iter()
+                    .map(|t| (format!("hexsides {}: height", t.id), t.height)),
+            )
+            .chain(self.params.iter().map(|(k, v)| (format!("params.{k}"), *v)));
+        for (place, x) in numbers {
+            if !(x.is_finite() && x.abs() <= MAX_NUMBER) {
+                return Err(Error::invalid(
+                    crate::error::clip(&place, 80),
+                    format!(
+                        "{x} is out of range: heights and params are from -{MAX_NUMBER} to {MAX_NUMBER}"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Index of a terrain id.
@@ -321,6 +380,12 @@ impl Ruleset {
 
 /// Most types a ruleset table may hold (maps index them with 16 bits).
 pub const MAX_TABLE: usize = u16::MAX as usize;
+
+/// Longest id in a ruleset, in characters.
+pub const MAX_ID_CHARS: usize = 100;
+
+/// Largest size of a height (in levels) or a parameter in a ruleset.
+pub const MAX_NUMBER: f64 = 1_000_000.0;
 
 /// Most ids an error message lists before saying how many more there are.
 pub const LISTED_IDS: usize = 30;
