@@ -485,6 +485,24 @@ fn devices_fifos_and_links_to_them_are_written_in_place() {
             .file_type()
             .is_char_device()
     );
+    // /dev/stdout (here a pipe to this test) gets the map, and stays a link.
+    let out = ok(&hexsight(&[
+        "generate",
+        "--cols",
+        "4",
+        "--rows",
+        "3",
+        "--out",
+        "/dev/stdout",
+    ]));
+    let map = hexsight_analysis::Map::from_json(&out, Path::new("stdout.json")).unwrap();
+    assert_eq!(map.len(), 12);
+    assert!(
+        std::fs::symlink_metadata("/dev/stdout")
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     let link = dir.path().join("null-link.json");
     std::os::unix::fs::symlink("/dev/null", &link).unwrap();
     ok(&hexsight(&["generate", "--out", s(&link)]));
