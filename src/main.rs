@@ -3,6 +3,8 @@
 //! `main` only parses arguments and hands each subcommand to its module in `cmd/`;
 //! every answer comes from the `hexsight-analysis` library.
 
+#[macro_use]
+mod out;
 mod cmd;
 
 use clap::{Parser, Subcommand};
@@ -60,11 +62,30 @@ fn main() -> ExitCode {
         Command::Report(a) => cmd::report::run(a),
         Command::Generate(a) => cmd::generate::run(a),
     };
+    let result = result.and_then(|code| out::flush().map(|()| code));
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("hexsight: {e:#}");
+            let _ = out::flush();
+            note!("hexsight: {}", one_line(&format!("{e:#}")));
             ExitCode::from(2)
         }
+    }
+}
+
+/// Longest error line printed, in characters.
+const MAX_ERROR_CHARS: usize = 2000;
+
+/// An error message on one line: line breaks inside it (from a nested cause) become
+/// spaces, and a message longer than [`MAX_ERROR_CHARS`] is cut.
+fn one_line(s: &str) -> String {
+    let line = s
+        .split(['\n', '\r'])
+        .filter(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    match line.char_indices().nth(MAX_ERROR_CHARS) {
+        Some((i, _)) => format!("{}... (cut at {MAX_ERROR_CHARS} characters)", &line[..i]),
+        None => line,
     }
 }

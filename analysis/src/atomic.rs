@@ -1,22 +1,78 @@
 //! Files written whole or not at all: a temporary file beside the target, renamed over it
 //! only when complete, so a crash or Ctrl-C never leaves half a file at the target path.
+//!
+//! Only regular files (and paths that do not exist yet) are written that way. A path
+//! that is a device, a FIFO or a socket, or a symbolic link to one (`/dev/null`,
+//! `/dev/stdout`, a named pipe), is opened and written in place: renaming over it
+//! would replace the device or pipe with a regular file. A symbolic link to a regular
+//! file is followed, so the link stays and its target gets the new content. A folder
+//! is refused.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// A file being written: a temporary beside the target until [`AtomicFile::commit`].
-/// Dropping it without committing removes the temporary.
+/// A file being written: a temporary beside the target until [`AtomicFile::commit`]
+/// (or, for a device or FIFO, the target itself). Dropping it without committing
+/// removes the temporary.
 pub struct AtomicFile {
     path: PathBuf,
-    tmp: PathBuf,
+    tmp: Option<PathBuf>,
     out: Option<BufWriter<std::fs::File>>,
     committed: bool,
 }
 
+/// How a path is written.
+enum Target {
+    /// Temporary file beside `PathBuf`, then rename over it.
+    Replace(PathBuf),
+    /// Opened and written in place (device, FIFO, socket).
+    InPlace,
+}
+
+fn target_of(path: &Path) -> Result<Target> {
+    match std::fs::metadata(path) {
+        // A new path (or a dangling link: written as a new file beside it).
+        Err(_) => Ok(Target::Replace(path.to_path_buf())),
+        Ok(m) if m.is_dir() => {
+            Err(Error::new(ErrorKind::Io, "is a folder; give a file name to write").in_file(path))
+        }
+        Ok(m) if m.is_file() => {
+            // Follow a link to a regular file so the link itself survives.
+            let is_link = std::fs::symlink_metadata(path)
+                .map(|l| l.file_type().is_symlink())
+                .unwrap_or(false);
+            Ok(Target::Replace(if is_link {
+                std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+            } else {
+                path.to_path_buf()
+            }))
+        }
+        Ok(_) => Ok(Target::InPlace),
+    }
+}
+
 impl AtomicFile {
-    /// Starts writing `path`.
+    /// Starts writing `path`: through a temporary file when it is a regular file or
+    /// new, in place when it is a device or FIFO (see the module note).
     pub fn create(path: &Path) -> Result<AtomicFile> {
+        let real = match target_of(path)? {
+            Target::InPlace => {
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| Error::io(&e, path))?;
+                return Ok(AtomicFile {
+                    path: path.to_path_buf(),
+                    tmp: None,
+                    out: Some(BufWriter::with_capacity(1 << 20, f)),
+                    committed: false,
+                });
+            }
+            Target::Replace(real) => real,
+        };
+        let path_shown = path;
+        let path = real.as_path();
         let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -26,10 +82,10 @@ impl AtomicFile {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let f = std::fs::File::create(&tmp).map_err(|e| Error::io(&e, path))?;
+        let f = std::fs::File::create(&tmp).map_err(|e| Error::io(&e, path_shown))?;
         Ok(AtomicFile {
             path: path.to_path_buf(),
-            tmp,
+            tmp: Some(tmp),
             out: Some(BufWriter::with_capacity(1 << 20, f)),
             committed: false,
         })
@@ -40,16 +96,25 @@ impl AtomicFile {
         self.out.as_mut().expect("not yet committed")
     }
 
-    /// Flushes, syncs and renames over the target.
+    /// Flushes, syncs and renames over the target (a device or FIFO: flushes).
     pub fn commit(mut self) -> Result<()> {
         let out = self.out.take().expect("committed once");
         let f = out
             .into_inner()
             .map_err(|e| Error::io(e.error(), &self.path))?;
+        let Some(tmp) = &self.tmp else {
+            self.committed = true;
+            return Ok(());
+        };
         f.sync_all().map_err(|e| Error::io(&e, &self.path))?;
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&e, &self.path))?;
+        std::fs::rename(tmp, &self.path).map_err(|e| Error::io(&e, &self.path))?;
         self.committed = true;
         Ok(())
+    }
+
+    /// True when the target is written in place (a device or FIFO), not renamed over.
+    pub fn in_place(&self) -> bool {
+        self.tmp.is_none()
     }
 
     /// The target path.
@@ -63,7 +128,9 @@ impl Drop for AtomicFile {
     fn drop(&mut self) {
         if !self.committed {
             self.out = None;
-            let _ = std::fs::remove_file(&self.tmp);
+            if let Some(tmp) = &self.tmp {
+                let _ = std::fs::remove_file(tmp);
+            }
         }
     }
 }
@@ -80,6 +147,42 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn devices_and_fifos_are_written_in_place_and_links_to_files_kept() {
+        let dir = std::env::temp_dir().join(format!("hexsight-inplace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // /dev/null stays a device.
+        write_atomic(Path::new("/dev/null"), b"gone").unwrap();
+        assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+        // A link to /dev/null stays a link to it.
+        let link = dir.join("null-link");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        write_atomic(&link, b"gone").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        // A link to a regular file: the target gets the bytes, the link stays.
+        let real = dir.join("real.txt");
+        std::fs::write(&real, "old").unwrap();
+        let link2 = dir.join("file-link");
+        std::os::unix::fs::symlink(&real, &link2).unwrap();
+        write_atomic(&link2, b"new").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link2)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        // A folder is refused with a message.
+        let e = write_atomic(&dir, b"x").unwrap_err().to_string();
+        assert!(e.contains("folder"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_failed_rename_leaves_the_target_and_no_temporary() {

@@ -12,6 +12,7 @@ pub mod export;
 pub mod hex;
 pub mod los;
 pub mod map;
+pub mod memory;
 pub mod query;
 pub mod rules;
 

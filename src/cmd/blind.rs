@@ -22,7 +22,8 @@ pub struct Args {
 /// Lists the blind hexes, each with the reason it is hidden.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
-    let from = super::viewshed::hex_arg(&map, &a.map, &a.from)?;
+    let from = super::hex_arg(&map, &a.map, &a.from)?;
+    super::check_per_hex(&a.map, &map, 256, "the viewshed")?;
     let v = viewshed(&map, from);
     let blind = v.blind();
     if a.json {
@@ -30,18 +31,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|&j| json!({"hex": map.label(map.hex_of(j)), "reason": v.reason(&map, j)}))
             .collect();
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&json!({"from": map.label(from), "blind": list}))?
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "{} blind hexes seen from {} (hidden only by obstacles lower than the observer):",
             blind.len(),
             map.label(from)
-        );
+        )?;
         for j in blind {
-            println!("{}: {}", map.label(map.hex_of(j)), v.reason(&map, j));
+            outln!("{}: {}", map.label(map.hex_of(j)), v.reason(&map, j))?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -34,7 +34,7 @@ pub struct Args {
     /// Heatmap of "sees" (how much each hex sees) as PNG.
     #[arg(long)]
     sees_png: Option<PathBuf>,
-    /// Worker threads (default: one per core).
+    /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
     /// Print the compute time (not loading the map or printing) on stderr.
@@ -44,6 +44,17 @@ pub struct Args {
 
 /// Counts for the whole map: from the matrix when it fits in memory, else streaming.
 pub fn compute(map: &Map, sel: &Selection, progress: &super::Progress) -> anyhow::Result<Exposure> {
+    let (budget, limit) = super::matrix::memory_budget(None);
+    hexsight_analysis::memory::check_against(
+        super::matrix::engine_bytes(map),
+        budget,
+        limit,
+        &format!(
+            "precomputing the sight lines of a {}x{} map",
+            map.cols, map.rows
+        ),
+        super::matrix::ENGINE_HINT,
+    )?;
     let engine = Engine::new(map);
     let ctl = Control {
         cancel: super::interrupt_flag(),
@@ -52,7 +63,7 @@ pub fn compute(map: &Map, sel: &Selection, progress: &super::Progress) -> anyhow
     let all = Selection::all(map);
     // The whole-map matrix, where it fits, is the fastest way to count all pairs;
     // zones ask for fewer pairs, which the engine's pair sweep prepares alone.
-    let fits = estimate_bytes(map, &all) < super::matrix::memory_budget(None) / 2;
+    let fits = estimate_bytes(map, &all) < super::matrix::memory_budget(None).0 / 2;
     let e = if fits && sel.is_all(map) && engine.is_reciprocal() && engine.has_sweep() {
         let m = matrix(&engine, &all, &ctl)?;
         from_matrix(&m, &sel.from, &sel.to)
@@ -93,9 +104,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         (None, Some(t)) => (Some(t), Some(t)),
         other => other,
     };
-    let sel = super::selection(&map, from, to)?;
+    let sel = super::selection(&map, &a.map, from, to)?;
+    if a.json {
+        super::check_per_hex(&a.map, &map, 1024, "exposure as JSON")?;
+    }
+    super::check_pictures(
+        &a.map,
+        &map,
+        (a.png.is_some() || a.svg.is_some() || a.sees_png.is_some()) as u64,
+    )?;
     let progress = super::Progress::new("pairs");
-    let e = compute(&map, &sel, &progress)?;
+    let e = compute(&map, &sel, &progress)
+        .map_err(|e| anyhow::anyhow!("{}: {e:#}", a.map.display()))?;
     if a.timings {
         eprintln!(
             "exposure of {} observers x {} targets computed in {:.3} s",
@@ -111,29 +131,29 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     )?;
     save_picture(&pictures::sees(&map, &e), a.sees_png.as_deref(), None)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&to_json(&map, &e))?);
+        outln!("{}", serde_json::to_string_pretty(&to_json(&map, &e))?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let label = |i: usize| map.label(map.hex_of(i));
     let mut order: Vec<usize> = (0..map.len()).collect();
     order.sort_by_key(|&i| (e.seen_by[i], std::cmp::Reverse(e.sees[i]), i));
-    println!(
+    outln!(
         "exposure on {} ({}): {} observers, {} targets",
         map.name,
         map.ruleset.name,
         e.from.len(),
         e.to.len()
-    );
+    )?;
     let hidden = order.iter().filter(|&&i| e.seen_by[i] == 0).count();
-    println!("hexes seen by no observer: {hidden}");
-    println!("least exposed (seen by, sees):");
+    outln!("hexes seen by no observer: {hidden}")?;
+    outln!("least exposed (seen by, sees):")?;
     for &i in order.iter().take(10) {
-        println!("  {} {} {}", label(i), e.seen_by[i], e.sees[i]);
+        outln!("  {} {} {}", label(i), e.seen_by[i], e.sees[i])?;
     }
     order.sort_by_key(|&i| (std::cmp::Reverse(e.sees[i]), e.seen_by[i], i));
-    println!("sees most (sees, seen by):");
+    outln!("sees most (sees, seen by):")?;
     for &i in order.iter().take(10) {
-        println!("  {} {} {}", label(i), e.sees[i], e.seen_by[i]);
+        outln!("  {} {} {}", label(i), e.sees[i], e.seen_by[i])?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -18,13 +18,13 @@ pub struct Args {
     /// Random seed: the same seed gives the same map.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Built-in ruleset (`geometric`, `combat-commander`).
+    /// Built-in ruleset (`geometric`, `combat-commander`, `asl`, `napoleonic`, `miniatures`).
     #[arg(long, default_value = "geometric")]
     ruleset: String,
     /// Pointy-top hexes instead of flat-top.
     #[arg(long)]
     pointy: bool,
-    /// Output map file (`.json`).
+    /// Output map file (`.json`); `-` writes the map to standard output.
     #[arg(long)]
     out: PathBuf,
 }
@@ -47,11 +47,30 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         },
         dense: false,
     };
+    // The generator keeps a few numbers per hex, the map and its JSON text:
+    // about 200 bytes a hex, checked before any of it is allocated.
+    let hexes = u64::from(a.cols) * u64::from(a.rows);
+    if hexes <= hexsight_analysis::map::file::MAX_HEXES {
+        hexsight_analysis::memory::check(
+            hexes.saturating_mul(200),
+            &format!("generating a {}x{} map", a.cols, a.rows),
+            "fewer --cols or --rows",
+        )?;
+    }
     let map = generate(&g)?;
-    map.save(&a.out)?;
-    eprintln!(
+    let to_stdout = a.out.as_os_str() == "-";
+    if to_stdout {
+        crate::out::text(&map.to_json())?;
+    } else {
+        map.save(&a.out)?;
+    }
+    note!(
         "wrote {} ({} hexes, {})",
-        a.out.display(),
+        if to_stdout {
+            "the map to standard output".to_string()
+        } else {
+            a.out.display().to_string()
+        },
         map.len(),
         map.name
     );

@@ -22,11 +22,13 @@ pub struct Args {
 /// Prints the verdict with its explanation.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
+    super::hex_arg(&map, &a.map, &a.from)?;
+    super::hex_arg(&map, &a.map, &a.to)?;
     let r = line_of_sight_labels(&map, &a.from, &a.to)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&r.to_json(&map))?);
+        outln!("{}", serde_json::to_string_pretty(&r.to_json(&map))?)?;
     } else {
-        print!("{}", r.explain(&map));
+        out!("{}", r.explain(&map))?;
     }
     Ok(ExitCode::SUCCESS)
 }

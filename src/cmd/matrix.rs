@@ -5,11 +5,12 @@ use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{
-    BLOCKED_BYTE, BitMatrix, Control, Matrix, Selection, available_memory, check_memory,
-    check_memory_bytes, matrix, sight_matrix, write_csv_sel,
+    BLOCKED_BYTE, BitMatrix, Control, Matrix, Selection, estimate_bytes, matrix, sight_matrix,
+    write_csv_sel,
 };
 use hexsight_analysis::export::{bin, npy, write_with};
 use hexsight_analysis::map::write_atomic;
+use hexsight_analysis::memory::{self, Limit};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -19,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 pub struct Args {
     /// The map file.
     map: PathBuf,
-    /// Output file: `.csv` (labels and 0/1), `.npy` (uint8, labels in NAME.labels.json) or `.bin` (bit-packed).
+    /// Output file: `.csv` (labels and 0/1), `.npy` (uint8, labels in NAME.labels.json) or `.bin` (bit-packed); `-` writes CSV to standard output.
     #[arg(long)]
     out: PathBuf,
     /// Observers only in this zone (`A1:F10,G3`).
@@ -28,7 +29,7 @@ pub struct Args {
     /// Targets only in this zone.
     #[arg(long)]
     to: Option<String>,
-    /// Worker threads (default: one per core).
+    /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
     /// Write `.npy` values with the hindrance: 0 clear, 1..254 the total hindrance of a
@@ -54,8 +55,16 @@ pub enum Format {
     Bin,
 }
 
-/// The format of an output path, or a one-line error.
+/// True for `--out -`: standard output.
+pub fn is_stdout(out: &Path) -> bool {
+    out.as_os_str() == "-"
+}
+
+/// The format of an output path, or a one-line error; `-` (standard output) is CSV.
 pub fn format_of(out: &Path) -> anyhow::Result<Format> {
+    if is_stdout(out) {
+        return Ok(Format::Csv);
+    }
     let ext = out
         .extension()
         .and_then(|e| e.to_str())
@@ -74,6 +83,9 @@ pub fn format_of(out: &Path) -> anyhow::Result<Format> {
 
 /// Writes a matrix in the format its path names (with the `.npy` sidecar).
 pub fn write_matrix(map: &Map, m: &Matrix, out: &Path) -> anyhow::Result<()> {
+    if is_stdout(out) {
+        return crate::out::with(|w| write_csv_sel(map, &m.sel, &m.bits, w));
+    }
     match format_of(out)? {
         Format::Csv => write_with(out, |w| write_csv_sel(map, &m.sel, &m.bits, w))?,
         Format::Bin => write_with(out, |w| bin::write(map, m, w))?,
@@ -85,18 +97,91 @@ pub fn write_matrix(map: &Map, m: &Matrix, out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The memory budget: `--max-memory`, or 80% of what the system has available.
-pub fn memory_budget(max_mb: Option<u64>) -> u64 {
+/// The memory budget: `--max-memory`, or 80% of what this process may still take
+/// ([`memory::available`]: free RAM, `ulimit -v`, the cgroup limit).
+pub fn memory_budget(max_mb: Option<u64>) -> (u64, Limit) {
     match max_mb {
-        Some(mb) => mb << 20,
-        None => available_memory().map_or(u64::MAX, |b| b / 10 * 8),
+        Some(mb) => (mb.saturating_mul(1 << 20), Limit::Given),
+        None => memory::budget().unwrap_or((isize::MAX as u64, Limit::Addressable)),
     }
+}
+
+/// Memory of the fast engine's tables kept per level, from the map's lowest to its
+/// highest level (up to nine bitsets of the padded grid per level): an upper bound.
+pub fn level_table_bytes(map: &Map) -> u64 {
+    let (mut q0, mut q1, mut r0, mut r1) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    for (i, c) in map.cells().iter().enumerate() {
+        let h = map.hex_of(i);
+        q0 = q0.min(i64::from(h.q));
+        q1 = q1.max(i64::from(h.q));
+        r0 = r0.min(i64::from(h.r));
+        r1 = r1.max(i64::from(h.r));
+        lo = lo.min(i64::from(c.level));
+        hi = hi.max(i64::from(c.level));
+    }
+    if lo > hi {
+        return 0;
+    }
+    let size = ((q1 - q0 + 5) * (r1 - r0 + 5)) as u64;
+    let words = size / 64 + 2;
+    (hi - lo + 1) as u64 * 9 * words * 8
+}
+
+/// Memory the fast engine needs for a map before any matrix: the precomputed walks,
+/// the padded grids and the per-level tables.
+pub fn engine_bytes(map: &Map) -> u64 {
+    let none = Selection {
+        from: Vec::new(),
+        to: Vec::new(),
+    };
+    estimate_bytes(map, &none).saturating_add(level_table_bytes(map))
+}
+
+/// What to change when the engine's walks do not fit.
+pub const ENGINE_HINT: &str = "they grow with the map, not with --from or --to: use a smaller map";
+
+/// What to change when a matrix does not fit.
+pub const MATRIX_HINT: &str = "restrict the observers with --from and the targets with --to (for example --from A1:J10 --to K1:T10)";
+
+/// Refuses, naming the map, a matrix run over `sel` that needs more than the budget;
+/// `per_pair` extra bytes per ordered pair (1 for `--hindrance`).
+pub fn check_matrix_memory(
+    map_path: &Path,
+    map: &Map,
+    sel: &Selection,
+    per_pair: u64,
+    max_mb: Option<u64>,
+) -> anyhow::Result<()> {
+    let pairs = sel.from.len() as u64 * sel.to.len() as u64;
+    let need = estimate_bytes(map, sel)
+        .saturating_add(level_table_bytes(map))
+        .saturating_add(pairs.saturating_mul(per_pair));
+    let (budget, limit) = memory_budget(max_mb);
+    let fixed = engine_bytes(map);
+    let r = if fixed > budget {
+        // The walks alone do not fit: zones would not help.
+        memory::check_against(
+            fixed,
+            budget,
+            limit,
+            &format!(
+                "precomputing the sight lines of a {}x{} map",
+                map.cols, map.rows
+            ),
+            ENGINE_HINT,
+        )
+    } else {
+        let what = format!("a {} x {} matrix", sel.from.len(), sel.to.len());
+        memory::check_against(need, budget, limit, &what, MATRIX_HINT)
+    };
+    r.map_err(|e| anyhow::anyhow!("{}: {e}", map_path.display()))
 }
 
 /// Computes the matrix and writes it.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let format = format_of(&a.out)?;
-    if a.hindrance && format != Format::Npy {
+    if a.hindrance && (format != Format::Npy || is_stdout(&a.out)) {
         bail!(
             "{}: --hindrance writes .npy only (one byte per pair)",
             a.out.display()
@@ -104,12 +189,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
-    let sel = super::selection(&map, a.from.as_deref(), a.to.as_deref())?;
+    let sel = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
     if a.hindrance {
         return run_hindrance(&a, &map, &sel);
     }
-    check_memory(&map, &sel, memory_budget(a.max_memory))
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    check_matrix_memory(&a.map, &map, &sel, 0, a.max_memory)?;
     let cancel = super::interrupt_flag();
     let progress = super::Progress::new("pairs");
     let mut prepared = 0.0;
@@ -139,22 +223,25 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     write_matrix(&map, &m, &a.out)?;
     let pairs = m.bits.len() as u64 * m.bits.cols() as u64;
-    eprintln!(
+    note!(
         "{} x {} hexes, {} of {} ordered pairs in LOS, computed in {secs:.3} s (walks and grid {prepared:.3} s, {engine_mb:.0} MiB) on {} threads; wrote {}",
         m.bits.len(),
         m.bits.cols(),
         m.bits.count(),
         pairs,
         rayon::current_num_threads(),
-        a.out.display()
+        if is_stdout(&a.out) {
+            "standard output".to_string()
+        } else {
+            a.out.display().to_string()
+        }
     );
     Ok(ExitCode::SUCCESS)
 }
 
 /// `--hindrance`: one byte per pair with the hindrance total, written as `.npy`.
 fn run_hindrance(a: &Args, map: &Map, sel: &Selection) -> anyhow::Result<ExitCode> {
-    check_memory_bytes(map, sel, memory_budget(a.max_memory))
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    check_matrix_memory(&a.map, map, sel, 1, a.max_memory)?;
     let cancel = super::interrupt_flag();
     let progress = super::Progress::new("pairs");
     let engine = Engine::new(map);
@@ -175,7 +262,7 @@ fn run_hindrance(a: &Args, map: &Map, sel: &Selection) -> anyhow::Result<ExitCod
     })?;
     let seen = data.iter().filter(|&&b| b != BLOCKED_BYTE).count();
     let hindered = data.iter().filter(|&&b| b != BLOCKED_BYTE && b > 0).count();
-    eprintln!(
+    note!(
         "{} x {} hexes, {seen} of {} ordered pairs in LOS ({hindered} hindered), computed in {secs:.3} s; wrote {}",
         sel.from.len(),
         sel.to.len(),

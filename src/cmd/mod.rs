@@ -27,17 +27,84 @@ pub fn load_map(path: &Path) -> anyhow::Result<Map> {
     Ok(Map::load(path)?)
 }
 
-/// Writes text to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
-pub fn print_out(text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => Ok(r?),
-    }
+/// Parses a hex label of the map, with a one-line error naming the map and, when
+/// the text is not a label at all, why.
+pub fn hex_arg(map: &Map, path: &Path, label: &str) -> anyhow::Result<hexsight_analysis::hex::Hex> {
+    map.parse_hex(label).ok_or_else(|| {
+        let why = hexsight_analysis::hex::label::problem(label.trim(), map.first_row)
+            .map(|p| format!(": {p}"))
+            .unwrap_or_default();
+        anyhow::anyhow!(
+            "{}: `{}` is not a hex of this {}x{} map ({} to {}){why}",
+            path.display(),
+            hexsight_analysis::error::clip(label, 30),
+            map.cols,
+            map.rows,
+            map.label(map.hex_of(0)),
+            map.label(map.hex_of(map.len() - 1))
+        )
+    })
 }
 
-/// Sizes rayon's pool (`--threads`); 0 or none means one per core.
+/// Refuses, naming the map, a command whose answer keeps about `per_hex` bytes for
+/// every hex of the map (a verdict and its reason, a JSON entry) when that does not fit.
+pub fn check_per_hex(path: &Path, map: &Map, per_hex: u64, what: &str) -> anyhow::Result<()> {
+    hexsight_analysis::memory::check(
+        (map.len() as u64).saturating_mul(per_hex),
+        &format!("{what} of a {}x{} map", map.cols, map.rows),
+        "a smaller map, or more memory (ulimit -v, the container's limit)",
+    )
+    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
+/// Memory to draw one picture of the map, PNG and SVG: the scene (a few shapes per
+/// hex) and the pixels. Hexes are drawn 3 to 34 pixels across, the map about 1100
+/// pixels wide (as `export::style` sizes them), so a long thin map is a tall picture.
+pub fn picture_bytes(map: &Map) -> u64 {
+    let flat = map.layout.orientation == hexsight_analysis::hex::Orientation::Flat;
+    let (across, down) = if flat {
+        (
+            1.5 * map.cols as f64 + 0.5,
+            3f64.sqrt() * (map.rows as f64 + 0.5),
+        )
+    } else {
+        (
+            3f64.sqrt() * (map.cols as f64 + 0.5),
+            1.5 * map.rows as f64 + 0.5,
+        )
+    };
+    let size = (1100.0 / across).clamp(3.0, 34.0);
+    let width = across * size + 400.0;
+    let height = (down * size + 70.0).max(420.0);
+    let pixels = (width * height * 4.0) as u64;
+    (map.len() as u64 * 600).saturating_add(pixels.saturating_mul(2))
+}
+
+/// Refuses, naming the map, drawing `count` pictures that do not fit in memory.
+pub fn check_pictures(path: &Path, map: &Map, count: u64) -> anyhow::Result<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    hexsight_analysis::memory::check(
+        picture_bytes(map),
+        &format!("drawing a {}x{} map", map.cols, map.rows),
+        "leave out --png/--svg on a map this size",
+    )
+    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
+/// Most worker threads `--threads` may ask for.
+pub const MAX_THREADS: usize = 1024;
+
+/// Sizes rayon's pool (`--threads`); 0 or none means one per core; more than
+/// [`MAX_THREADS`] is refused.
 pub fn set_threads(n: Option<usize>) -> anyhow::Result<()> {
+    if let Some(n) = n.filter(|&n| n > MAX_THREADS) {
+        anyhow::bail!(
+            "--threads {n} is too many: give 1 to {MAX_THREADS}, or 0 for one per core ({} here)",
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        );
+    }
     if let Some(n) = n.filter(|&n| n > 0) {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -57,16 +124,27 @@ pub fn interrupt_flag() -> &'static AtomicBool {
     &FLAG
 }
 
+/// The hexes of a zone argument (`--from A1:F10,G3`), with an error naming the map
+/// and the option.
+pub fn zone_arg(map: &Map, path: &Path, option: &str, text: &str) -> anyhow::Result<Vec<usize>> {
+    parse_zone(map, text).map_err(|e| anyhow::anyhow!("{}: {option}: {e}", path.display()))
+}
+
 /// Observers and targets from `--from` / `--to` zones (the whole map when absent).
-pub fn selection(map: &Map, from: Option<&str>, to: Option<&str>) -> anyhow::Result<Selection> {
+pub fn selection(
+    map: &Map,
+    path: &Path,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> anyhow::Result<Selection> {
     let all = Selection::all(map);
     Ok(Selection {
         from: match from {
-            Some(z) => parse_zone(map, z)?,
+            Some(z) => zone_arg(map, path, "--from", z)?,
             None => all.from,
         },
         to: match to {
-            Some(z) => parse_zone(map, z)?,
+            Some(z) => zone_arg(map, path, "--to", z)?,
             None => all.to,
         },
     })

@@ -1,6 +1,6 @@
 //! `hexsight move MAP FROM TO`: movement cost into an adjacent hex.
 
-use anyhow::{anyhow, bail};
+use anyhow::bail;
 use clap::Args as ClapArgs;
 use hexsight_analysis::rules::Family;
 use hexsight_analysis::rules::combat_commander::movement_cost;
@@ -28,11 +28,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             map.ruleset.name
         );
     }
-    let hex = |l: &str| {
-        map.parse_hex(l)
-            .ok_or_else(|| anyhow!("`{l}` is not a hex of {}", a.map.display()))
-    };
+    let hex = |l: &str| super::hex_arg(&map, &a.map, l);
     let (cost, why) = movement_cost(&map, hex(&a.from)?, hex(&a.to)?)?;
-    println!("{} -> {}: {cost} MP ({})", a.from, a.to, why.join(", "));
+    outln!("{} -> {}: {cost} MP ({})", a.from, a.to, why.join(", "))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,7 @@ use clap::Args as ClapArgs;
 use hexsight_analysis::Verdict;
 use hexsight_analysis::engine::exposure::from_matrix;
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::matrix::{Control, Selection, check_memory, matrix};
+use hexsight_analysis::engine::matrix::{Control, Selection, matrix};
 use hexsight_analysis::engine::viewshed::viewshed;
 use hexsight_analysis::export::html::{Figure, index};
 use hexsight_analysis::export::style::{Layer, Picture};
@@ -38,7 +38,7 @@ pub struct Args {
     /// How many key hexes to pick when `--key` is not given.
     #[arg(long, default_value_t = 3)]
     keys: usize,
-    /// Worker threads (default: one per core).
+    /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
 }
@@ -50,12 +50,15 @@ const NPY_LIMIT: usize = 20_000;
 
 /// Writes the report.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    if a.out.as_os_str() == "-" {
+        anyhow::bail!("--out -: a report is a folder of files; give a folder name");
+    }
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
-    let zones = super::selection(&map, a.from.as_deref(), a.to.as_deref())?;
+    let zones = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
     let all = Selection::all(&map);
-    check_memory(&map, &all, super::matrix::memory_budget(None))
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    super::matrix::check_matrix_memory(&a.map, &map, &all, 0, None)?;
+    super::check_pictures(&a.map, &map, 1)?;
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("{}: cannot create the folder", a.out.display()))?;
     let path = |f: &str| a.out.join(f);
@@ -122,7 +125,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     )?;
     // Key hexes: given, or the ones that see most (spread out: not next to each other).
     let keys: Vec<usize> = match &a.key {
-        Some(k) => hexsight_analysis::engine::zone::parse_zone(&map, k)?,
+        Some(k) => super::zone_arg(&map, &a.map, "--key", k)?,
         None => {
             let mut order: Vec<usize> = (0..map.len()).collect();
             order.sort_by_key(|&i| (std::cmp::Reverse(e.sees[i]), i));
@@ -249,7 +252,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         &path("index.html"),
         index(&map, &summary, &figures, &files).as_bytes(),
     )?;
-    eprintln!(
+    note!(
         "wrote {} ({} pictures); open {}",
         a.out.display(),
         figures.len() * 2,

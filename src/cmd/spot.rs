@@ -1,7 +1,6 @@
 //! `hexsight spot MAP --from HEX [--activity still|moving] [--json] [--png FILE] [--svg FILE]`:
 //! miniatures spotting from one hex to every hex (seed 001, 8.E-8.G).
 
-use anyhow::anyhow;
 use clap::Args as ClapArgs;
 use hexsight_analysis::export::{pictures, save_picture};
 use hexsight_analysis::query::spotting::spot;
@@ -38,9 +37,9 @@ fn parse_activity(s: &str) -> Result<Activity, String> {
 /// Prints the spotting answer for every hex.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
-    let from = map
-        .parse_hex(&a.from)
-        .ok_or_else(|| anyhow!("`{}` is not a hex of {}", a.from, a.map.display()))?;
+    let from = super::hex_arg(&map, &a.map, &a.from)?;
+    super::check_per_hex(&a.map, &map, if a.json { 1024 } else { 512 }, "spotting")?;
+    super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
     let cells = spot(&map, from, a.activity)?;
     let mut out = String::new();
     if a.json {
@@ -65,8 +64,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let picture = pictures::spotting(&map, from, &cells, a.activity);
     save_picture(&picture, a.png.as_deref(), a.svg.as_deref())?;
     for p in a.png.iter().chain(a.svg.iter()) {
-        eprintln!("wrote {}", p.display());
+        note!("wrote {}", p.display());
     }
-    super::print_out(&out)?;
+    crate::out::text(&out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -84,6 +84,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             out += &format!("modifier: {} ({:+}): {}\n", m.name, m.value, m.text);
         }
     }
-    super::print_out(&out)?;
+    crate::out::text(&out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -17,18 +17,18 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let rs = &map.ruleset;
-    println!("{}: valid", a.map.display());
-    println!("name: {}", map.name);
-    println!("ruleset: {} ({:?} family)", map.ruleset_ref, rs.family);
-    println!(
+    outln!("{}: valid", a.map.display())?;
+    outln!("name: {}", map.name)?;
+    outln!("ruleset: {} ({:?} family)", map.ruleset_ref, rs.family)?;
+    outln!(
         "grid: {} x {} {:?}-top, {} hexes",
         map.cols,
         map.rows,
         map.layout.orientation,
         map.len()
-    );
+    )?;
     if let Some(s) = &map.scale {
-        println!("scale: {} {} per hex", s.hex, s.unit);
+        outln!("scale: {} {} per hex", s.hex, s.unit)?;
     }
     let mut terrain: BTreeMap<&str, usize> = BTreeMap::new();
     let mut levels: BTreeMap<i32, usize> = BTreeMap::new();
@@ -39,28 +39,28 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         *levels.entry(c.level).or_default() += 1;
     }
     let fmt = |m: Vec<String>| m.join(", ");
-    println!(
+    outln!(
         "terrain: {}",
         fmt(terrain.iter().map(|(k, v)| format!("{k} {v}")).collect())
-    );
-    println!(
+    )?;
+    outln!(
         "levels: {}",
         fmt(levels.iter().map(|(k, v)| format!("{k}: {v}")).collect())
-    );
-    println!(
+    )?;
+    outln!(
         "slope hexes: {}",
         map.cells().iter().filter(|c| c.slope).count()
-    );
-    println!(
+    )?;
+    outln!(
         "hexsides: {}, markers: {}, units: {}",
         map.hexsides.len(),
         map.markers.len(),
         map.units.len()
-    );
+    )?;
     let mut warnings = rules::check_units(&map)?;
     warnings.extend(rules::warnings(&map));
     for w in &warnings {
-        println!("warning: {w}");
+        outln!("warning: {w}")?;
     }
     Ok(ExitCode::SUCCESS)
 }

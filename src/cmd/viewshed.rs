@@ -1,6 +1,5 @@
 //! `hexsight viewshed MAP --from HEX [--json] [--png FILE] [--svg FILE]`.
 
-use anyhow::anyhow;
 use clap::Args as ClapArgs;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::Control;
@@ -28,30 +27,12 @@ pub struct Args {
     /// Also draw it as an SVG.
     #[arg(long)]
     svg: Option<PathBuf>,
-    /// Worker threads (default: one per core).
+    /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
     /// Print the compute time (not loading the map or printing) on stderr.
     #[arg(long)]
     timings: bool,
-}
-
-/// Parses a hex label of the map, with an error naming the map.
-pub fn hex_arg(
-    map: &Map,
-    path: &std::path::Path,
-    label: &str,
-) -> anyhow::Result<hexsight_analysis::hex::Hex> {
-    map.parse_hex(label).ok_or_else(|| {
-        anyhow!(
-            "{}: `{label}` is not a hex of this {}x{} map ({} to {})",
-            path.display(),
-            map.cols,
-            map.rows,
-            map.label(map.hex_of(0)),
-            map.label(map.hex_of(map.len() - 1))
-        )
-    })
 }
 
 /// The viewshed as JSON: counts and one entry per hex.
@@ -85,7 +66,14 @@ pub fn to_json(map: &Map, v: &Viewshed) -> Value {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
-    let from = hex_arg(&map, &a.map, &a.from)?;
+    let from = super::hex_arg(&map, &a.map, &a.from)?;
+    super::check_per_hex(
+        &a.map,
+        &map,
+        if a.json { 1024 } else { 256 },
+        "the viewshed",
+    )?;
+    super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
     let progress = super::Progress::new("targets");
     let engine = Engine::new(&map);
     let ctl = Control {
@@ -96,11 +84,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let v = viewshed_of(&engine, i, &ctl)?;
     progress.finish();
     if a.timings {
-        eprintln!(
-            "viewshed of {} computed in {:.3} s",
-            a.from,
-            progress.seconds()
-        );
+        eprintln!("viewshed of {} computed in {:.3} s", a.from, progress.seconds());
     }
     save_picture(
         &pictures::viewshed(&map, &v),
@@ -108,7 +92,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         a.svg.as_deref(),
     )?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&to_json(&map, &v))?);
+        outln!("{}", serde_json::to_string_pretty(&to_json(&map, &v))?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let list = |f: &dyn Fn(&hexsight_analysis::engine::viewshed::Target) -> bool,
@@ -128,27 +112,27 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    println!(
+    outln!(
         "viewshed of {} on {} ({}):",
         map.label(from),
         map.name,
         map.ruleset.name
-    );
-    println!(
+    )?;
+    outln!(
         "clear {}: {}",
         v.count(Verdict::Clear),
         list(&|t| t.verdict == Verdict::Clear, false)
-    );
-    println!(
+    )?;
+    outln!(
         "hindered {}: {}",
         v.count(Verdict::Hindered),
         list(&|t| t.verdict == Verdict::Hindered, true)
-    );
-    println!(
+    )?;
+    outln!(
         "blocked {}: {}",
         v.count(Verdict::Blocked),
         list(&|t| t.verdict == Verdict::Blocked, false)
-    );
-    println!("blind {}: {}", v.blind().len(), list(&|t| t.blind, false));
+    )?;
+    outln!("blind {}: {}", v.blind().len(), list(&|t| t.blind, false))?;
     Ok(ExitCode::SUCCESS)
 }

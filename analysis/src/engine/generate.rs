@@ -283,6 +283,15 @@ pub fn generate(g: &Generator) -> Result<Map> {
             }
         }
     }
+    if map.ruleset.spotting.is_some() {
+        // Spotting ranges are lengths: such rulesets need a scale (5 cm hexes, as on
+        // the bundled miniatures table).
+        map.scale = Some(crate::map::Scale {
+            hex: 5.0,
+            unit: "cm".into(),
+            extra: Default::default(),
+        });
+    }
     Ok(map)
 }
 

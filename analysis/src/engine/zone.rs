@@ -4,20 +4,47 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::map::Map;
 
+/// Most parts (rectangles and single hexes) a zone may list.
+pub const MAX_PARTS: usize = 10_000;
+
 /// The map indices of the hexes in a zone, sorted, without repeats.
+///
+/// Memory and time are bounded by the map, whatever the text: every hex named must
+/// be on the map, the hexes are marked in one flag per map hex, and a zone lists at
+/// most [`MAX_PARTS`] parts.
 pub fn parse_zone(map: &Map, text: &str) -> Result<Vec<usize>> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    let shown = crate::error::clip(text, 60);
+    let parts: Vec<&str> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .take(MAX_PARTS + 1)
+        .collect();
+    if parts.len() > MAX_PARTS {
+        return Err(Error::new(
+            ErrorKind::Query,
+            format!(
+                "zone `{shown}` lists more than {MAX_PARTS} parts; join them into rectangles (A1:F10)"
+            ),
+        ));
+    }
+    let rows = map.rows as usize;
+    let mut inside = vec![false; map.len()];
+    for part in parts {
         let pos = |l: &str| -> Result<(u32, u32)> {
             let h = map.parse_hex(l).ok_or_else(|| {
                 Error::new(
                     ErrorKind::Query,
                     format!(
-                        "`{l}` in zone `{text}` is not a hex of this {}x{} map ({} to {})",
+                        "`{}` in zone `{shown}` is not a hex of this {}x{} map ({} to {}){}",
+                        crate::error::clip(l, 30),
                         map.cols,
                         map.rows,
                         map.label(map.hex_of(0)),
-                        map.label(map.hex_of(map.len() - 1))
+                        map.label(map.hex_of(map.len() - 1)),
+                        crate::hex::label::problem(l.trim(), map.first_row)
+                            .map(|p| format!(": {p}"))
+                            .unwrap_or_default()
                     ),
                 )
             })?;
@@ -28,20 +55,18 @@ pub fn parse_zone(map: &Map, text: &str) -> Result<Vec<usize>> {
             Some((x, y)) => (pos(x)?, pos(y)?),
             None => (pos(part)?, pos(part)?),
         };
-        for c in a.0.min(b.0)..=a.0.max(b.0) {
-            for r in a.1.min(b.1)..=a.1.max(b.1) {
-                out.push(c as usize * map.rows as usize + r as usize);
-            }
+        let (r0, r1) = (a.1.min(b.1) as usize, a.1.max(b.1) as usize);
+        for c in a.0.min(b.0) as usize..=a.0.max(b.0) as usize {
+            inside[c * rows + r0..=c * rows + r1].fill(true);
         }
     }
+    let out: Vec<usize> = (0..inside.len()).filter(|&i| inside[i]).collect();
     if out.is_empty() {
         return Err(Error::new(
             ErrorKind::Query,
-            format!("zone `{text}` names no hex (write it like A1:F10,G3)"),
+            format!("zone `{shown}` names no hex (write it like A1:F10,G3)"),
         ));
     }
-    out.sort_unstable();
-    out.dedup();
     Ok(out)
 }
 
@@ -69,6 +94,31 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("`Z9`")
+        );
+        for bad in [
+            "",
+            " , ",
+            "A1:ZZZZZZZZ99999999999",
+            "A1:",
+            ":B2",
+            "A0",
+            "A-1",
+        ] {
+            let e = parse_zone(&map, bad).unwrap_err().to_string();
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+        let many = vec!["A1"; MAX_PARTS + 1].join(",");
+        assert!(
+            parse_zone(&map, &many)
+                .unwrap_err()
+                .to_string()
+                .contains("parts")
+        );
+        assert_eq!(
+            parse_zone(&map, &vec!["A1:H6"; 1000].join(","))
+                .unwrap()
+                .len(),
+            48
         );
     }
 }

@@ -40,6 +40,29 @@ pub fn parse_label(label: &str, first_row: u32) -> Option<(u32, u32)> {
     Some((u32::try_from(col - 1).ok()?, row))
 }
 
+/// Why `label` is not a label (for rows numbered from `first_row`), or `None` when
+/// it parses: for messages beside "not a hex of this map".
+pub fn problem(label: &str, first_row: u32) -> Option<String> {
+    if parse_label(label, first_row).is_some() {
+        return None;
+    }
+    let letters = label.bytes().take_while(u8::is_ascii_alphabetic).count();
+    let digits = &label[letters..];
+    Some(if label.is_empty() {
+        "a hex label is column letters then a row number, like C5; this one is empty".into()
+    } else if letters == 0 {
+        "a hex label starts with column letters, like C5".into()
+    } else if letters > 6 {
+        format!("{letters} column letters; a label has at most 6")
+    } else if digits.is_empty() {
+        "a hex label needs a row number after the column letters, like C5".into()
+    } else if !digits.bytes().all(|b| b.is_ascii_digit()) {
+        "after the column letters a hex label has only digits, like C5".into()
+    } else {
+        format!("rows are numbered from {first_row}")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,5 +90,16 @@ mod tests {
             assert_eq!(parse_label(bad, 1), None, "{bad}");
         }
         assert_eq!(parse_label("C0", 0), Some((2, 0)));
+        assert_eq!(parse_label("ABCDEFGHIJKLMNOPQRST1", 1), None);
+        assert_eq!(parse_label("A99999999999999999999", 1), None);
+        assert!(problem("A0", 1).unwrap().contains("from 1"));
+        assert!(problem("A-1", 1).unwrap().contains("only digits"));
+        assert!(problem("", 1).unwrap().contains("empty"));
+        assert!(
+            problem("ABCDEFGHIJKLMNOPQRST1", 1)
+                .unwrap()
+                .contains("20 column")
+        );
+        assert_eq!(problem("C5", 1), None);
     }
 }

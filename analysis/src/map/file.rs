@@ -6,7 +6,7 @@ use crate::hex::{Hex, Layout, Orientation, Side, Stagger};
 use crate::rules::Ruleset;
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -15,6 +15,15 @@ use std::sync::Arc;
 pub const FORMAT_VERSION: u32 = 1;
 /// Largest number of hexes a map may have (the matrix grows with its square).
 pub const MAX_HEXES: u64 = 4_000_000;
+/// Largest number of columns, and of rows, a map may have.
+pub const MAX_SIDE: u32 = 20_000;
+/// Largest span between a map's lowest and highest level, in levels: whole-map
+/// analyses keep tables per level from the lowest to the highest.
+pub const MAX_LEVEL_SPAN: i64 = 4096;
+/// Longest unit id, side, kind or state, in characters (as ruleset ids).
+pub const MAX_ID_CHARS: usize = crate::rules::table::MAX_ID_CHARS;
+/// Largest map or ruleset file read, in bytes (256 MiB).
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
 
 #[derive(Serialize, Deserialize)]
 struct MapFile {
@@ -40,13 +49,19 @@ struct MapFile {
 
 #[derive(Serialize, Deserialize)]
 struct GridFile {
+    #[serde(deserialize_with = "de_cols")]
     cols: u32,
+    #[serde(deserialize_with = "de_rows")]
     rows: u32,
     #[serde(default)]
     orientation: Orientation,
     #[serde(default, skip_serializing_if = "is_default")]
     stagger: Stagger,
-    #[serde(default = "one", skip_serializing_if = "is_one")]
+    #[serde(
+        default = "one",
+        skip_serializing_if = "is_one",
+        deserialize_with = "de_first_row"
+    )]
     first_row: u32,
     #[serde(flatten)]
     extra: Extra,
@@ -64,7 +79,11 @@ struct ScaleFile {
 struct EntryFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     terrain: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "de_level"
+    )]
     level: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     slope: Option<bool>,
@@ -103,6 +122,134 @@ struct UnitFile {
     facing: Option<String>,
     #[serde(flatten)]
     extra: Extra,
+}
+
+/// A JSON value as a message quotes it.
+struct Shown(String);
+
+/// Reads a whole number of JSON, saying what `key` allows when the value is not one.
+struct Whole {
+    key: &'static str,
+    allowed: &'static str,
+    null_ok: bool,
+}
+
+impl Whole {
+    fn refuse<E: serde::de::Error>(&self, shown: Shown) -> E {
+        E::custom(format!(
+            "{} must be {}, not {}",
+            self.key, self.allowed, shown.0
+        ))
+    }
+}
+
+impl<'de> Visitor<'de> for Whole {
+    type Value = Option<i64>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{} ({})", self.key, self.allowed)
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
+        Ok(Some(v))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
+        i64::try_from(v)
+            .map(Some)
+            .map_err(|_| self.refuse(Shown(v.to_string())))
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
+        if v.fract() == 0.0 && v.abs() < 9.0e15 {
+            Ok(Some(v as i64))
+        } else {
+            Err(self.refuse(Shown(v.to_string())))
+        }
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+        Err(self.refuse(Shown(format!(
+            "the string \"{}\"",
+            crate::error::clip(v, 40)
+        ))))
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Self::Value, E> {
+        Err(self.refuse(Shown(v.to_string())))
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+        if self.null_ok {
+            Ok(None)
+        } else {
+            Err(self.refuse(Shown("null".into())))
+        }
+    }
+    fn visit_none<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        _: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        Err(self.refuse(Shown("a list".into())))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> std::result::Result<Self::Value, A::Error> {
+        Err(self.refuse(Shown("an object".into())))
+    }
+}
+
+fn whole_in<'de, D: Deserializer<'de>>(
+    d: D,
+    w: Whole,
+    lo: i64,
+    hi: i64,
+) -> std::result::Result<Option<i64>, D::Error> {
+    let key = w.key;
+    let allowed = w.allowed;
+    let v = d.deserialize_any(w)?;
+    match v {
+        Some(n) if n < lo || n > hi => Err(serde::de::Error::custom(format!(
+            "{key} must be {allowed}, not {n}"
+        ))),
+        v => Ok(v),
+    }
+}
+
+fn de_side<'de, D: Deserializer<'de>>(
+    d: D,
+    key: &'static str,
+) -> std::result::Result<u32, D::Error> {
+    let w = Whole {
+        key,
+        allowed: crate::error::GRID_SIDE_RANGE,
+        null_ok: false,
+    };
+    let n = whole_in(d, w, 1, i64::from(MAX_SIDE))?;
+    Ok(n.unwrap_or(1) as u32)
+}
+
+fn de_cols<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u32, D::Error> {
+    de_side(d, "grid.cols")
+}
+
+fn de_rows<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u32, D::Error> {
+    de_side(d, "grid.rows")
+}
+
+fn de_first_row<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u32, D::Error> {
+    let w = Whole {
+        key: "grid.first_row",
+        allowed: "0 or 1",
+        null_ok: false,
+    };
+    Ok(whole_in(d, w, 0, 1)?.unwrap_or(1) as u32)
+}
+
+fn de_level<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<i32>, D::Error> {
+    let w = Whole {
+        key: "level",
+        allowed: crate::error::LEVEL_RANGE,
+        null_ok: true,
+    };
+    Ok(whole_in(d, w, i64::from(i32::MIN), i64::from(i32::MAX))?.map(|n| n as i32))
 }
 
 fn one() -> u32 {
@@ -161,21 +308,22 @@ impl Serialize for Entries {
 
 impl Map {
     /// Loads a map file; the ruleset path, if not built in, is relative to the file.
+    /// The file is read up to [`MAX_FILE_BYTES`]; a UTF-8 byte-order mark is skipped.
     pub fn load(path: &Path) -> Result<Map> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(&e, path))?;
+        let text = read_text(path, "map")?;
         Map::from_json(&text, path)
     }
 
     /// Parses map JSON; `origin` names the file in errors and anchors a relative ruleset path.
     pub fn from_json(text: &str, origin: &Path) -> Result<Map> {
-        let file: MapFile = serde_json::from_str(text).map_err(|e| Error::from_json(&e, origin))?;
+        let file = parse_map_file(text, origin)?;
         let ruleset = resolve_ruleset(&file.ruleset, origin)?;
         build(file, ruleset).map_err(|e| e.in_file(origin))
     }
 
     /// Parses map JSON with an already loaded ruleset (tests, generators).
     pub fn from_json_with(text: &str, origin: &Path, ruleset: Arc<Ruleset>) -> Result<Map> {
-        let file: MapFile = serde_json::from_str(text).map_err(|e| Error::from_json(&e, origin))?;
+        let file = parse_map_file(text, origin)?;
         build(file, ruleset).map_err(|e| e.in_file(origin))
     }
 
@@ -183,8 +331,8 @@ impl Map {
     /// unit in woods, a crest unit outside a depression) still opens, so the user can fix
     /// it; what is broken comes back beside the map. Every other error still refuses.
     pub fn load_for_editing(path: &Path) -> Result<(Map, Option<Error>)> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(&e, path))?;
-        let file: MapFile = serde_json::from_str(&text).map_err(|e| Error::from_json(&e, path))?;
+        let text = read_text(path, "map")?;
+        let file = parse_map_file(&text, path)?;
         let ruleset = resolve_ruleset(&file.ruleset, path)?;
         let map = build_unchecked(file, ruleset).map_err(|e| e.in_file(path))?;
         let problems = crate::rules::check_units(&map)
@@ -208,6 +356,117 @@ impl Map {
 
 pub use crate::atomic::write_atomic;
 
+/// Parses the text of a map file (after a byte-order mark, if any).
+fn parse_map_file(text: &str, origin: &Path) -> Result<MapFile> {
+    let text = strip_bom(text);
+    serde_json::from_str(text).map_err(|e| Error::from_map_json(&e, text, origin))
+}
+
+/// The text without a leading UTF-8 byte-order mark.
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Reads a map or ruleset file (`what`) as text, refusing with one line a folder,
+/// a file larger than [`MAX_FILE_BYTES`] (devices such as `/dev/zero` included:
+/// at most that much is read) and text that is not UTF-8.
+pub fn read_text(path: &Path, what: &str) -> Result<String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(&e, path))?;
+    if meta.is_dir() {
+        return Err(
+            Error::new(ErrorKind::Io, format!("is a folder, not a {what} file")).in_file(path),
+        );
+    }
+    let too_big = || {
+        Error::new(
+            ErrorKind::Io,
+            format!(
+                "is larger than {} MiB, the limit for a {what} file",
+                MAX_FILE_BYTES >> 20
+            ),
+        )
+        .in_file(path)
+    };
+    if meta.is_file() && meta.len() > MAX_FILE_BYTES {
+        return Err(too_big());
+    }
+    if meta.is_file() {
+        // The text, and the parsed file beside it: a few times the file's size.
+        crate::memory::check(
+            meta.len().saturating_mul(4),
+            &format!(
+                "reading this {} MiB {what} file",
+                crate::memory::mib(meta.len())
+            ),
+            "more memory (ulimit -v, the container's limit), or a smaller file",
+        )
+        .map_err(|e| e.in_file(path))?;
+    }
+    let f = std::fs::File::open(path).map_err(|e| Error::io(&e, path))?;
+    let mut r = f.take(MAX_FILE_BYTES + 1);
+    // A device or pipe that does not start like JSON is refused from its first bytes.
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut checked = false;
+    let mut scanned = 0;
+    loop {
+        let n = match r.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::io(&e, path)),
+        };
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        let bom = if bytes.starts_with("\u{feff}".as_bytes()) {
+            3
+        } else {
+            0
+        };
+        let start = if checked {
+            None
+        } else {
+            bytes[scanned.max(bom)..]
+                .iter()
+                .find(|b| !b.is_ascii_whitespace())
+        };
+        scanned = bytes.len();
+        if let Some(&b) = start {
+            checked = true;
+            if b != b'{' {
+                let shown = if b.is_ascii_graphic() {
+                    format!("`{}`", b as char)
+                } else {
+                    format!("byte 0x{b:02x}")
+                };
+                return Err(Error::new(
+                    ErrorKind::Syntax,
+                    format!(
+                        "not a {what} file: JSON text starting with `{{` expected, found {shown}"
+                    ),
+                )
+                .at("line 1")
+                .in_file(path));
+            }
+        }
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(too_big());
+        }
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Error::new(
+            ErrorKind::Syntax,
+            format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+        .in_file(path)
+    })
+}
+
 /// Finds a ruleset: a built-in name, or a file path relative to the map file.
 pub fn resolve_ruleset(reference: &str, map_path: &Path) -> Result<Arc<Ruleset>> {
     if let Some(rs) = Ruleset::builtin(reference) {
@@ -215,17 +474,40 @@ pub fn resolve_ruleset(reference: &str, map_path: &Path) -> Result<Arc<Ruleset>>
     }
     let base = map_path.parent().unwrap_or(Path::new("."));
     let path = base.join(reference);
-    if !path.is_file() {
-        return Err(Error::new(
-            ErrorKind::Invalid,
-            format!(
-                "ruleset `{reference}` is neither a built-in ({}) nor a file (looked for {})",
+    let refuse = |why: String| {
+        Err(Error::new(ErrorKind::Invalid, why)
+            .at("ruleset")
+            .in_file(map_path))
+    };
+    let shown = crate::error::clip(reference, 80);
+    if reference.trim().is_empty() {
+        return refuse(format!(
+            "the ruleset is empty; name a built-in ({}) or a ruleset file",
+            Ruleset::builtin_names().join(", ")
+        ));
+    }
+    match std::fs::metadata(&path) {
+        Err(_) => {
+            return refuse(format!(
+                "ruleset `{shown}` is neither a built-in ({}) nor a file (looked for {})",
                 Ruleset::builtin_names().join(", "),
                 path.display()
-            ),
-        )
-        .at("ruleset")
-        .in_file(map_path));
+            ));
+        }
+        Ok(m) if m.is_dir() => {
+            return refuse(format!(
+                "ruleset `{shown}` is a folder, not a ruleset file ({})",
+                path.display()
+            ));
+        }
+        Ok(_) => {}
+    }
+    if let (Ok(a), Ok(b)) = (path.canonicalize(), map_path.canonicalize())
+        && a == b
+    {
+        return refuse(format!(
+            "ruleset `{shown}` is the map file itself; name a ruleset file"
+        ));
     }
     Ruleset::load(&path).map(Arc::new)
 }
@@ -241,19 +523,34 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
         ));
     }
     let g = &f.grid;
-    if g.cols == 0 || g.rows == 0 {
-        return Err(Error::invalid("grid", "cols and rows must be at least 1"));
+    for (key, n) in [("grid.cols", g.cols), ("grid.rows", g.rows)] {
+        if n == 0 || n > MAX_SIDE {
+            return Err(Error::invalid(
+                key,
+                format!("{key} must be {}, not {n}", crate::error::GRID_SIDE_RANGE),
+            ));
+        }
     }
     if u64::from(g.cols) * u64::from(g.rows) > MAX_HEXES {
         return Err(Error::invalid(
             "grid",
-            format!("{}x{} is more than {MAX_HEXES} hexes", g.cols, g.rows),
+            format!(
+                "{}x{} is more than {MAX_HEXES} hexes (the most a map may have)",
+                g.cols, g.rows
+            ),
         ));
     }
     let layout = Layout {
         orientation: g.orientation,
         stagger: g.stagger,
     };
+    crate::memory::check_items(
+        u64::from(g.cols) * u64::from(g.rows),
+        std::mem::size_of::<Cell>() as u64,
+        &format!("a {}x{} map", g.cols, g.rows),
+        "a smaller grid, or more memory (ulimit -v, the container's limit)",
+    )
+    .map_err(|e| e.at("grid"))?;
     let rs = ruleset.clone();
     let mut map = Map::new(&f.name, &f.ruleset, ruleset, g.cols, g.rows, layout);
     map.first_row = g.first_row;
@@ -272,7 +569,13 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
             extra: s.extra,
         });
     }
-    let default = apply_entry(&rs, map.default, &f.default, "default")?;
+    let terrain_ids: HashMap<&str, usize> = rs
+        .terrain
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.as_str(), i))
+        .collect();
+    let default = apply_entry(&rs, &terrain_ids, map.default, &f.default, "default")?;
     map.default = default;
     map.default_extra = f.default.extra;
     for c in 0..map.len() {
@@ -288,21 +591,28 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
                 format!("hex {} is listed twice", map.label(h)),
             ));
         }
-        let cell = apply_entry(&rs, default, entry, &format!("hex {}", map.label(h)))?;
+        let cell = apply_entry(
+            &rs,
+            &terrain_ids,
+            default,
+            entry,
+            &format!("hex {}", map.label(h)),
+        )?;
         *map.cell_mut(h).expect("on map") = cell;
         if !entry.extra.is_empty() {
             map.hex_extra.insert(h, entry.extra.clone());
         }
     }
+    check_level_span(&map)?;
     for (i, s) in f.hexsides.into_iter().enumerate() {
-        let place = format!("hexsides[{i}] ({} {})", s.hex, s.side);
+        let place = format!("hexsides[{i}] ({} {})", c(&s.hex), c(&s.side));
         let h = hex_on_map(&map, &s.hex, &place)?;
         let dir = layout.side_index(&s.side).ok_or_else(|| {
             Error::invalid(
                 &place,
                 format!(
                     "unknown side `{}`; valid: {}",
-                    s.side,
+                    c(&s.side),
                     layout.side_names().join(", ")
                 ),
             )
@@ -312,7 +622,7 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
                 &place,
                 format!(
                     "unknown hexside terrain `{}`; valid: {}",
-                    s.terrain,
+                    c(&s.terrain),
                     none_if_empty(rs.hexside_ids())
                 ),
             )
@@ -331,14 +641,14 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
         }
     }
     for (i, m) in f.markers.into_iter().enumerate() {
-        let place = format!("markers[{i}] ({})", m.hex);
+        let place = format!("markers[{i}] ({})", c(&m.hex));
         let h = hex_on_map(&map, &m.hex, &place)?;
         let kind = rs.marker_index(&m.kind).ok_or_else(|| {
             Error::invalid(
                 &place,
                 format!(
                     "unknown marker `{}`; valid: {}",
-                    m.kind,
+                    c(&m.kind),
                     none_if_empty(rs.marker_ids())
                 ),
             )
@@ -369,14 +679,28 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
     }
     let mut ids = HashSet::new();
     for (i, u) in f.units.into_iter().enumerate() {
-        let place = format!("units[{i}] ({})", u.id);
+        let place = format!("units[{i}] ({})", c(&u.id));
         if u.id.trim().is_empty() {
             return Err(Error::invalid(&place, "a unit needs a non-empty id"));
+        }
+        for (key, text) in [
+            ("id", &u.id),
+            ("side", &u.side),
+            ("kind", &u.kind),
+            ("state", &u.state),
+        ] {
+            let n = text.chars().count();
+            if n > MAX_ID_CHARS {
+                return Err(Error::invalid(
+                    &place,
+                    format!("the unit's {key} has {n} characters; at most {MAX_ID_CHARS}"),
+                ));
+            }
         }
         if !ids.insert(u.id.clone()) {
             return Err(Error::invalid(
                 &place,
-                format!("unit id `{}` is used twice", u.id),
+                format!("unit id `{}` is used twice", c(&u.id)),
             ));
         }
         let h = hex_on_map(&map, &u.hex, &place)?;
@@ -386,7 +710,8 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
                 Error::invalid(
                     &place,
                     format!(
-                        "unknown facing `{s}`; valid: {}",
+                        "unknown facing `{}`; valid: {}",
+                        c(s),
                         layout.side_names().join(", ")
                     ),
                 )
@@ -412,6 +737,11 @@ fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
     Ok(map)
 }
 
+/// A string from the file, shortened for a message.
+fn c(s: &str) -> String {
+    crate::error::clip(s, 40)
+}
+
 fn none_if_empty(s: String) -> String {
     if s.is_empty() {
         "(none in this ruleset)".to_string()
@@ -425,22 +755,62 @@ fn hex_on_map(map: &Map, label: &str, place: &str) -> Result<Hex> {
         let last = map.label(map.hex_of(map.len() - 1));
         let first = map.label(map.hex_of(0));
         Error::invalid(
-            place,
+            crate::error::clip(place, 80),
             format!(
-                "`{label}` is not a hex of this {}x{} map ({first} to {last})",
-                map.cols, map.rows
+                "`{}` is not a hex of this {}x{} map ({first} to {last})",
+                crate::error::clip(label, 40),
+                map.cols,
+                map.rows
             ),
         )
     })
 }
 
-fn apply_entry(rs: &Ruleset, base: Cell, e: &EntryFile, place: &str) -> Result<Cell> {
+/// Refuses a map whose levels span more than [`MAX_LEVEL_SPAN`], naming the lowest
+/// and the highest hex.
+fn check_level_span(map: &Map) -> Result<()> {
+    let cells = map.cells();
+    let (mut lo, mut hi) = (0, 0);
+    for (i, c) in cells.iter().enumerate() {
+        if c.level < cells[lo].level {
+            lo = i;
+        }
+        if c.level > cells[hi].level {
+            hi = i;
+        }
+    }
+    let (a, b) = (cells[lo].level, cells[hi].level);
+    let span = i64::from(b) - i64::from(a) + 1;
+    if span > MAX_LEVEL_SPAN {
+        return Err(Error::invalid(
+            "hexes",
+            format!(
+                "the levels run from {a} in {} to {b} in {}, {span} levels; a map may span at most {MAX_LEVEL_SPAN} levels from its lowest to its highest hex",
+                map.label(map.hex_of(lo)),
+                map.label(map.hex_of(hi))
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn apply_entry(
+    rs: &Ruleset,
+    terrain_ids: &HashMap<&str, usize>,
+    base: Cell,
+    e: &EntryFile,
+    place: &str,
+) -> Result<Cell> {
     let mut cell = base;
     if let Some(t) = &e.terrain {
-        let i = rs.terrain_index(t).ok_or_else(|| {
+        let i = *terrain_ids.get(t.as_str()).ok_or_else(|| {
             Error::invalid(
                 place,
-                format!("unknown terrain `{t}`; valid: {}", rs.terrain_ids()),
+                format!(
+                    "unknown terrain `{}`; valid: {}",
+                    crate::error::clip(t, 60),
+                    rs.terrain_ids()
+                ),
             )
         })?;
         cell.terrain = i as u16;

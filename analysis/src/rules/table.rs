@@ -218,15 +218,19 @@ impl Ruleset {
         Some(Ruleset::from_json(text, origin).expect("built-in rulesets are valid"))
     }
 
-    /// Reads a ruleset file.
+    /// Reads a ruleset file (up to the map files' size limit; a folder or a device
+    /// that is not JSON is refused with one line).
     pub fn load(path: &Path) -> Result<Ruleset> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(&e, path))?;
+        let text = crate::map::file::read_text(path, "ruleset")?;
         Ruleset::from_json(&text, path)
     }
 
-    /// Parses and checks ruleset JSON; `origin` names it in errors.
+    /// Parses and checks ruleset JSON; `origin` names it in errors. A UTF-8
+    /// byte-order mark is skipped.
     pub fn from_json(text: &str, origin: &Path) -> Result<Ruleset> {
-        let rs: Ruleset = serde_json::from_str(text).map_err(|e| Error::from_json(&e, origin))?;
+        let text = crate::map::file::strip_bom(text);
+        let rs: Ruleset =
+            serde_json::from_str(text).map_err(|e| Error::from_json_text(&e, text, origin))?;
         rs.check().map_err(|e| e.in_file(origin))?;
         Ok(rs)
     }
@@ -250,6 +254,20 @@ impl Ruleset {
         if self.levels.min > self.levels.max {
             return Err(Error::invalid("levels", "min is above max"));
         }
+        // Maps store terrain, hexside and marker kinds as 16-bit indices.
+        for (table, n) in [
+            ("terrain", self.terrain.len()),
+            ("hexsides", self.hexsides.len()),
+            ("markers", self.markers.len()),
+        ] {
+            if n > MAX_TABLE {
+                return Err(Error::invalid(
+                    table,
+                    format!("{n} types; a ruleset may have at most {MAX_TABLE} in each table"),
+                ));
+            }
+        }
+        self.check_sizes()?;
         unique_ids("terrain", self.terrain.iter().map(|t| t.id.as_str()))?;
         unique_ids("hexsides", self.hexsides.iter().map(|t| t.id.as_str()))?;
         unique_ids("markers", self.markers.iter().map(|t| t.id.as_str()))?;
@@ -257,13 +275,71 @@ impl Ruleset {
             for m in &t.forbids_markers {
                 if self.marker_index(m).is_none() {
                     return Err(Error::invalid(
-                        format!("terrain {}", t.id),
-                        format!("forbids unknown marker `{m}`"),
+                        format!("terrain {}", crate::error::clip(&t.id, 40)),
+                        format!("forbids unknown marker `{}`", crate::error::clip(m, 40)),
                     ));
                 }
             }
         }
         super::units::check_tables(self)
+    }
+
+    /// Bounds on ids and numbers, so nothing downstream overflows or prints a huge
+    /// message: ids of at most [`MAX_ID_CHARS`] characters, heights and parameters
+    /// of at most [`MAX_NUMBER`] in size.
+    fn check_sizes(&self) -> Result<()> {
+        let ids = self
+            .terrain
+            .iter()
+            .map(|t| ("terrain", t.id.as_str()))
+            .chain(self.hexsides.iter().map(|t| ("hexsides", t.id.as_str())))
+            .chain(self.markers.iter().map(|t| ("markers", t.id.as_str())))
+            .chain(
+                self.unit_kinds
+                    .iter()
+                    .map(|t| ("unit_kinds", t.id.as_str())),
+            )
+            .chain(
+                self.unit_states
+                    .iter()
+                    .map(|t| ("unit_states", t.id.as_str())),
+            )
+            .chain(self.tags.iter().flat_map(|(k, v)| {
+                std::iter::once(("tags", k.as_str())).chain(v.iter().map(|x| ("tags", x.as_str())))
+            }));
+        for (table, id) in ids {
+            let n = id.chars().count();
+            if n > MAX_ID_CHARS {
+                return Err(Error::invalid(
+                    table,
+                    format!(
+                        "id `{}` has {n} characters; an id has at most {MAX_ID_CHARS}",
+                        crate::error::clip(id, 40)
+                    ),
+                ));
+            }
+        }
+        let numbers = self
+            .terrain
+            .iter()
+            .map(|t| (format!("terrain {}: height", t.id), t.height))
+            .chain(
+                self.hexsides
+                    .iter()
+                    .map(|t| (format!("hexsides {}: height", t.id), t.height)),
+            )
+            .chain(self.params.iter().map(|(k, v)| (format!("params.{k}"), *v)));
+        for (place, x) in numbers {
+            if !(x.is_finite() && x.abs() <= MAX_NUMBER) {
+                return Err(Error::invalid(
+                    crate::error::clip(&place, 80),
+                    format!(
+                        "{x} is out of range: heights and params are from -{MAX_NUMBER} to {MAX_NUMBER}"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Index of a terrain id.
@@ -302,19 +378,45 @@ impl Ruleset {
     }
 }
 
-/// Ids joined for an error message.
+/// Most types a ruleset table may hold (maps index them with 16 bits).
+pub const MAX_TABLE: usize = u16::MAX as usize;
+
+/// Longest id in a ruleset, in characters.
+pub const MAX_ID_CHARS: usize = 100;
+
+/// Largest size of a height (in levels) or a parameter in a ruleset.
+pub const MAX_NUMBER: f64 = 1_000_000.0;
+
+/// Most ids an error message lists before saying how many more there are.
+pub const LISTED_IDS: usize = 30;
+
+/// Ids joined for an error message: at most [`LISTED_IDS`], then "and N more".
 fn id_list<'a>(ids: impl Iterator<Item = &'a str>) -> String {
-    ids.collect::<Vec<_>>().join(", ")
+    let mut shown = Vec::new();
+    let mut more = 0usize;
+    for id in ids {
+        if shown.len() < LISTED_IDS {
+            shown.push(crate::error::clip(id, 40));
+        } else {
+            more += 1;
+        }
+    }
+    let mut s = shown.join(", ");
+    if more > 0 {
+        s.push_str(&format!(" and {more} more"));
+    }
+    s
 }
 
 fn unique_ids<'a>(table: &str, ids: impl Iterator<Item = &'a str>) -> Result<()> {
     let mut seen = HashSet::new();
     for id in ids {
         if !seen.insert(id) {
-            return Err(
-                Error::new(ErrorKind::Invalid, format!("duplicate id `{id}`"))
-                    .at(table.to_string()),
-            );
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                format!("duplicate id `{}`", crate::error::clip(id, 40)),
+            )
+            .at(table.to_string()));
         }
     }
     Ok(())
