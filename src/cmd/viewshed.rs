@@ -84,7 +84,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let v = viewshed_of(&engine, i, &ctl)?;
     progress.finish();
     if a.timings {
-        eprintln!("viewshed of {} computed in {:.3} s", a.from, progress.seconds());
+        eprintln!(
+            "viewshed of {} computed in {:.3} s",
+            a.from,
+            progress.seconds()
+        );
     }
     save_picture(
         &pictures::viewshed(&map, &v),

@@ -231,7 +231,11 @@ mod tests {
             "A1",
         );
         assert_eq!(at("A3"), (Verdict::Clear, false), "into the lower building");
-        assert_eq!(at("A4"), (Verdict::Blocked, true), "directly behind it: blind");
+        assert_eq!(
+            at("A4"),
+            (Verdict::Blocked, true),
+            "directly behind it: blind"
+        );
         assert_eq!(at("A5"), (Verdict::Clear, false), "visible again");
         assert_eq!(at("A6"), (Verdict::Clear, false), "the woods hex itself");
         assert_eq!(at("A7"), (Verdict::Blocked, true), "its own blind hex");
@@ -273,6 +277,10 @@ mod tests {
             )
         };
         assert!(seen(&hill("A3"), "A5")("A3").0.sees(), "level 1 at range 2");
-        assert_eq!(seen(&hill("A2"), "A5")("A2").0, Verdict::Blocked, "level 1 at range 3");
+        assert_eq!(
+            seen(&hill("A2"), "A5")("A2").0,
+            Verdict::Blocked,
+            "level 1 at range 3"
+        );
     }
 }

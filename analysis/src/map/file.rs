@@ -307,38 +307,27 @@ impl Serialize for Entries {
 }
 
 impl Map {
-    /// Loads a map file; the ruleset path, if not built in, is relative to the file.
-    /// The file is read up to [`MAX_FILE_BYTES`]; a UTF-8 byte-order mark is skipped.
-    pub fn load(path: &Path) -> Result<Map> {
+    /// Reads a map file without checking its units against the family's rules (the
+    /// rules layer does that: [`Map::load`]); the ruleset path, if not built in, is
+    /// relative to the file. The file is read up to [`MAX_FILE_BYTES`]; a UTF-8
+    /// byte-order mark is skipped.
+    pub fn read(path: &Path) -> Result<Map> {
         let text = read_text(path, "map")?;
-        Map::from_json(&text, path)
+        Map::parse(&text, path)
     }
 
-    /// Parses map JSON; `origin` names the file in errors and anchors a relative ruleset path.
-    pub fn from_json(text: &str, origin: &Path) -> Result<Map> {
+    /// Parses map JSON without unit checks; `origin` names the file in errors and
+    /// anchors a relative ruleset path.
+    pub fn parse(text: &str, origin: &Path) -> Result<Map> {
         let file = parse_map_file(text, origin)?;
         let ruleset = resolve_ruleset(&file.ruleset, origin)?;
         build(file, ruleset).map_err(|e| e.in_file(origin))
     }
 
-    /// Parses map JSON with an already loaded ruleset (tests, generators).
-    pub fn from_json_with(text: &str, origin: &Path, ruleset: Arc<Ruleset>) -> Result<Map> {
+    /// Parses map JSON with an already loaded ruleset, without unit checks.
+    pub fn parse_with(text: &str, origin: &Path, ruleset: Arc<Ruleset>) -> Result<Map> {
         let file = parse_map_file(text, origin)?;
         build(file, ruleset).map_err(|e| e.in_file(origin))
-    }
-
-    /// Loads a map for editing: a file whose units break their family's rules (a prone
-    /// unit in woods, a crest unit outside a depression) still opens, so the user can fix
-    /// it; what is broken comes back beside the map. Every other error still refuses.
-    pub fn load_for_editing(path: &Path) -> Result<(Map, Option<Error>)> {
-        let text = read_text(path, "map")?;
-        let file = parse_map_file(&text, path)?;
-        let ruleset = resolve_ruleset(&file.ruleset, path)?;
-        let map = build_unchecked(file, ruleset).map_err(|e| e.in_file(path))?;
-        let problems = crate::rules::check_units(&map)
-            .err()
-            .map(|e| e.in_file(path));
-        Ok((map, problems))
     }
 
     /// The map as format-1 JSON text, pretty-printed.
@@ -730,11 +719,9 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
     Ok(map)
 }
 
-/// Builds the map, then checks its units against the family's rules.
+/// Builds the map (its units' family rules are checked above this layer).
 fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
-    let map = build_unchecked(f, ruleset)?;
-    crate::rules::check_units(&map)?;
-    Ok(map)
+    build_unchecked(f, ruleset)
 }
 
 /// A string from the file, shortened for a message.
