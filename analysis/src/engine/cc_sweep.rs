@@ -150,11 +150,11 @@ impl CcFlat {
         syms: &[Symmetry; 12],
         pairs: &DqPairs,
         dr: i32,
-        cells_of: &[u32],
         sees: &dyn Fn(usize, usize) -> bool,
         seen: &mut dyn FnMut(usize, usize),
     ) {
         let laid = CcLaid::new(o.pools, o.walk, &syms[o.g], o);
+        let cells_of = o.cells;
         let dt = o.dt;
         pairs.runs(dr, |run: Run| {
             let base0 = cells_of[run.a.idx[(run.r0 - run.a.r_lo) as usize] as usize] as i64;

@@ -345,19 +345,17 @@ impl<'m> Engine<'m> {
                         g,
                         factors: self.factors[g],
                         dt: dq as i64 * self.padded.stride + dr as i64,
+                        cells: &self.padded.cell,
                     };
-                    let cells = &self.padded.cell;
                     match family {
                         FamilyKernel::Geometric { sweep: Some(s), .. } => {
-                            s.offset(&o, &pairs, dr, self.simd, &mut steps_buf, &mut seen, cells)
+                            s.offset(&o, &pairs, dr, self.simd, &mut steps_buf, &mut seen)
                         }
                         FamilyKernel::CombatCommander { kernel, grid, flat } => {
                             let sees = |i: usize, j: usize| {
                                 !self.outcome::<false>(&lines.pools, walk, g, i, j).blocked()
                             };
-                            flat.offset(
-                                kernel, grid, &o, &self.syms, &pairs, dr, cells, &sees, &mut seen,
-                            )
+                            flat.offset(kernel, grid, &o, &self.syms, &pairs, dr, &sees, &mut seen)
                         }
                         FamilyKernel::Asl {
                             kernel,

@@ -149,8 +149,8 @@ impl GeoSweep {
         simd: bool,
         steps_buf: &mut Vec<(i32, u32, u32)>,
         seen: &mut dyn FnMut(usize, usize),
-        cells: &[u32],
     ) {
+        let cells = o.cells;
         let (pools, w) = (o.pools, o.walk);
         // The walk laid out once for this offset, then swept over the groups.
         steps_buf.clear();

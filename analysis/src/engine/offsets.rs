@@ -141,6 +141,8 @@ pub struct Offset<'a> {
     pub factors: (i64, i64),
     /// From an observer's cell to its target's.
     pub dt: i64,
+    /// The padded-grid cell of each map hex.
+    pub cells: &'a [u32],
 }
 
 impl Offset<'_> {

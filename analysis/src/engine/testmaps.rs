@@ -10,7 +10,7 @@ use crate::map::{Map, Unit};
 /// with depressions and units where the family has them.
 pub fn random_map(ruleset: &str, seed: u64, cols: u32, rows: u32) -> Map {
     let layout = Layout {
-        orientation: if seed % 2 == 0 {
+        orientation: if seed.is_multiple_of(2) {
             Orientation::Flat
         } else {
             Orientation::Pointy

@@ -197,6 +197,15 @@ pub struct Ends {
     hi_is_from: bool,
 }
 
+/// What casts blind hexes: its top (thousandths of a level), whether it is a bare
+/// hill crest (B10.23), and whether it is inherent terrain.
+#[derive(Clone, Copy)]
+struct Obstruction {
+    top: i64,
+    crest: bool,
+    inherent: bool,
+}
+
 /// The ASL sight rule.
 pub struct Kernel<'m> {
     map: &'m Map,
@@ -240,12 +249,15 @@ impl<'m> Kernel<'m> {
         &self,
         e: &Ends,
         at: At,
-        top: i64,
-        crest: bool,
-        inherent: bool,
+        ob: Obstruction,
         what: impl FnOnce() -> String,
         n: &mut N,
     ) -> bool {
+        let Obstruction {
+            top,
+            crest,
+            inherent,
+        } = ob;
         let Some((hi, lo)) = e.hi_lo else {
             return false;
         };
@@ -384,9 +396,11 @@ impl super::kernel::Kernel for Kernel<'_> {
             && self.blind(
                 e,
                 at,
-                li as i64 * 1000,
-                true,
-                false,
+                Obstruction {
+                    top: li as i64 * 1000,
+                    crest: true,
+                    inherent: false,
+                },
                 || format!("the level-{li} hill crest in {}", label()),
                 n,
             )
@@ -413,9 +427,11 @@ impl super::kernel::Kernel for Kernel<'_> {
                     self.blind(
                         e,
                         at,
-                        top,
-                        false,
-                        c.inherent,
+                        Obstruction {
+                            top,
+                            crest: false,
+                            inherent: c.inherent,
+                        },
                         || format!("the {} obstacle in {}", id(), label()),
                         n,
                     );
