@@ -188,6 +188,26 @@ fn a_matrix_too_big_for_ulimit_v_is_refused_with_the_numbers() {
 }
 
 #[test]
+fn an_engine_too_big_for_ulimit_v_is_refused_before_it_is_built() {
+    let dir = tempfile::tempdir().unwrap();
+    // 2000 x 2000 open hexes: a small file, a map of 48 MB, an engine of some hundreds.
+    let plain = write(
+        dir.path(),
+        "plain.json",
+        r#"{"hexsight":1,"name":"plain","ruleset":"combat-commander","grid":{"cols":2000,"rows":2000}}"#,
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 300000 && exec '{BIN}' viewshed '{}' --from A1",
+            s(&plain)
+        ))
+        .output()
+        .unwrap();
+    refused(&out, &["plain.json", "2000x2000", "MiB", "ulimit -v"]);
+}
+
+#[test]
 fn devices_folders_and_huge_files_are_refused_quickly() {
     let dir = tempfile::tempdir().unwrap();
     let start = Instant::now();

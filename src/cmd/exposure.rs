@@ -55,7 +55,7 @@ pub fn compute(map: &Map, sel: &Selection, progress: &super::Progress) -> anyhow
         ),
         super::matrix::ENGINE_HINT,
     )?;
-    let engine = Engine::new(map);
+    let engine = Engine::try_new(map)?;
     let ctl = Control {
         cancel: super::interrupt_flag(),
         progress: &|d, t| progress.update(d, t),

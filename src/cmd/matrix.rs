@@ -106,39 +106,13 @@ pub fn memory_budget(max_mb: Option<u64>) -> (u64, Limit) {
     }
 }
 
-/// Memory of the fast engine's tables kept per level, from the map's lowest to its
-/// highest level (up to nine bitsets of the padded grid per level): an upper bound.
-pub fn level_table_bytes(map: &Map) -> u64 {
-    let (mut q0, mut q1, mut r0, mut r1) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
-    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-    for (i, c) in map.cells().iter().enumerate() {
-        let h = map.hex_of(i);
-        q0 = q0.min(i64::from(h.q));
-        q1 = q1.max(i64::from(h.q));
-        r0 = r0.min(i64::from(h.r));
-        r1 = r1.max(i64::from(h.r));
-        lo = lo.min(i64::from(c.level));
-        hi = hi.max(i64::from(c.level));
-    }
-    if lo > hi {
-        return 0;
-    }
-    let size = ((q1 - q0 + 5) * (r1 - r0 + 5)) as u64;
-    let words = size / 64 + 2;
-    (hi - lo + 1) as u64 * 9 * words * 8
-}
-
-/// Memory the fast engine needs for a map before any matrix: the precomputed walks,
-/// the padded grids and the per-level tables.
+/// Memory the engine needs for a map before any pair: its padded grids and
+/// per-level tables ([`Engine::estimate_bytes`]).
 pub fn engine_bytes(map: &Map) -> u64 {
-    let none = Selection {
-        from: Vec::new(),
-        to: Vec::new(),
-    };
-    estimate_bytes(map, &none).saturating_add(level_table_bytes(map))
+    Engine::estimate_bytes(map)
 }
 
-/// What to change when the engine's walks do not fit.
+/// What to change when the engine's grids do not fit.
 pub const ENGINE_HINT: &str = "they grow with the map, not with --from or --to: use a smaller map";
 
 /// What to change when a matrix does not fit.
@@ -154,21 +128,16 @@ pub fn check_matrix_memory(
     max_mb: Option<u64>,
 ) -> anyhow::Result<()> {
     let pairs = sel.from.len() as u64 * sel.to.len() as u64;
-    let need = estimate_bytes(map, sel)
-        .saturating_add(level_table_bytes(map))
-        .saturating_add(pairs.saturating_mul(per_pair));
+    let need = estimate_bytes(map, sel).saturating_add(pairs.saturating_mul(per_pair));
     let (budget, limit) = memory_budget(max_mb);
     let fixed = engine_bytes(map);
     let r = if fixed > budget {
-        // The walks alone do not fit: zones would not help.
+        // The grids alone do not fit: zones would not help.
         memory::check_against(
             fixed,
             budget,
             limit,
-            &format!(
-                "precomputing the sight lines of a {}x{} map",
-                map.cols, map.rows
-            ),
+            &format!("preparing the grids of a {}x{} map", map.cols, map.rows),
             ENGINE_HINT,
         )
     } else {
@@ -207,7 +176,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             bits: matrix_plain_cancellable(&map, cancel, &progress)?,
         }
     } else {
-        let engine = Engine::new(&map);
+        let engine = Engine::try_new(&map)?;
+        if sel.is_all(&map) && engine.is_reciprocal() {
+            // The whole-map sweep reads walks compiled for every offset.
+            engine.lines();
+        }
         prepared = progress.seconds();
         engine_mb = engine.bytes() as f64 / (1 << 20) as f64;
         let ctl = Control {
@@ -244,7 +217,7 @@ fn run_hindrance(a: &Args, map: &Map, sel: &Selection) -> anyhow::Result<ExitCod
     check_matrix_memory(&a.map, map, sel, 1, a.max_memory)?;
     let cancel = super::interrupt_flag();
     let progress = super::Progress::new("pairs");
-    let engine = Engine::new(map);
+    let engine = Engine::try_new(map)?;
     let ctl = Control {
         cancel,
         progress: &|d, t| progress.update(d, t),

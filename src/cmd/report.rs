@@ -63,7 +63,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("{}: cannot create the folder", a.out.display()))?;
     let path = |f: &str| a.out.join(f);
     let progress = super::Progress::new("pairs");
-    let engine = Engine::new(&map);
+    let engine = Engine::try_new(&map)?;
     let ctl = Control {
         cancel: super::interrupt_flag(),
         progress: &|d, t| progress.update(d, t),

@@ -75,7 +75,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     )?;
     super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
     let progress = super::Progress::new("targets");
-    let engine = Engine::new(&map);
+    let engine = Engine::try_new(&map)?;
     let ctl = Control {
         cancel: super::interrupt_flag(),
         progress: &|d, t| progress.update(d, t),

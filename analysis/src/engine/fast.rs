@@ -120,6 +120,18 @@ pub struct Engine<'m> {
 }
 
 impl<'m> Engine<'m> {
+    /// [`Engine::new`] after checking that its grids fit the memory there is
+    /// ([`crate::memory`]): a map too large is refused with the numbers, before
+    /// anything large is allocated.
+    pub fn try_new(map: &'m Map) -> crate::Result<Engine<'m>> {
+        crate::memory::check(
+            Engine::estimate_bytes(map),
+            &format!("preparing a {}x{} map", map.cols, map.rows),
+            "use a smaller map, or give hexsight more memory",
+        )?;
+        Ok(Engine::new(map))
+    }
+
     /// Prepares the map: the padded grid of the family's kernel and its sweep tables.
     /// No walk is compiled yet: [`Engine::lines`] does that when a question needs
     /// every offset, and [`super::pairs`] compiles only the walks it needs.

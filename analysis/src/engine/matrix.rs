@@ -131,10 +131,18 @@ impl Default for Control<'static> {
 }
 
 /// Memory a matrix run needs, in bytes: the bits plus the precomputed walks and grids.
+///
+/// The whole map sweeps offset by offset over walks compiled for every offset;
+/// a zone goes through the pair sweep, which holds a few walks per thread.
 pub fn estimate_bytes(map: &Map, sel: &Selection) -> u64 {
+    let walks = if sel.is_all(map) {
+        super::lines::estimate_bytes(map.cols as usize, map.rows as usize) as u64
+    } else {
+        map.len() as u64 * 4 + (u64::from(map.cols) + u64::from(map.rows)) * 48 * 64
+    };
     BitMatrix::bytes_for(sel.from.len(), sel.to.len())
-        + super::lines::estimate_bytes(map.cols as usize, map.rows as usize) as u64
-        + map.len() as u64 * 64
+        .saturating_add(walks)
+        .saturating_add(super::fast::Engine::estimate_bytes(map))
 }
 
 /// Refuses, with a message naming the way out, a run that would not fit in `available` bytes.
@@ -159,27 +167,6 @@ fn check_need(sel: &Selection, need: u64, available: u64) -> Result<()> {
                 sel.to.len(),
                 mb(need),
                 mb(available)
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Refuses, with one line giving the numbers and `hint`, work needing `need` bytes
-/// beyond 80% of the memory available now.
-pub fn check_need_bytes(what: &str, need: u64, hint: &str) -> Result<()> {
-    let Some(available) = available_memory() else {
-        return Ok(());
-    };
-    let budget = available / 10 * 8;
-    if need > budget {
-        let mb = |b: u64| b.div_ceil(1 << 20);
-        return Err(Error::new(
-            ErrorKind::Query,
-            format!(
-                "{what} needs about {} MiB but only {} MiB of memory is available; {hint}",
-                mb(need),
-                mb(budget)
             ),
         ));
     }

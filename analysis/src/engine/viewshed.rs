@@ -9,7 +9,7 @@
 //! only for the hexes a caller wants to explain ([`Viewshed::reason`]).
 
 use super::fast::Engine;
-use super::matrix::{Control, check_need_bytes};
+use super::matrix::Control;
 use super::pairs;
 use crate::error::Result;
 use crate::hex::Hex;
@@ -71,9 +71,9 @@ pub fn viewshed(map: &Map, from: Hex) -> Viewshed {
 /// The viewshed of map hex `i`, with cancellation and progress.
 pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed> {
     let map = engine.map();
-    check_need_bytes(
-        "a viewshed",
+    crate::memory::check(
         map.len() as u64 * 8 + pairs::estimate_bytes(engine),
+        "a viewshed",
         "use a smaller map",
     )?;
     // Per target: 0 not yet seen, else 1 + (hindrance << 3 | blind << 2 | verdict).
