@@ -1,13 +1,13 @@
 //! Benchmarks of the analysis engine (divan): one LOS, one viewshed and the
-//! full matrix on generated 30x30, 100x100 and 250x250 maps, for `geometric`
-//! and `combat-commander`. Run with `cargo bench --bench engine`; restrict with
-//! a filter, e.g. `cargo bench --bench engine -- matrix`.
+//! full matrix on generated maps, for every family. Run with `cargo bench
+//! --bench engine`; restrict with a filter, e.g. `cargo bench --bench engine -- matrix`.
 
 use divan::{Bencher, black_box};
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::generate::{Generator, generate};
 use hexsight_analysis::engine::matrix::{Control, Selection, matrix};
+use hexsight_analysis::engine::viewshed::viewshed_of;
 use hexsight_analysis::hex::Layout;
 use hexsight_analysis::line_of_sight;
 
@@ -15,7 +15,7 @@ fn main() {
     divan::main();
 }
 
-const RULESETS: [&str; 2] = ["geometric", "combat-commander"];
+const RULESETS: [&str; 5] = ["geometric", "combat-commander", "asl", "napoleonic", "miniatures"];
 
 fn map(ruleset: &str, size: u32) -> Map {
     let g = Generator {
@@ -46,29 +46,23 @@ fn los_fast<const N: u32>(b: Bencher, ruleset: &str) {
     b.bench(|| black_box(e.sight(black_box(0), black_box(n - 1))));
 }
 
-/// One viewshed (the centre hex against every hex), fast path, verdicts only.
+/// One viewshed (the centre hex against every hex, blind hexes included): the
+/// engine's pair sweep with one observer, on all cores.
 #[divan::bench(args = RULESETS, consts = [30, 100, 250])]
-fn viewshed_fast<const N: u32>(b: Bencher, ruleset: &str) {
+fn viewshed<const N: u32>(b: Bencher, ruleset: &str) {
     let m = map(ruleset, N);
     let e = Engine::new(&m);
     let c = m.len() / 2 + N as usize / 2;
-    b.bench(|| (0..m.len()).filter(|&j| e.sees(c, j)).count());
-}
-
-/// One viewshed with explanations and blind hexes (plain path, all cores).
-#[divan::bench(args = RULESETS, consts = [30, 100], sample_count = 5)]
-fn viewshed_plain<const N: u32>(b: Bencher, ruleset: &str) {
-    let m = map(ruleset, N);
-    let c = m.hex_of(m.len() / 2 + N as usize / 2);
     b.bench(|| {
-        hexsight_analysis::engine::viewshed::viewshed(&m, c)
+        viewshed_of(&e, c, &Control::default())
+            .expect("not cancelled")
             .blind()
             .len()
     });
 }
 
 /// The full matrix: walks prepared and every ordered pair answered, on all cores.
-#[divan::bench(args = RULESETS, consts = [30, 100, 250], sample_count = 3, sample_size = 1)]
+#[divan::bench(args = RULESETS, consts = [30, 60, 100], sample_count = 3, sample_size = 1)]
 fn matrix_full<const N: u32>(b: Bencher, ruleset: &str) {
     let m = map(ruleset, N);
     b.bench(|| {
