@@ -151,14 +151,9 @@ pub fn exposure(map: &Map, progress: &Progress) -> Option<Vec<u32>> {
         cancel: &progress.cancel,
         progress: &report,
     };
-    let e = exposure::streaming(&engine, &Selection::all(map), &ctl).ok()?;
+    let e = exposure::exposure(&engine, &Selection::all(map), &ctl).ok()?;
     // Every hex sees itself; count only the others.
-    let counts = e
-        .seen_by
-        .iter()
-        .enumerate()
-        .map(|(_, n)| n.saturating_sub(1))
-        .collect();
+    let counts = e.seen_by.iter().map(|n| n.saturating_sub(1)).collect();
     (!progress.cancelled()).then_some(counts)
 }
 

@@ -2,9 +2,9 @@
 
 use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
-use hexsight_analysis::engine::exposure::{Exposure, from_matrix, streaming};
+use hexsight_analysis::engine::exposure::{Exposure, exposure};
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::matrix::{Control, Selection, estimate_bytes, matrix};
+use hexsight_analysis::engine::matrix::{Control, Selection};
 use hexsight_analysis::export::{pictures, save_picture};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -42,34 +42,14 @@ pub struct Args {
     timings: bool,
 }
 
-/// Counts for the whole map: from the matrix when it fits in memory, else streaming.
+/// The counts, the engine's grids checked against the memory first (`exposure::exposure`).
 pub fn compute(map: &Map, sel: &Selection, progress: &super::Progress) -> anyhow::Result<Exposure> {
-    let (budget, limit) = super::matrix::memory_budget(None);
-    hexsight_analysis::memory::check_against(
-        super::matrix::engine_bytes(map),
-        budget,
-        limit,
-        &format!(
-            "precomputing the sight lines of a {}x{} map",
-            map.cols, map.rows
-        ),
-        super::matrix::ENGINE_HINT,
-    )?;
     let engine = Engine::try_new(map)?;
     let ctl = Control {
         cancel: super::interrupt_flag(),
         progress: &|d, t| progress.update(d, t),
     };
-    let all = Selection::all(map);
-    // The whole-map matrix, where it fits, is the fastest way to count all pairs;
-    // zones ask for fewer pairs, which the engine's pair sweep prepares alone.
-    let fits = estimate_bytes(map, &all) < super::matrix::memory_budget(None).0 / 2;
-    let e = if fits && sel.is_all(map) && engine.is_reciprocal() && engine.has_sweep() {
-        let m = matrix(&engine, &all, &ctl)?;
-        from_matrix(&m, &sel.from, &sel.to)
-    } else {
-        streaming(&engine, sel, &ctl)?
-    };
+    let e = exposure(&engine, sel, &ctl)?;
     progress.finish();
     Ok(e)
 }

@@ -64,6 +64,20 @@ pub fn from_matrix(m: &Matrix, from: &[usize], to: &[usize]) -> Exposure {
     }
 }
 
+/// The counts, the fastest way that fits: for the whole map under reciprocal rules
+/// with a specialised sweep, from the bit matrix when it takes at most 1/4 of the
+/// memory there is; otherwise [`streaming`].
+pub fn exposure(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Exposure> {
+    let map = engine.map();
+    let budget = crate::memory::budget().map_or(u64::MAX, |b| b.0);
+    let fits = super::matrix::estimate_bytes(map, &Selection::all(map)) < budget / 4;
+    if fits && sel.is_all(map) && engine.is_reciprocal() && engine.has_sweep() {
+        let m = super::matrix::matrix(engine, &Selection::all(map), ctl)?;
+        return Ok(from_matrix(&m, &sel.from, &sel.to));
+    }
+    streaming(engine, sel, ctl)
+}
+
 /// Counts without holding a matrix: the engine's pair sweep over the zones,
 /// which compiles only the walks from `sel.from` to every hex and from every
 /// hex to `sel.to` (each pair once where the rules are reciprocal).
