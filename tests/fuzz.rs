@@ -209,7 +209,7 @@ fn mutate_value(v: &mut Value, rng: &mut Rng) {
     let mut all = Vec::new();
     paths(v, &mut Vec::new(), &mut all);
     let path = rng.pick(&all).clone();
-    match rng.below(9) {
+    match rng.below(10) {
         // Delete a key or an element.
         0 => {
             if let Some((last, parent)) = path.split_last() {
@@ -308,6 +308,17 @@ fn mutate_value(v: &mut Value, rng: &mut Rng) {
             let r = random_value(rng);
             if let Some(x) = at(v, &path) {
                 *x = r;
+            }
+        }
+        // A key renamed (a hex label, a unit field, a table name).
+        9 => {
+            if let Some((Step::Key(k), parent)) = path.split_last() {
+                let name = random_string(rng);
+                if let Some(Value::Object(m)) = at(v, parent)
+                    && let Some(x) = m.shift_remove(k)
+                {
+                    m.insert(name, x);
+                }
             }
         }
         // A new key.

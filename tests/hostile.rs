@@ -181,6 +181,27 @@ fn a_matrix_too_big_for_ulimit_v_is_refused_with_the_numbers() {
         .output()
         .unwrap();
     refused(&out, &["tall.json", "drawing", "ulimit -v", "--png"]);
+    // Loading: a 60 MB file needs more than 400 MB once parsed; refused before reading.
+    let fat = write(
+        dir.path(),
+        "fat.json",
+        &format!(
+            r#"{{"hexsight":1,"name":"{}","ruleset":"geometric","grid":{{"cols":5,"rows":5}}}}"#,
+            "n".repeat(60 << 20)
+        ),
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 400000 && exec '{BIN}' validate '{}'",
+            s(&fat)
+        ))
+        .output()
+        .unwrap();
+    refused(
+        &out,
+        &["fat.json", "reading this 61 MiB map file", "ulimit -v"],
+    );
     // A matrix that fits is computed under the same limit.
     let fits = dir.path().join("small.bin");
     ok(&under_limit(&small, &fits));
