@@ -15,7 +15,13 @@ fn main() {
     divan::main();
 }
 
-const RULESETS: [&str; 5] = ["geometric", "combat-commander", "asl", "napoleonic", "miniatures"];
+const RULESETS: [&str; 5] = [
+    "geometric",
+    "combat-commander",
+    "asl",
+    "napoleonic",
+    "miniatures",
+];
 
 fn map(ruleset: &str, size: u32) -> Map {
     let g = Generator {

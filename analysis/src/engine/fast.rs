@@ -318,6 +318,18 @@ impl<'m> Engine<'m> {
         })
     }
 
+    /// True when the kernel reads the whole line of pair (`i`, `j`) (`Kernel::line`),
+    /// so a prefix of its walk settles nothing.
+    pub(crate) fn needs_line(&self, i: usize, j: usize) -> bool {
+        with_walker!(self, w => {
+            let c = |x: usize| crate::rules::kernel::End {
+                hex: self.padded.axial[x],
+                cell: w.grid.cells[self.padded.cell[x] as usize],
+            };
+            w.kernel.needs_line(&w.kernel.ends(c(i), c(j)))
+        })
+    }
+
     /// The map's hexes grouped by axial `q`; within a group `r` runs without gaps.
     pub fn groups(&self) -> &[Group] {
         &self.groups

@@ -9,7 +9,7 @@
 //! walk and the symmetry that maps it. For a 250x250 map that is about 21,000
 //! walks instead of 250,000, which keeps memory small next to the bit matrix.
 
-use crate::hex::line::{between, side_crossings_into, walk_offset_into};
+use crate::hex::line::{between, side_crossings_into, walk_prefix_into};
 use crate::hex::{Crossing, DIRECTIONS, Hex, SideCrossing, Step};
 use crate::map::Map;
 use rayon::prelude::*;
@@ -383,9 +383,18 @@ impl Pools {
 impl Pools {
     /// Compiles the exact walk from the origin to `d` into the pools.
     pub fn compile(&mut self, d: Hex) {
+        self.compile_prefix(d, usize::MAX);
+    }
+
+    /// Compiles the walk from the origin to `d` as far as `limit` cut points: the
+    /// whole walk (true), or its first stretches (false): then no stretch is the
+    /// last one and the walk stops short of `d`, so a line it blocks is blocked.
+    pub fn compile_prefix(&mut self, d: Hex, limit: usize) -> bool {
         let origin = Hex::new(0, 0);
         let (mut cuts, mut steps, mut crossings) = std::mem::take(&mut self.scratch);
-        walk_offset_into(d, &mut cuts, &mut steps);
+        let complete = walk_prefix_into(d, limit.max(2), &mut cuts, &mut steps);
+        // A prefix's last stretch may go on past where the prefix stops: it is left
+        // out with the observer's, so every stretch kept is exactly the whole walk's.
         let between = between(&steps);
         // The common denominator of every fraction, if it fits.
         let mut den: u64 = 1;
@@ -479,8 +488,12 @@ impl Pools {
         walk.hexes = range(start.0, self.hexes.len());
         walk.sides = range(start.1, self.sides.len());
         walk.crosses = range(start.2, self.crosses.len());
+        if !complete {
+            walk.last = Edge::None;
+        }
         self.walks.push(walk);
         self.scratch = (cuts, steps, crossings);
+        complete
     }
 }
 

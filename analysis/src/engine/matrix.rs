@@ -150,19 +150,13 @@ pub fn check_memory(map: &Map, sel: &Selection, available: u64) -> Result<()> {
     check_need(sel, estimate_bytes(map, sel), available)
 }
 
-/// Like [`check_memory`] for [`sight_matrix`], one byte per pair.
-pub fn check_memory_bytes(map: &Map, sel: &Selection, available: u64) -> Result<()> {
-    let need = estimate_bytes(map, sel) + sel.from.len() as u64 * sel.to.len() as u64;
-    check_need(sel, need, available)
-}
-
 fn check_need(sel: &Selection, need: u64, available: u64) -> Result<()> {
     if need > available {
         let mb = |b: u64| b.div_ceil(1 << 20);
         return Err(Error::new(
             ErrorKind::Query,
             format!(
-                "a {} x {} matrix needs about {} MiB but only {} MiB of memory is available; restrict the observers with --from and the targets with --to (for example --from A1:J10 --to K1:T10)",
+                "a {} x {} matrix needs about {} MiB but only {} MiB of memory is available; restrict the observers and the targets to smaller zones",
                 sel.from.len(),
                 sel.to.len(),
                 mb(need),
@@ -171,14 +165,6 @@ fn check_need(sel: &Selection, need: u64, available: u64) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// Memory the system can give now (Linux `MemAvailable`), if known.
-pub fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
 }
 
 /// The error a cancelled run returns.
@@ -459,12 +445,12 @@ mod tests {
     }
 
     #[test]
-    fn a_run_that_does_not_fit_is_refused_naming_from_and_to() {
+    fn a_run_that_does_not_fit_is_refused_naming_zones() {
         let map = small_geometric_map();
         let err = check_memory(&map, &Selection::all(&map), 1000)
             .unwrap_err()
             .to_string();
-        assert!(err.contains("--from") && err.contains("--to"), "{err}");
+        assert!(err.contains("zones") && err.contains("MiB"), "{err}");
         check_memory(&map, &Selection::all(&map), 1 << 30).unwrap();
     }
 

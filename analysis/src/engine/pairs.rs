@@ -17,6 +17,13 @@ use crate::hex::Hex;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// Cut points of a line walked before the rest is compiled (few in tests, so that
+/// the two phases meet on small maps).
+#[cfg(not(test))]
+const PREFIX: usize = 48;
+#[cfg(test)]
+const PREFIX: usize = 4;
+
 /// Hexes of a request with one axial `q`: their `r`s, sorted, and map indices.
 struct Column {
     q: i32,
@@ -156,35 +163,57 @@ pub fn for_each<const BLIND: bool>(
             let (lo, hi) = need.dr[k];
             let mut pools = Pools::default();
             let mut images = Vec::with_capacity(12);
+            let mut pending: Vec<(usize, usize, usize)> = Vec::new();
+            // The pairs (observer, target) at offset `e`.
+            let (is_target, target_col) = (&is_target, &target_col);
+            let pairs_at = |e: Hex| {
+                obs.iter().flat_map(move |o| {
+                    // Observers of this column whose target `e` away lies in the target column.
+                    let rows: &[(i32, u32)] = match target_col(o.q + e.q) {
+                        Some(t) => {
+                            let start = o.rs.partition_point(|x| x.0 < t.r_lo() - e.r);
+                            let end = o.rs.partition_point(|x| x.0 <= t.r_hi() - e.r);
+                            &o.rs[start..end.max(start)]
+                        }
+                        None => &[],
+                    };
+                    rows.iter().filter_map(move |&(r, i)| {
+                        let j = engine.index_at(Hex::new(o.q + e.q, r + e.r))?;
+                        is_target[j].then_some((i as usize, j))
+                    })
+                })
+            };
             let mut pairs = 0u64;
             for dr in lo..=hi {
                 let d = Hex::new(dq, dr);
                 if !need.images(&syms, d, &mut images) {
                     continue;
                 }
-                pools.clear();
-                pools.compile(d);
-                let walk = pools.walks[0];
+                // Most lines are blocked before their end: walk a prefix of the line
+                // first, four times longer each round, and compile further only for
+                // the pairs it has not settled.
+                pending.clear();
                 for &(e, g) in &images {
-                    for o in &obs {
-                        let Some(t) = target_col(o.q + e.q) else {
-                            continue;
-                        };
-                        // Observers of this column whose target `e` away lies in the target column.
-                        let (r_from, r_to) = (t.r_lo() - e.r, t.r_hi() - e.r);
-                        let start = o.rs.partition_point(|x| x.0 < r_from);
-                        for &(r, i) in o.rs[start..].iter().take_while(|x| x.0 <= r_to) {
-                            let Some(j) = engine.index_at(Hex::new(o.q + e.q, r + e.r)) else {
-                                continue;
-                            };
-                            if !is_target[j] {
-                                continue;
-                            }
-                            let out = engine.outcome::<BLIND>(&pools, &walk, g, i as usize, j);
-                            visit(i as usize, j, out);
+                    pending.extend(pairs_at(e).map(|(i, j)| (i, j, g)));
+                }
+                let mut limit = PREFIX;
+                while !pending.is_empty() {
+                    pools.clear();
+                    let complete = pools.compile_prefix(d, limit);
+                    let walk = pools.walks[0];
+                    pending.retain(|&(i, j, g)| {
+                        if !complete && engine.needs_line(i, j) {
+                            return true;
+                        }
+                        let out = engine.outcome::<BLIND>(&pools, &walk, g, i, j);
+                        let settled = complete || if BLIND { out.high } else { out.blocked() };
+                        if settled {
+                            visit(i, j, out);
                             pairs += 1;
                         }
-                    }
+                        !settled
+                    });
+                    limit = limit.saturating_mul(4);
                 }
                 if pairs > 4096 {
                     (ctl.progress)(done.fetch_add(pairs, Ordering::Relaxed) + pairs, total);

@@ -146,6 +146,18 @@ fn walk_offset(d: Hex) -> Vec<Step> {
 /// Walks from the origin to `d` into `steps`, with `cuts` as scratch (both
 /// reused, so that compiling thousands of walks allocates little).
 pub(crate) fn walk_offset_into(d: Hex, cuts: &mut Vec<(i64, u8)>, steps: &mut Vec<Step>) {
+    walk_prefix_into(d, usize::MAX, cuts, steps);
+}
+
+/// The first stretches of the walk from the origin to `d`, up to `limit` cut points:
+/// the whole walk (true) when it has no more, else a prefix that stops short of `d`
+/// (false). The stretches are those of the whole walk, exactly.
+pub(crate) fn walk_prefix_into(
+    d: Hex,
+    limit: usize,
+    cuts: &mut Vec<(i64, u8)>,
+    steps: &mut Vec<Step>,
+) -> bool {
     steps.clear();
     let origin = Hex::new(0, 0);
     if d == origin {
@@ -154,11 +166,15 @@ pub(crate) fn walk_offset_into(d: Hex, cuts: &mut Vec<(i64, u8)>, steps: &mut Ve
             t0: Ratio::ZERO,
             t1: Ratio::ONE,
         });
-        return;
+        return true;
     }
     let (dq, dr, ds) = (d.q as i64, d.r as i64, d.s() as i64);
     // Every cut is a multiple of 1/den, so the walk works on numerators over den.
-    let den = cut_points([(dq - dr).abs(), (dr - ds).abs(), (ds - dq).abs()], cuts);
+    let den = cut_points(
+        [(dq - dr).abs(), (dr - ds).abs(), (ds - dq).abs()],
+        limit,
+        cuts,
+    );
     let push = |crossing: Crossing, t0: Ratio, t1: Ratio, steps: &mut Vec<Step>| {
         if let Some(last) = steps.last_mut()
             && last.crossing == crossing
@@ -198,6 +214,7 @@ pub(crate) fn walk_offset_into(d: Hex, cuts: &mut Vec<(i64, u8)>, steps: &mut Ve
         };
         push(c, t0, t1, steps);
     }
+    cuts.last().is_some_and(|c| c.0 == den)
 }
 
 /// The hex whose interior holds the point at `num / den` of the line to `d`,
@@ -255,7 +272,8 @@ fn inside_near(d: Hex, num: i64, den: i64, here: &mut Hex) -> Option<Hex> {
 /// All fractions `k / n` in `[0, 1]` for each family size `n`, as sorted,
 /// unique numerators over one common denominator (returned), each with the
 /// number of families that cut there, into `cuts`.
-fn cut_points(ns: [i64; 3], cuts: &mut Vec<(i64, u8)>) -> i64 {
+/// At most `limit` of them (the last then short of 1).
+fn cut_points(ns: [i64; 3], limit: usize, cuts: &mut Vec<(i64, u8)>) -> i64 {
     let den = ns
         .iter()
         .filter(|&&n| n > 1)
@@ -269,6 +287,9 @@ fn cut_points(ns: [i64; 3], cuts: &mut Vec<(i64, u8)>) -> i64 {
         let k = next[0].min(next[1]).min(next[2]);
         if k >= den {
             break;
+        }
+        if cuts.len() >= limit {
+            return den;
         }
         let mut families = 0;
         for (n, s) in next.iter_mut().zip(step) {
