@@ -111,10 +111,7 @@ pub fn streaming(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Expo
             v
         };
         let in_both = |x: usize| is_to[x] || is_from[x];
-        pairs::for_each::<false>(engine, &both, &all, ctl, |i, j, o| {
-            if o.blocked() {
-                return;
-            }
+        pairs::for_each_seen(engine, &both, &all, ctl, |i, j| {
             count(i, j);
             // The pair (j, i) where `j` is not itself a request hex is met only here.
             if !in_both(j) {
@@ -122,15 +119,11 @@ pub fn streaming(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Expo
             }
         })?;
     } else {
-        pairs::for_each::<false>(engine, &sel.from, &all, ctl, |_, j, o| {
-            if !o.blocked() {
-                seen_by[j].fetch_add(1, Ordering::Relaxed);
-            }
+        pairs::for_each_seen(engine, &sel.from, &all, ctl, |_, j| {
+            seen_by[j].fetch_add(1, Ordering::Relaxed);
         })?;
-        pairs::for_each::<false>(engine, &all, &sel.to, ctl, |i, _, o| {
-            if !o.blocked() {
-                sees[i].fetch_add(1, Ordering::Relaxed);
-            }
+        pairs::for_each_seen(engine, &all, &sel.to, ctl, |i, _| {
+            sees[i].fetch_add(1, Ordering::Relaxed);
         })?;
     }
     let unwrap = |v: Vec<AtomicU32>| v.into_iter().map(AtomicU32::into_inner).collect();

@@ -361,8 +361,8 @@ impl<'m> Engine<'m> {
                 return false;
             }
             let found = lines.lookup(Hex::new(dq, dr)).filter(|(w, _)| w.exact);
-            match (found, &self.family) {
-                (Some((walk, g)), family) if (dq, dr) != (0, 0) => {
+            match found {
+                Some((walk, g)) if (dq, dr) != (0, 0) => {
                     let o = Offset {
                         pools: &lines.pools,
                         walk,
@@ -370,53 +370,9 @@ impl<'m> Engine<'m> {
                         factors: self.factors[g],
                         dt: dq as i64 * self.padded.stride + dr as i64,
                         cells: &self.padded.cell,
+                        wide: true,
                     };
-                    match family {
-                        FamilyKernel::Geometric { sweep: Some(s), .. } => {
-                            s.offset(&o, &pairs, dr, self.simd, &mut steps_buf, &mut seen)
-                        }
-                        FamilyKernel::CombatCommander { kernel, grid, flat } => {
-                            let sees = |i: usize, j: usize| {
-                                !self.outcome::<false>(&lines.pools, walk, g, i, j).blocked()
-                            };
-                            flat.offset(kernel, grid, &o, &self.syms, &pairs, dr, &sees, &mut seen)
-                        }
-                        FamilyKernel::Asl {
-                            kernel,
-                            grid,
-                            level: Some(l),
-                        } => l.offset(
-                            &self.walker(kernel, grid),
-                            &o,
-                            &pairs,
-                            dr,
-                            &mut Vec::new(),
-                            &mut seen,
-                        ),
-                        FamilyKernel::Napoleonic {
-                            kernel,
-                            grid,
-                            level: Some(l),
-                        } => l.offset(
-                            &self.walker(kernel, grid),
-                            &o,
-                            &pairs,
-                            dr,
-                            &mut Vec::new(),
-                            &mut seen,
-                        ),
-                        _ => with_walker!(self, w => {
-                            let mut spans = Vec::new();
-                            pairs.runs(dr, |run| {
-                                for lane in 0..run.lanes {
-                                    let (i, j) = run.pair(lane);
-                                    if !w.eval::<false>(&lines.pools, walk, g, i, j, &mut spans).blocked() {
-                                        seen(i, j);
-                                    }
-                                }
-                            })
-                        }),
-                    }
+                    self.sweep_offset(&o, &pairs, dr, &mut steps_buf, &mut seen);
                 }
                 _ => pairs.runs(dr, |run| {
                     for lane in 0..run.lanes {
@@ -429,6 +385,70 @@ impl<'m> Engine<'m> {
             }
         }
         true
+    }
+
+    /// Calls `seen(i, j)` for each pair of the runs `dr` away (in `pairs`) whose line
+    /// is seen, offset `o` being an exact walk: the family's sweep where it has one,
+    /// else the kernel's walker lane by lane.
+    pub(crate) fn sweep_offset(
+        &self,
+        o: &Offset,
+        pairs: &DqPairs,
+        dr: i32,
+        steps_buf: &mut Vec<(i32, u32, u32)>,
+        seen: &mut dyn FnMut(usize, usize),
+    ) {
+        let (pools, walk, g) = (o.pools, o.walk, o.g);
+        match &self.family {
+            FamilyKernel::Geometric { sweep: Some(s), .. } => {
+                s.offset(o, pairs, dr, self.simd && o.wide, steps_buf, seen)
+            }
+            FamilyKernel::CombatCommander { kernel, grid, flat } => {
+                let sees =
+                    |i: usize, j: usize| !self.outcome::<false>(pools, walk, g, i, j).blocked();
+                flat.offset(kernel, grid, o, &self.syms, pairs, dr, &sees, seen)
+            }
+            FamilyKernel::Asl {
+                kernel,
+                grid,
+                level: Some(l),
+            } => l.offset(
+                &self.walker(kernel, grid),
+                o,
+                pairs,
+                dr,
+                &mut Vec::new(),
+                seen,
+            ),
+            FamilyKernel::Napoleonic {
+                kernel,
+                grid,
+                level: Some(l),
+            } => l.offset(
+                &self.walker(kernel, grid),
+                o,
+                pairs,
+                dr,
+                &mut Vec::new(),
+                seen,
+            ),
+            _ => with_walker!(self, w => {
+                let mut spans = Vec::new();
+                pairs.runs(dr, |run| {
+                    for lane in 0..run.lanes {
+                        let (i, j) = run.pair(lane);
+                        if !w.eval::<false>(pools, walk, g, i, j, &mut spans).blocked() {
+                            seen(i, j);
+                        }
+                    }
+                })
+            }),
+        }
+    }
+
+    /// The index factors of symmetry `g` in the padded grid.
+    pub(crate) fn factors(&self, g: usize) -> (i64, i64) {
+        self.factors[g]
     }
 
     /// The explained query's total, for pairs the compact walks cannot hold.

@@ -25,6 +25,29 @@ impl Group {
     }
 }
 
+/// Groups hexes `idx` of the map (axial coordinates by map index) into runs of one
+/// `q` and consecutive `r`, sorted by `q` then `r`.
+pub fn runs_of(axial: &[crate::hex::Hex], idx: &[usize]) -> Vec<Group> {
+    let mut all: Vec<(i32, i32, u32)> = idx
+        .iter()
+        .map(|&i| (axial[i].q, axial[i].r, i as u32))
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    let mut out: Vec<Group> = Vec::new();
+    for (q, r, i) in all {
+        match out.last_mut() {
+            Some(g) if g.q == q && g.r_hi() + 1 == r => g.idx.push(i),
+            _ => out.push(Group {
+                q,
+                r_lo: r,
+                idx: vec![i],
+            }),
+        }
+    }
+    out
+}
+
 /// Groups the map's hexes (given by axial coordinates, in map index order) by `q`.
 pub fn groups(axial: &[crate::hex::Hex]) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
@@ -95,6 +118,19 @@ impl<'g> DqPairs<'g> {
         DqPairs { pairs, dq }
     }
 
+    /// The pairs of observer groups `obs` and target groups `tgt` (both sorted by `q`,
+    /// several groups per `q` allowed) `dq` apart.
+    pub fn between(obs: &'g [Group], tgt: &'g [Group], dq: i32) -> Self {
+        let mut pairs = Vec::new();
+        for a in obs {
+            let start = tgt.partition_point(|b| b.q < a.q + dq);
+            for b in tgt[start..].iter().take_while(|b| b.q == a.q + dq) {
+                pairs.push((a, b));
+            }
+        }
+        DqPairs { pairs, dq }
+    }
+
     /// The `dr` the pairs span (from 0 up when `dq` is 0, so each pair is met once).
     pub fn dr_range(&self) -> Option<(i32, i32)> {
         let span = |a: &Group, b: &Group| {
@@ -143,6 +179,8 @@ pub struct Offset<'a> {
     pub dt: i64,
     /// The padded-grid cell of each map hex.
     pub cells: &'a [u32],
+    /// Enough lines share this walk for per-offset tables (the vector thresholds) to pay off.
+    pub wide: bool,
 }
 
 impl Offset<'_> {

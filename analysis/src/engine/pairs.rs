@@ -11,6 +11,7 @@
 use super::fast::Engine;
 use super::lines::{Pools, Symmetry};
 use super::matrix::{Control, cancelled};
+use super::offsets::{DqPairs, Offset, runs_of};
 use super::walker::Outcome;
 use crate::error::Result;
 use crate::hex::Hex;
@@ -224,6 +225,98 @@ pub fn for_each<const BLIND: bool>(
                 }
             }
             (ctl.progress)(done.fetch_add(pairs, Ordering::Relaxed) + pairs, total);
+        });
+    if cancelled_now() {
+        return Err(cancelled());
+    }
+    Ok(())
+}
+
+/// Calls `seen(i, j)` once for every observer `i` of `from` and target `j` of `to`
+/// whose line is seen: [`for_each`] where the family has no whole-map sweep;
+/// otherwise each orbit's walk is compiled once and swept, 64 lanes at a time, over
+/// the runs of observers (consecutive hexes of one axial column) whose targets lie
+/// at each of its needed images, as the matrix sweeps do.
+pub fn for_each_seen(
+    engine: &Engine,
+    from: &[usize],
+    to: &[usize],
+    ctl: &Control,
+    seen: impl Fn(usize, usize) + Sync,
+) -> Result<()> {
+    if !engine.has_sweep() {
+        return for_each::<false>(engine, from, to, ctl, |i, j, o| {
+            if !o.blocked() {
+                seen(i, j)
+            }
+        });
+    }
+    let axial = &engine.padded.axial;
+    let (obs, tgt) = (runs_of(axial, from), runs_of(axial, to));
+    let need = Needed::of(&columns(engine, from), &columns(engine, to));
+    let syms = super::lines::symmetries();
+    let total = from.len() as u64 * to.len() as u64;
+    let done = AtomicU64::new(0);
+    let cancelled_now = || ctl.cancel.load(Ordering::Relaxed);
+    (0..need.dr.len())
+        .into_par_iter()
+        .with_max_len(1)
+        .for_each(|k| {
+            if cancelled_now() {
+                return;
+            }
+            let dq = k as i32 + need.dq_min;
+            let (lo, hi) = need.dr[k];
+            let mut pools = Pools::default();
+            let mut images = Vec::with_capacity(12);
+            let mut steps_buf = Vec::new();
+            let mut count = 0u64;
+            let mut emit = |i: usize, j: usize| seen(i, j);
+            for dr in lo..=hi {
+                let d = Hex::new(dq, dr);
+                if !need.images(&syms, d, &mut images) {
+                    continue;
+                }
+                pools.clear();
+                pools.compile(d);
+                let walk = pools.walks[0];
+                for &(e, g) in &images {
+                    let pairs = DqPairs::between(&obs, &tgt, e.q);
+                    let mut lanes = 0u64;
+                    pairs.runs(e.r, |run| lanes += run.lanes as u64);
+                    let o = Offset {
+                        pools: &pools,
+                        walk: &walk,
+                        g,
+                        factors: engine.factors(g),
+                        dt: e.q as i64 * engine.padded.stride + e.r as i64,
+                        cells: &engine.padded.cell,
+                        wide: lanes >= 1024,
+                    };
+                    if e == Hex::new(0, 0) || !walk.exact {
+                        // The plain path: each hex with itself, or a walk the compact form cannot hold.
+                        pairs.runs(e.r, |run| {
+                            for lane in 0..run.lanes {
+                                let (i, j) = run.pair(lane);
+                                if !engine.plain_outcome(i, j).blocked() {
+                                    emit(i, j);
+                                }
+                            }
+                        });
+                    } else {
+                        engine.sweep_offset(&o, &pairs, e.r, &mut steps_buf, &mut emit);
+                    }
+                    count += lanes;
+                }
+                if count > 1 << 16 {
+                    (ctl.progress)(done.fetch_add(count, Ordering::Relaxed) + count, total);
+                    count = 0;
+                    if cancelled_now() {
+                        return;
+                    }
+                }
+            }
+            (ctl.progress)(done.fetch_add(count, Ordering::Relaxed) + count, total);
         });
     if cancelled_now() {
         return Err(cancelled());
