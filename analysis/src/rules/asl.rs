@@ -322,6 +322,7 @@ impl super::kernel::Kernel for Kernel<'_> {
         }
     }
 
+    #[inline]
     fn ends(&self, x: super::kernel::End<Cell>, y: super::kernel::End<Cell>) -> Ends {
         let (pa, pb) = self.positions.unwrap_or((x.cell.pos(), y.cell.pos()));
         let a = end_at(x.hex, x.cell.level, pa);
@@ -515,6 +516,7 @@ impl super::kernel::Kernel for Kernel<'_> {
         " (A6.1)"
     }
 
+    #[inline]
     fn needs_line(&self, e: &Ends) -> bool {
         e.a.hex != e.b.hex && (e.a.pos == Pos::In || e.b.pos == Pos::In)
     }
@@ -541,6 +543,7 @@ impl super::kernel::Kernel for Kernel<'_> {
 
     /// Between ends on one ground level, neither IN a depression, no blind hex or
     /// A6.3 rule applies: every rule compares with that level only.
+    #[inline]
     fn level_key(&self, e: &Ends) -> Option<i32> {
         (e.hi_lo.is_none() && e.a.pos != Pos::In && e.b.pos != Pos::In).then_some(e.high)
     }
@@ -558,6 +561,7 @@ impl super::kernel::Kernel for Kernel<'_> {
 
     /// Between ends on different levels, hills, obstacles at the higher level and
     /// markers block wherever they lie; blind hexes (A6.4, B10.23) and A6.3 only add blocks.
+    #[inline]
     fn far_key(&self, e: &Ends) -> Option<i32> {
         e.hi_lo.is_some().then_some(e.high)
     }
@@ -580,10 +584,12 @@ impl super::kernel::Kernel for Kernel<'_> {
         true
     }
 
+    #[inline]
     fn top(&self, c: &Cell) -> i64 {
         i64::from(c.level) * 1000
     }
 
+    #[inline]
     fn eye(&self, c: &Cell) -> i64 {
         i64::from(c.level) * 1000
     }

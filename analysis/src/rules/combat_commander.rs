@@ -115,6 +115,7 @@ impl super::kernel::Kernel for Kernel<'_> {
         }
     }
 
+    #[inline]
     fn ends(&self, a: End<Cell>, b: End<Cell>) -> Ends {
         let (lo, lt) = (a.cell.level, b.cell.level);
         let low = match lo.cmp(&lt) {
@@ -259,10 +260,12 @@ impl super::kernel::Kernel for Kernel<'_> {
         true
     }
 
+    #[inline]
     fn top(&self, c: &Cell) -> i64 {
         i64::from(c.level) * 1000
     }
 
+    #[inline]
     fn eye(&self, c: &Cell) -> i64 {
         i64::from(c.level) * 1000
     }

@@ -126,6 +126,7 @@ impl super::kernel::Kernel for Kernel<'_> {
 
     fn side(&self, _: Hex, _: Hex) {}
 
+    #[inline]
     fn ends(&self, a: End<Cell>, b: End<Cell>) -> (i64, i64) {
         (
             a.cell.level as i64 * MILLI + self.heights.observer_eye,
@@ -157,10 +158,12 @@ impl super::kernel::Kernel for Kernel<'_> {
         self.heights.observer_eye == self.heights.target_eye
     }
 
+    #[inline]
     fn top(&self, c: &Cell) -> i64 {
         c.surface
     }
 
+    #[inline]
     fn eye(&self, c: &Cell) -> i64 {
         c.level as i64 * MILLI + self.heights.observer_eye
     }

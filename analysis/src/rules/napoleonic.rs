@@ -138,6 +138,7 @@ impl super::kernel::Kernel for Kernel<'_> {
         Some(self.map.ruleset.hexsides[f.kind as usize].los)
     }
 
+    #[inline]
     fn ends(&self, a: End<Cell>, b: End<Cell>) -> i32 {
         a.cell.level.max(b.cell.level)
     }
@@ -229,6 +230,7 @@ impl super::kernel::Kernel for Kernel<'_> {
     }
 
     /// Every rule compares levels with the higher end's only.
+    #[inline]
     fn level_key(&self, &high: &i32) -> Option<i32> {
         Some(high)
     }
@@ -241,10 +243,12 @@ impl super::kernel::Kernel for Kernel<'_> {
         true
     }
 
+    #[inline]
     fn top(&self, c: &Cell) -> i64 {
         i64::from(c.level) * 1000
     }
 
+    #[inline]
     fn eye(&self, c: &Cell) -> i64 {
         i64::from(c.level) * 1000
     }
