@@ -391,7 +391,7 @@ pub const MAX_NUMBER: f64 = 1_000_000.0;
 pub const LISTED_IDS: usize = 30;
 
 /// Ids joined for an error message: at most [`LISTED_IDS`], then "and N more".
-fn id_list<'a>(ids: impl Iterator<Item = &'a str>) -> String {
+pub(crate) fn id_list<'a>(ids: impl Iterator<Item = &'a str>) -> String {
     let mut shown = Vec::new();
     let mut more = 0usize;
     for id in ids {

@@ -136,12 +136,8 @@ pub fn state_has(map: &Map, u: &Unit, flag: &str) -> bool {
 /// is not checked further: the family's rules cannot be applied to it.
 pub fn unknown(map: &Map) -> (Vec<Problem>, Vec<usize>) {
     let rs = &map.ruleset;
-    let ids = |l: &[UnitType]| {
-        l.iter()
-            .map(|t| t.id.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    // At most a few dozen ids, then how many more: a table may be long.
+    let ids = |l: &[UnitType]| super::table::id_list(l.iter().map(|t| t.id.as_str()));
     let mut problems = Vec::new();
     let mut good = Vec::new();
     for (i, u) in map.units.iter().enumerate() {
@@ -195,4 +191,37 @@ pub fn into_result(map: &Map, problems: Vec<Problem>) -> Result<()> {
             if n == 1 { "" } else { "s" }
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hex::Layout;
+    use std::sync::Arc;
+
+    /// A unit of an unknown kind under a table of 500 kinds: the message lists a
+    /// few dozen and says how many more, instead of all of them.
+    #[test]
+    fn an_unknown_kind_lists_a_bounded_number_of_known_ones() {
+        let mut rs: serde_json::Value =
+            serde_json::from_str(include_str!("../../../maps/rulesets/napoleonic.json")).unwrap();
+        rs["unit_kinds"] = (0..500)
+            .map(|k| serde_json::json!({"id": format!("kind-{k}")}))
+            .collect();
+        let rs = Ruleset::from_json(&rs.to_string(), std::path::Path::new("r.json")).unwrap();
+        let mut map = Map::new("m", "r.json", Arc::new(rs), 4, 4, Layout::default());
+        map.units.push(crate::map::Unit {
+            id: "x".into(),
+            hex: map.hex_of(0),
+            side: "a".into(),
+            kind: "nobody".into(),
+            state: String::new(),
+            facing: None,
+            extra: Default::default(),
+        });
+        let (problems, _) = unknown(&map);
+        let m = &problems[0].message;
+        assert!(m.contains("kind-0") && m.contains("more"), "{m}");
+        assert!(!m.contains("kind-499") && m.len() < 1000, "{m}");
+    }
 }
