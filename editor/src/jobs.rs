@@ -118,7 +118,8 @@ pub struct Seen {
 /// cancellable and with progress.
 pub fn viewshed(map: &Map, from: Hex, progress: &Progress) -> Option<Vec<Seen>> {
     let i = map.index(from)?;
-    let engine = Engine::new(map);
+    // A map too large for the memory there is gives no overlay rather than an abort.
+    let engine = Engine::try_new(map).ok()?;
     let report = |done: u64, total: u64| {
         progress.total.store(total as usize, Ordering::Relaxed);
         progress.done.store(done as usize, Ordering::Relaxed);
@@ -142,7 +143,8 @@ pub fn viewshed(map: &Map, from: Hex, progress: &Progress) -> Option<Vec<Seen>> 
 /// Exposure: for each hex, the number of other hexes that see it, from the
 /// engine's streaming exposure (fast, cancellable, with progress).
 pub fn exposure(map: &Map, progress: &Progress) -> Option<Vec<u32>> {
-    let engine = Engine::new(map);
+    // A map too large for the memory there is gives no overlay rather than an abort.
+    let engine = Engine::try_new(map).ok()?;
     let report = |done: u64, total: u64| {
         progress.total.store(total as usize, Ordering::Relaxed);
         progress.done.store(done as usize, Ordering::Relaxed);
