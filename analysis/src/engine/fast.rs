@@ -217,11 +217,6 @@ impl<'m> Engine<'m> {
         self.map
     }
 
-    /// True for every family now: kept for callers that ask.
-    pub fn is_fast(&self) -> bool {
-        true
-    }
-
     /// True when the family has a specialised whole-map sweep here.
     pub fn has_sweep(&self) -> bool {
         match &self.family {
@@ -408,30 +403,10 @@ impl<'m> Engine<'m> {
                     |i: usize, j: usize| !self.outcome::<false>(pools, walk, g, i, j).blocked();
                 flat.offset(kernel, grid, o, &self.syms, pairs, dr, &sees, seen)
             }
-            FamilyKernel::Asl {
-                kernel,
-                grid,
-                level: Some(l),
-            } => l.offset(
-                &self.walker(kernel, grid),
-                o,
-                pairs,
-                dr,
-                &mut Vec::new(),
-                seen,
-            ),
-            FamilyKernel::Napoleonic {
-                kernel,
-                grid,
-                level: Some(l),
-            } => l.offset(
-                &self.walker(kernel, grid),
-                o,
-                pairs,
-                dr,
-                &mut Vec::new(),
-                seen,
-            ),
+            FamilyKernel::Asl { level: Some(l), .. }
+            | FamilyKernel::Napoleonic { level: Some(l), .. } => with_walker!(self, w => {
+                l.offset(&w, o, pairs, dr, &mut Vec::new(), seen)
+            }),
             _ => with_walker!(self, w => {
                 let mut spans = Vec::new();
                 pairs.runs(dr, |run| {

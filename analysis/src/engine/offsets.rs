@@ -25,17 +25,23 @@ impl Group {
     }
 }
 
-/// Groups hexes `idx` of the map (axial coordinates by map index) into runs of one
-/// `q` and consecutive `r`, sorted by `q` then `r`.
-pub fn runs_of(axial: &[crate::hex::Hex], idx: &[usize]) -> Vec<Group> {
+/// Hexes `idx` of the map (axial coordinates by map index) as `(q, r, index)`,
+/// sorted by `q` then `r`, without repeats.
+pub fn sorted_hexes(axial: &[crate::hex::Hex], idx: &[usize]) -> Vec<(i32, i32, u32)> {
     let mut all: Vec<(i32, i32, u32)> = idx
         .iter()
         .map(|&i| (axial[i].q, axial[i].r, i as u32))
         .collect();
     all.sort_unstable();
     all.dedup();
+    all
+}
+
+/// Groups hexes `idx` of the map (axial coordinates by map index) into runs of one
+/// `q` and consecutive `r`, sorted by `q` then `r`.
+pub fn runs_of(axial: &[crate::hex::Hex], idx: &[usize]) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
-    for (q, r, i) in all {
+    for (q, r, i) in sorted_hexes(axial, idx) {
         match out.last_mut() {
             Some(g) if g.q == q && g.r_hi() + 1 == r => g.idx.push(i),
             _ => out.push(Group {

@@ -11,7 +11,7 @@
 use super::fast::Engine;
 use super::lines::{Pools, Symmetry};
 use super::matrix::{Control, cancelled};
-use super::offsets::{DqPairs, Offset, runs_of};
+use super::offsets::{DqPairs, Offset, runs_of, sorted_hexes};
 use super::walker::Outcome;
 use crate::error::Result;
 use crate::hex::Hex;
@@ -42,15 +42,8 @@ impl Column {
 
 /// The hexes `idx` of the engine's map as columns.
 fn columns(engine: &Engine, idx: &[usize]) -> Vec<Column> {
-    let axial = &engine.padded.axial;
-    let mut all: Vec<(i32, i32, u32)> = idx
-        .iter()
-        .map(|&i| (axial[i].q, axial[i].r, i as u32))
-        .collect();
-    all.sort_unstable();
-    all.dedup();
     let mut out: Vec<Column> = Vec::new();
-    for (q, r, i) in all {
+    for (q, r, i) in sorted_hexes(&engine.padded.axial, idx) {
         match out.last_mut() {
             Some(c) if c.q == q => c.rs.push((r, i)),
             _ => out.push(Column {
@@ -116,18 +109,54 @@ impl Needed {
         }
         true
     }
+}
 
-    /// Roughly how many walk stretches the request compiles in all.
-    fn stretches(&self) -> u64 {
-        let mut n = 0u64;
-        for (k, &(lo, hi)) in self.dr.iter().enumerate() {
-            let q = k as i32 + self.dq_min;
-            for r in lo.max(-(1 << 20))..=hi.min(1 << 20) {
-                n += u64::from(Hex::new(0, 0).distance(Hex::new(q, r))) * 2 + 1;
+/// Runs `work(scratch, d, images)` for the leader `d` of every orbit of the offsets
+/// `need` holds, with its needed images, in parallel over the `dq` columns, each task
+/// with scratch from `init`; `work` returns how many of the `total` pairs it answered,
+/// for progress. Returns an error if `ctl` cancels the run.
+fn each_leader<S>(
+    need: &Needed,
+    ctl: &Control,
+    total: u64,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, Hex, &[(Hex, usize)]) -> u64 + Sync,
+) -> Result<()> {
+    let syms = super::lines::symmetries();
+    let done = AtomicU64::new(0);
+    let cancelled_now = || ctl.cancel.load(Ordering::Relaxed);
+    (0..need.dr.len())
+        .into_par_iter()
+        .with_max_len(1)
+        .for_each(|k| {
+            if cancelled_now() {
+                return;
             }
-        }
-        n / 6
+            let dq = k as i32 + need.dq_min;
+            let (lo, hi) = need.dr[k];
+            let mut scratch = init();
+            let mut images = Vec::with_capacity(12);
+            let mut count = 0u64;
+            for dr in lo..=hi {
+                let d = Hex::new(dq, dr);
+                if !need.images(&syms, d, &mut images) {
+                    continue;
+                }
+                count += work(&mut scratch, d, &images);
+                if count > 4096 {
+                    (ctl.progress)(done.fetch_add(count, Ordering::Relaxed) + count, total);
+                    count = 0;
+                    if cancelled_now() {
+                        return;
+                    }
+                }
+            }
+            (ctl.progress)(done.fetch_add(count, Ordering::Relaxed) + count, total);
+        });
+    if cancelled_now() {
+        return Err(cancelled());
     }
+    Ok(())
 }
 
 /// Calls `visit(i, j, outcome)` once for every observer `i` of `from` and target `j`
@@ -148,88 +177,57 @@ pub fn for_each<const BLIND: bool>(
     for &t in to {
         is_target[t] = true;
     }
-    let syms = super::lines::symmetries();
-    let total = from.len() as u64 * to.len() as u64;
-    let done = AtomicU64::new(0);
     let target_col = |q: i32| tgt.binary_search_by_key(&q, |c| c.q).ok().map(|k| &tgt[k]);
-    let cancelled_now = || ctl.cancel.load(Ordering::Relaxed);
-    (0..need.dr.len())
-        .into_par_iter()
-        .with_max_len(1)
-        .for_each(|k| {
-            if cancelled_now() {
-                return;
-            }
-            let dq = k as i32 + need.dq_min;
-            let (lo, hi) = need.dr[k];
-            let mut pools = Pools::default();
-            let mut images = Vec::with_capacity(12);
-            let mut pending: Vec<(usize, usize, usize)> = Vec::new();
-            // The pairs (observer, target) at offset `e`.
-            let (is_target, target_col) = (&is_target, &target_col);
-            let pairs_at = |e: Hex| {
-                obs.iter().flat_map(move |o| {
-                    // Observers of this column whose target `e` away lies in the target column.
-                    let rows: &[(i32, u32)] = match target_col(o.q + e.q) {
-                        Some(t) => {
-                            let start = o.rs.partition_point(|x| x.0 < t.r_lo() - e.r);
-                            let end = o.rs.partition_point(|x| x.0 <= t.r_hi() - e.r);
-                            &o.rs[start..end.max(start)]
-                        }
-                        None => &[],
-                    };
-                    rows.iter().filter_map(move |&(r, i)| {
-                        let j = engine.index_at(Hex::new(o.q + e.q, r + e.r))?;
-                        is_target[j].then_some((i as usize, j))
-                    })
-                })
+    // The pairs (observer, target) at offset `e`.
+    let pairs_at = |e: Hex| {
+        let (is_target, target_col) = (&is_target, &target_col);
+        obs.iter().flat_map(move |o| {
+            // Observers of this column whose target `e` away lies in the target column.
+            let rows: &[(i32, u32)] = match target_col(o.q + e.q) {
+                Some(t) => {
+                    let start = o.rs.partition_point(|x| x.0 < t.r_lo() - e.r);
+                    let end = o.rs.partition_point(|x| x.0 <= t.r_hi() - e.r);
+                    &o.rs[start..end.max(start)]
+                }
+                None => &[],
             };
-            let mut pairs = 0u64;
-            for dr in lo..=hi {
-                let d = Hex::new(dq, dr);
-                if !need.images(&syms, d, &mut images) {
-                    continue;
+            rows.iter().filter_map(move |&(r, i)| {
+                let j = engine.index_at(Hex::new(o.q + e.q, r + e.r))?;
+                is_target[j].then_some((i as usize, j))
+            })
+        })
+    };
+    let total = from.len() as u64 * to.len() as u64;
+    let init = || (Pools::default(), Vec::<(usize, usize, usize)>::new());
+    each_leader(&need, ctl, total, init, |(pools, pending), d, images| {
+        // Most lines are blocked before their end: walk a prefix of the line first,
+        // four times longer each round, and compile further only for the pairs it
+        // has not settled.
+        pending.clear();
+        for &(e, g) in images {
+            pending.extend(pairs_at(e).map(|(i, j)| (i, j, g)));
+        }
+        let answered = pending.len() as u64;
+        let mut limit = PREFIX;
+        while !pending.is_empty() {
+            pools.clear();
+            let complete = pools.compile_prefix(d, limit);
+            let walk = pools.walks[0];
+            pending.retain(|&(i, j, g)| {
+                if !complete && engine.needs_line(i, j) {
+                    return true;
                 }
-                // Most lines are blocked before their end: walk a prefix of the line
-                // first, four times longer each round, and compile further only for
-                // the pairs it has not settled.
-                pending.clear();
-                for &(e, g) in &images {
-                    pending.extend(pairs_at(e).map(|(i, j)| (i, j, g)));
+                let out = engine.outcome::<BLIND>(pools, &walk, g, i, j);
+                let settled = complete || if BLIND { out.high } else { out.blocked() };
+                if settled {
+                    visit(i, j, out);
                 }
-                let mut limit = PREFIX;
-                while !pending.is_empty() {
-                    pools.clear();
-                    let complete = pools.compile_prefix(d, limit);
-                    let walk = pools.walks[0];
-                    pending.retain(|&(i, j, g)| {
-                        if !complete && engine.needs_line(i, j) {
-                            return true;
-                        }
-                        let out = engine.outcome::<BLIND>(&pools, &walk, g, i, j);
-                        let settled = complete || if BLIND { out.high } else { out.blocked() };
-                        if settled {
-                            visit(i, j, out);
-                            pairs += 1;
-                        }
-                        !settled
-                    });
-                    limit = limit.saturating_mul(4);
-                }
-                if pairs > 4096 {
-                    (ctl.progress)(done.fetch_add(pairs, Ordering::Relaxed) + pairs, total);
-                    pairs = 0;
-                    if cancelled_now() {
-                        return;
-                    }
-                }
-            }
-            (ctl.progress)(done.fetch_add(pairs, Ordering::Relaxed) + pairs, total);
-        });
-    if cancelled_now() {
-        return Err(cancelled());
-    }
-    Ok(())
+                !settled
+            });
+            limit = limit.saturating_mul(4);
+        }
+        answered
+    })
 }
 
 /// Calls `seen(i, j)` once for every observer `i` of `from` and target `j` of `to`
@@ -254,74 +252,44 @@ pub fn for_each_seen(
     let axial = &engine.padded.axial;
     let (obs, tgt) = (runs_of(axial, from), runs_of(axial, to));
     let need = Needed::of(&columns(engine, from), &columns(engine, to));
-    let syms = super::lines::symmetries();
     let total = from.len() as u64 * to.len() as u64;
-    let done = AtomicU64::new(0);
-    let cancelled_now = || ctl.cancel.load(Ordering::Relaxed);
-    (0..need.dr.len())
-        .into_par_iter()
-        .with_max_len(1)
-        .for_each(|k| {
-            if cancelled_now() {
-                return;
-            }
-            let dq = k as i32 + need.dq_min;
-            let (lo, hi) = need.dr[k];
-            let mut pools = Pools::default();
-            let mut images = Vec::with_capacity(12);
-            let mut steps_buf = Vec::new();
-            let mut count = 0u64;
-            let mut emit = |i: usize, j: usize| seen(i, j);
-            for dr in lo..=hi {
-                let d = Hex::new(dq, dr);
-                if !need.images(&syms, d, &mut images) {
-                    continue;
-                }
-                pools.clear();
-                pools.compile(d);
-                let walk = pools.walks[0];
-                for &(e, g) in &images {
-                    let pairs = DqPairs::between(&obs, &tgt, e.q);
-                    let mut lanes = 0u64;
-                    pairs.runs(e.r, |run| lanes += run.lanes as u64);
-                    let o = Offset {
-                        pools: &pools,
-                        walk: &walk,
-                        g,
-                        factors: engine.factors(g),
-                        dt: e.q as i64 * engine.padded.stride + e.r as i64,
-                        cells: &engine.padded.cell,
-                        wide: lanes >= 1024,
-                    };
-                    if e == Hex::new(0, 0) || !walk.exact {
-                        // The plain path: each hex with itself, or a walk the compact form cannot hold.
-                        pairs.runs(e.r, |run| {
-                            for lane in 0..run.lanes {
-                                let (i, j) = run.pair(lane);
-                                if !engine.plain_outcome(i, j).blocked() {
-                                    emit(i, j);
-                                }
-                            }
-                        });
-                    } else {
-                        engine.sweep_offset(&o, &pairs, e.r, &mut steps_buf, &mut emit);
+    let init = || (Pools::default(), Vec::new());
+    each_leader(&need, ctl, total, init, |(pools, steps_buf), d, images| {
+        let mut emit = |i: usize, j: usize| seen(i, j);
+        pools.clear();
+        pools.compile(d);
+        let walk = pools.walks[0];
+        let mut answered = 0;
+        for &(e, g) in images {
+            let pairs = DqPairs::between(&obs, &tgt, e.q);
+            let mut lanes = 0u64;
+            pairs.runs(e.r, |run| lanes += run.lanes as u64);
+            if e == Hex::new(0, 0) || !walk.exact {
+                // The plain path: each hex with itself, or a walk the compact form cannot hold.
+                pairs.runs(e.r, |run| {
+                    for lane in 0..run.lanes {
+                        let (i, j) = run.pair(lane);
+                        if !engine.plain_outcome(i, j).blocked() {
+                            emit(i, j);
+                        }
                     }
-                    count += lanes;
-                }
-                if count > 1 << 16 {
-                    (ctl.progress)(done.fetch_add(count, Ordering::Relaxed) + count, total);
-                    count = 0;
-                    if cancelled_now() {
-                        return;
-                    }
-                }
+                });
+            } else {
+                let o = Offset {
+                    pools,
+                    walk: &walk,
+                    g,
+                    factors: engine.factors(g),
+                    dt: e.q as i64 * engine.padded.stride + e.r as i64,
+                    cells: &engine.padded.cell,
+                    wide: lanes >= 1024,
+                };
+                engine.sweep_offset(&o, &pairs, e.r, steps_buf, &mut emit);
             }
-            (ctl.progress)(done.fetch_add(count, Ordering::Relaxed) + count, total);
-        });
-    if cancelled_now() {
-        return Err(cancelled());
-    }
-    Ok(())
+            answered += lanes;
+        }
+        answered
+    })
 }
 
 /// Bytes a request holds beyond the engine and its results: a few walks per
@@ -330,9 +298,4 @@ pub fn estimate_bytes(engine: &Engine) -> u64 {
     let map = engine.map();
     let diameter = u64::from(map.cols + map.rows) * 2;
     rayon::current_num_threads() as u64 * (diameter * 24 + 4096) + map.len() as u64
-}
-
-/// Roughly how many walk stretches a request compiles: its cost beyond the pairs.
-pub fn stretches(engine: &Engine, from: &[usize], to: &[usize]) -> u64 {
-    Needed::of(&columns(engine, from), &columns(engine, to)).stretches()
 }
