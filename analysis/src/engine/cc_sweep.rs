@@ -15,7 +15,8 @@ use super::grid::{Grid, Padded};
 use super::lines::{Edge, NO_DIR, Pools, Symmetry, Walk};
 use super::offsets::{DqPairs, Offset, Run};
 use crate::hex::{Hex, Ratio};
-use crate::rules::combat_commander::{Cell, Kernel, Side};
+use crate::rules::LevelSide as Side;
+use crate::rules::combat_commander::{Cell, Kernel};
 use crate::rules::kernel::{At, End, Kernel as _, Notes, Quiet};
 
 /// Per-level bitsets of the kernel's verdicts.

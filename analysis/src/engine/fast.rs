@@ -21,7 +21,7 @@ use crate::hex::Hex;
 use crate::los::line_of_sight;
 use crate::map::Map;
 use crate::rules::kernel::{Kernel as _, Span};
-use crate::rules::{Family, Verdict, asl, combat_commander, geometric, napoleonic};
+use crate::rules::{Family, LevelSide, Verdict, asl, combat_commander, geometric, napoleonic};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
@@ -63,12 +63,12 @@ pub(crate) enum FamilyKernel<'m> {
     },
     CombatCommander {
         kernel: combat_commander::Kernel<'m>,
-        grid: Grid<combat_commander::Cell, combat_commander::Side>,
+        grid: Grid<combat_commander::Cell, LevelSide>,
         flat: CcFlat,
     },
     Asl {
         kernel: asl::Kernel<'m>,
-        grid: Grid<asl::Cell, asl::Side>,
+        grid: Grid<asl::Cell, LevelSide>,
         level: Option<LevelSweep>,
     },
     Napoleonic {

@@ -51,7 +51,7 @@
 
 use super::kernel::{At, Explained, LineEvent, Notes, Span, What};
 use super::units::{self, Problem};
-use super::{Assessment, Effect, LosEffect, Modifier, marker_ids};
+use super::{Assessment, Effect, LevelSide, LosEffect, Modifier, marker_ids};
 use crate::hex::{Hex, HexLine, SideCrossing};
 use crate::map::{Map, Unit};
 use serde_json::{Value, json};
@@ -176,15 +176,6 @@ impl Cell {
     }
 }
 
-/// A hexside feature (B9.2): its effect and the level it stands at.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Side {
-    /// The feature's effect (`None` without a feature).
-    pub los: Option<LosEffect>,
-    /// The higher of the two hexes' levels.
-    pub level: i32,
-}
-
 /// The two ends of a line, and which is higher.
 #[derive(Clone, Copy, Debug)]
 pub struct Ends {
@@ -287,7 +278,7 @@ impl<'m> Kernel<'m> {
 
 impl super::kernel::Kernel for Kernel<'_> {
     type Cell = Cell;
-    type Side = Side;
+    type Side = LevelSide;
     type Ends = Ends;
 
     fn map(&self) -> &Map {
@@ -313,13 +304,8 @@ impl super::kernel::Kernel for Kernel<'_> {
         }
     }
 
-    fn side(&self, a: Hex, b: Hex) -> Side {
-        let map = self.map;
-        let f = map.hexside(a, b).expect("a feature");
-        Side {
-            los: Some(map.ruleset.hexsides[f.kind as usize].los),
-            level: map.level(a).max(map.level(b)),
-        }
+    fn side(&self, a: Hex, b: Hex) -> LevelSide {
+        LevelSide::of(self.map, a, b)
     }
 
     #[inline]
@@ -484,32 +470,20 @@ impl super::kernel::Kernel for Kernel<'_> {
 
     /// A crossed wall or hedge (B9.2) acts at its level or above the higher end.
     #[inline]
-    fn cross<N: Notes>(&self, e: &Ends, s: &Side, a: Hex, b: Hex, n: &mut N) {
-        if s.level < e.high {
+    fn cross<N: Notes>(&self, e: &Ends, s: &LevelSide, a: Hex, b: Hex, n: &mut N) {
+        let Some(effect) = s.effect(e.high) else {
             return;
-        }
-        let map = self.map;
-        let what = || {
-            let f = map.hexside(a, b).expect("a feature");
-            (
-                map.ruleset.hexsides[f.kind as usize].id.clone(),
-                map.side_label(a, b),
-            )
         };
-        let level = s.level;
-        match s.los {
-            Some(LosEffect::Obstacle) => n.note(What::Hex, Effect::Block, false, || {
-                let (id, side) = what();
-                format!(
+        let (map, level) = (self.map, s.level);
+        n.note(What::Hex, effect, false, || {
+            let (id, side) = LevelSide::names(map, a, b);
+            match effect {
+                Effect::Block => format!(
                     "the {id} on hexside {side} (level {level}) blocks LOS at its level, and is not a hexside of the firer's or target's hex (B9.2)"
-                )
-            }),
-            Some(LosEffect::Hindrance(v)) => n.note(What::Hex, Effect::Hinder(v), false, || {
-                let (id, side) = what();
-                format!("the {id} on hexside {side} hinders LOS (+{v}) (B9.2)")
-            }),
-            _ => {}
-        }
+                ),
+                Effect::Hinder(v) => format!("the {id} on hexside {side} hinders LOS (+{v}) (B9.2)"),
+            }
+        });
     }
 
     fn pair_rule(&self) -> &'static str {

@@ -27,7 +27,7 @@
 //!   (T88.1).
 
 use super::kernel::{At, End, Explained, Notes, What};
-use super::{Assessment, Effect, LosEffect, Modifier, marker_ids};
+use super::{Assessment, Effect, LevelSide, LosEffect, Modifier, marker_ids};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hex::{Hex, HexLine, SideCrossing};
 use crate::map::Map;
@@ -45,15 +45,6 @@ pub struct Cell {
     pub marker_block: bool,
     /// The markers' hindrance, whatever the heights (smoke).
     pub marker_hinder: u32,
-}
-
-/// A hexside feature: its effect and the level it stands at (the higher of its hexes).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Side {
-    /// The feature's effect (`None` without a feature).
-    pub los: Option<LosEffect>,
-    /// The higher of the two hexes' levels.
-    pub level: i32,
 }
 
 /// The ends of a line and their levels, which every rule compares against.
@@ -85,7 +76,7 @@ impl<'m> Kernel<'m> {
 
 impl super::kernel::Kernel for Kernel<'_> {
     type Cell = Cell;
-    type Side = Side;
+    type Side = LevelSide;
     type Ends = Ends;
 
     fn map(&self) -> &Map {
@@ -106,13 +97,8 @@ impl super::kernel::Kernel for Kernel<'_> {
         }
     }
 
-    fn side(&self, a: Hex, b: Hex) -> Side {
-        let map = self.map;
-        let f = map.hexside(a, b).expect("a feature");
-        Side {
-            los: Some(map.ruleset.hexsides[f.kind as usize].los),
-            level: map.level(a).max(map.level(b)),
-        }
+    fn side(&self, a: Hex, b: Hex) -> LevelSide {
+        LevelSide::of(self.map, a, b)
     }
 
     #[inline]
@@ -228,32 +214,20 @@ impl super::kernel::Kernel for Kernel<'_> {
 
     /// A crossed hedge or wall: it acts when its level is at least the higher end's.
     #[inline]
-    fn cross<N: Notes>(&self, e: &Ends, s: &Side, a: Hex, b: Hex, n: &mut N) {
-        if s.level < e.high {
+    fn cross<N: Notes>(&self, e: &Ends, s: &LevelSide, a: Hex, b: Hex, n: &mut N) {
+        let Some(effect) = s.effect(e.high) else {
             return;
-        }
-        let map = self.map;
-        let what = || {
-            let f = map.hexside(a, b).expect("a feature");
-            (
-                map.ruleset.hexsides[f.kind as usize].id.clone(),
-                map.side_label(a, b),
-            )
         };
-        let level = s.level;
-        match s.los {
-            Some(LosEffect::Obstacle) => n.note(What::Hex, Effect::Block, false, || {
-                let (id, side) = what();
-                format!(
+        let (map, level) = (self.map, s.level);
+        n.note(What::Hex, effect, false, || {
+            let (id, side) = LevelSide::names(map, a, b);
+            match effect {
+                Effect::Block => format!(
                     "the {id} on hexside {side} (level {level}) is an obstacle, and not a side of the observer's or target's hex (terrain chart: {id}; T88.4)"
-                )
-            }),
-            Some(LosEffect::Hindrance(v)) => n.note(What::Hex, Effect::Hinder(v), false, || {
-                let (id, side) = what();
-                format!("the {id} on hexside {side} hinders the line ({v})")
-            }),
-            _ => {}
-        }
+                ),
+                Effect::Hinder(v) => format!("the {id} on hexside {side} hinders the line ({v})"),
+            }
+        });
     }
 
     fn reciprocal(&self) -> bool {

@@ -229,6 +229,47 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
     }
 }
 
+/// A hexside feature that acts on a line when its level, the higher of its two
+/// hexes', is at least the higher end's (Combat Commander T88.4, ASL B9.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LevelSide {
+    /// The feature's effect (`None` without a feature).
+    pub los: Option<LosEffect>,
+    /// The higher of the two hexes' levels.
+    pub level: i32,
+}
+
+impl LevelSide {
+    /// The feature on the side of `a` towards `b` (which has one).
+    pub fn of(map: &Map, a: Hex, b: Hex) -> LevelSide {
+        let f = map.hexside(a, b).expect("a feature");
+        LevelSide {
+            los: Some(map.ruleset.hexsides[f.kind as usize].los),
+            level: map.level(a).max(map.level(b)),
+        }
+    }
+
+    /// What it does to a line whose higher end is at level `high`.
+    #[inline]
+    pub fn effect(&self, high: i32) -> Option<Effect> {
+        match self.los {
+            _ if self.level < high => None,
+            Some(LosEffect::Obstacle) => Some(Effect::Block),
+            Some(LosEffect::Hindrance(v)) => Some(Effect::Hinder(v)),
+            _ => None,
+        }
+    }
+
+    /// The feature's id and the hexside's label, for reasons.
+    pub fn names(map: &Map, a: Hex, b: Hex) -> (String, String) {
+        let f = map.hexside(a, b).expect("a feature");
+        (
+            map.ruleset.hexsides[f.kind as usize].id.clone(),
+            map.side_label(a, b),
+        )
+    }
+}
+
 /// The ids of the markers in `h` that block (`blocking`) or hinder, for reasons.
 pub fn marker_ids(map: &Map, h: Hex, blocking: bool) -> String {
     let ids: Vec<&str> = map
