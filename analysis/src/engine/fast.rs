@@ -234,6 +234,17 @@ impl<'m> Engine<'m> {
         with_walker!(self, w => w.kernel.reciprocal())
     }
 
+    /// Per map hex, what the line from map hex `i` to it needs to be settled in a
+    /// viewshed, from what it may pass over ([`super::shadow`]).
+    pub fn viewshed_needs(&self, i: usize) -> Vec<super::shadow::Need> {
+        with_walker!(self, w => super::shadow::needs(w.kernel, w.grid, &self.padded, i))
+    }
+
+    /// Bytes [`Engine::viewshed_needs`] holds.
+    pub fn viewshed_needs_bytes(&self) -> u64 {
+        super::shadow::estimate_bytes(&self.padded)
+    }
+
     /// The walks of every offset between two hexes of the map, compiled on first use.
     pub fn lines(&self) -> &Lines {
         self.lines.get_or_init(|| Lines::for_map(self.map))

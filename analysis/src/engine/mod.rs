@@ -3,7 +3,8 @@
 //! [`fast::Engine`] lays a map's kernel into a padded grid; [`walker`] asks the
 //! kernel about each stretch of a compiled walk ([`lines`]); [`pairs`] runs any
 //! observers x targets request orbit by orbit, compiling only the walks it
-//! needs; [`matrix`], [`viewshed`] and [`exposure`] are thin shapes on them. The
+//! needs; [`matrix`], [`viewshed`] and [`exposure`] are thin shapes on them;
+//! [`shadow`] settles a viewshed's open ground without walking it. The
 //! specialised sweeps ([`geometric_sweep`], [`cc_sweep`]) are derived from
 //! their kernels and checked against them.
 
@@ -19,6 +20,7 @@ pub mod lines;
 pub mod matrix;
 pub mod offsets;
 pub mod pairs;
+pub mod shadow;
 #[cfg(test)]
 pub(crate) mod testmaps;
 mod vector;

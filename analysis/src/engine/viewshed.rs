@@ -11,6 +11,8 @@
 use super::fast::Engine;
 use super::matrix::Control;
 use super::pairs;
+use super::shadow::Need;
+use super::walker::Outcome;
 use crate::error::Result;
 use crate::hex::Hex;
 use crate::los::{LosResult, line_of_sight};
@@ -72,14 +74,20 @@ pub fn viewshed(map: &Map, from: Hex) -> Viewshed {
 pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed> {
     let map = engine.map();
     crate::memory::check(
-        map.len() as u64 * 8 + pairs::estimate_bytes(engine),
+        map.len() as u64 * 17 + pairs::estimate_bytes(engine) + engine.viewshed_needs_bytes(),
         "a viewshed",
         "use a smaller map",
     )?;
+    // Open ground is clear without a walk; lines that cannot meet a blocker at or
+    // above the eye are walked only to their first block; the rest are walked on.
+    let needs = engine.viewshed_needs(i);
     // Per target: 0 not yet seen, else 1 + (hindrance << 3 | blind << 2 | verdict).
-    let slots: Vec<AtomicU64> = (0..map.len()).map(|_| AtomicU64::new(0)).collect();
-    let all: Vec<usize> = (0..map.len()).collect();
-    pairs::for_each::<true>(engine, &[i], &all, ctl, |_, j, o| {
+    let clear = 1 + Verdict::Clear as u64;
+    let slots: Vec<AtomicU64> = needs
+        .iter()
+        .map(|&q| AtomicU64::new(if q == Need::Nothing { clear } else { 0 }))
+        .collect();
+    let store = |j: usize, o: Outcome| {
         let verdict = if o.blocked() {
             Verdict::Blocked
         } else if o.hinder > 0 {
@@ -90,7 +98,27 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
         let hinder = if o.blocked() { 0 } else { u64::from(o.hinder) };
         let code = hinder << 3 | u64::from(o.blind()) << 2 | verdict as u64;
         slots[j].store(code + 1, Ordering::Relaxed);
+    };
+    let of = |need: Need| -> Vec<usize> { (0..map.len()).filter(|&j| needs[j] == need).collect() };
+    let (first, walk) = (of(Need::FirstBlock), of(Need::Walk));
+    // One progress count over both passes.
+    let total = (first.len() + walk.len()) as u64;
+    let progress = |base: u64| move |done: u64, _: u64| (ctl.progress)(base + done, total);
+    // No blocker stands at or above the eye: the first block makes a blind hex.
+    let first_progress = progress(0);
+    let first_ctl = Control {
+        cancel: ctl.cancel,
+        progress: &first_progress,
+    };
+    pairs::for_each::<false>(engine, &[i], &first, &first_ctl, |_, j, o| {
+        store(j, Outcome { high: false, ..o })
     })?;
+    let walk_progress = progress(first.len() as u64);
+    let walk_ctl = Control {
+        cancel: ctl.cancel,
+        progress: &walk_progress,
+    };
+    pairs::for_each::<true>(engine, &[i], &walk, &walk_ctl, |_, j, o| store(j, o))?;
     let targets = slots
         .iter()
         .map(|s| {
@@ -163,6 +191,36 @@ mod tests {
     use super::*;
     use crate::engine::testmaps::random_map;
 
+    /// Checks every target of `i`'s viewshed against the explained query's verdict,
+    /// hindrance and blind flag; returns how many are blind.
+    fn check_viewshed(map: &Map, e: &Engine, i: usize, what: &str) -> usize {
+        let v = viewshed_of(e, i, &Control::default()).unwrap();
+        let mut blind = 0;
+        for (j, t) in v.targets.iter().enumerate() {
+            let r = line_of_sight(map, map.hex_of(i), map.hex_of(j));
+            let want = Target {
+                verdict: r.verdict,
+                hindrance: if r.verdict == Verdict::Blocked {
+                    0
+                } else {
+                    r.hindrance
+                },
+                blind: is_blind(map, &r),
+            };
+            assert_eq!(
+                *t,
+                want,
+                "{what}: {} -> {}: {}",
+                map.label(map.hex_of(i)),
+                map.label(map.hex_of(j)),
+                r.reason
+            );
+            blind += usize::from(t.blind);
+        }
+        assert!(v.targets[i].verdict.sees(), "a hex sees itself");
+        blind
+    }
+
     /// Every family, random maps with units and depressions: each viewshed
     /// target equals the explained query's verdict, hindrance and blind flag.
     #[test]
@@ -179,33 +237,70 @@ mod tests {
                 let map = random_map(rs, seed, 13, 11);
                 let e = Engine::new(&map);
                 for i in (0..map.len()).step_by(5) {
-                    let v = viewshed_of(&e, i, &Control::default()).unwrap();
-                    for (j, t) in v.targets.iter().enumerate() {
-                        let r = line_of_sight(&map, map.hex_of(i), map.hex_of(j));
-                        let want = Target {
-                            verdict: r.verdict,
-                            hindrance: if r.verdict == Verdict::Blocked {
-                                0
-                            } else {
-                                r.hindrance
-                            },
-                            blind: is_blind(&map, &r),
-                        };
-                        assert_eq!(
-                            *t,
-                            want,
-                            "{rs} seed {seed}: {} -> {}: {}",
-                            map.label(map.hex_of(i)),
-                            map.label(map.hex_of(j)),
-                            r.reason
-                        );
-                        blind += usize::from(t.blind);
-                    }
-                    assert!(v.targets[i].verdict.sees(), "a hex sees itself");
+                    blind += check_viewshed(&map, &e, i, &format!("{rs} seed {seed}"));
                 }
             }
             assert!(blind > 0, "{rs}: no blind hex on hilly maps");
         }
+    }
+
+    /// Open ground with scattered woods, a village and a hill, flat and pointy, the
+    /// observer on the plain and on the hill: the targets settled without a walk
+    /// ([`Engine::viewshed_needs`]) and the walked ones equal the explained query,
+    /// and open ground is indeed settled so.
+    #[test]
+    fn open_ground_is_settled_without_walks_and_still_exact() {
+        let (mut first_blocks, mut blinds) = (0, 0);
+        for pointy in [false, true] {
+            let orientation = if pointy {
+                r#","orientation":"pointy""#
+            } else {
+                ""
+            };
+            let json = format!(
+                r#"{{"hexsight":1,"name":"t","ruleset":"geometric","grid":{{"cols":23,"rows":19{orientation}}},
+                    "hexes":{{"E5":{{"terrain":"woods"}},"F5":{{"terrain":"woods"}},"K12":{{"terrain":"building"}},
+                    "P4":{{"level":2}},"P5":{{"level":2}},"Q5":{{"level":1}},"C15":{{"terrain":"woods"}},
+                    "S16":{{"level":1,"terrain":"woods"}},"H9":{{"level":-1}}}}}}"#
+            );
+            let map = Map::from_json(&json, std::path::Path::new("open.json")).unwrap();
+            let e = Engine::new(&map);
+            // Observers and the share of the map settled at least: from the pit at H9 the
+            // ground all round rises above the eye, so nothing is.
+            for (from, share) in [
+                ("A1", 0.5),
+                ("L10", 0.5),
+                ("P4", 0.3),
+                ("H9", 0.0),
+                ("W19", 0.5),
+            ] {
+                let i = map.index(map.parse_hex(from).unwrap()).unwrap();
+                let needs = e.viewshed_needs(i);
+                let settled = needs.iter().filter(|&&q| q == Need::Nothing).count();
+                assert!(
+                    settled as f64 >= share * map.len() as f64,
+                    "{from}: only {settled} settled"
+                );
+                for (j, &q) in needs.iter().enumerate() {
+                    if q == Need::Nothing {
+                        let r = line_of_sight(&map, map.hex_of(i), map.hex_of(j));
+                        assert_eq!(
+                            r.verdict,
+                            Verdict::Clear,
+                            "{from} -> {}",
+                            map.label(map.hex_of(j))
+                        );
+                    }
+                }
+                let blind = check_viewshed(&map, &e, i, &format!("open pointy={pointy}"));
+                first_blocks += needs.iter().filter(|&&q| q == Need::FirstBlock).count();
+                blinds += blind;
+            }
+        }
+        assert!(
+            first_blocks > 0 && blinds > 0,
+            "{first_blocks} first-block walks, {blinds} blind"
+        );
     }
 
     /// The viewshed of `from` on a map given as JSON, by label: (verdict, blind).

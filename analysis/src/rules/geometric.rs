@@ -154,6 +154,13 @@ impl super::kernel::Kernel for Kernel<'_> {
         )
     }
 
+    /// The line never dips below its lower end, and only a surface above the line
+    /// blocks: a surface at or under both ends does nothing (and nothing else acts).
+    #[inline]
+    fn quiet_under(&self, e: &(i64, i64)) -> Option<i64> {
+        Some(e.0.min(e.1))
+    }
+
     fn reciprocal(&self) -> bool {
         self.heights.observer_eye == self.heights.target_eye
     }
@@ -172,4 +179,59 @@ impl super::kernel::Kernel for Kernel<'_> {
 /// Judges a walked line.
 pub fn assess(map: &Map, line: &HexLine) -> Assessment {
     super::kernel::explain(&Kernel::new(map), line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::kernel::{Kernel as _, Quiet};
+
+    /// [`Kernel::quiet_under`]'s promise, over every small case: a surface at or under
+    /// the quiet height of the ends never blocks, wherever the stretch lies; and the
+    /// height is the highest with that promise (just above it, some stretch blocks).
+    #[test]
+    fn a_surface_under_the_quiet_height_never_acts() {
+        let map = Map::from_json(
+            r#"{"hexsight":1,"name":"t","ruleset":"geometric","grid":{"cols":3,"rows":3}}"#,
+            std::path::Path::new("t.json"),
+        )
+        .unwrap();
+        let k = Kernel::new(&map);
+        let heights = (-6..=6).map(|x| x * MILLI / 2);
+        let fractions: Vec<Ratio> = (0..=6).map(|n| Ratio::new(n, 6)).collect();
+        for e0 in heights.clone() {
+            for e1 in heights.clone() {
+                let quiet = k.quiet_under(&(e0, e1)).expect("geometric promises");
+                let acts = |surface: i64, t0: Ratio, t1: Ratio| {
+                    let cell = Cell {
+                        on_map: true,
+                        level: 0,
+                        surface,
+                    };
+                    let at = At {
+                        hex: Hex::new(1, 0),
+                        t0,
+                        t1,
+                        from: 1,
+                        to: 1,
+                        first: false,
+                        last: false,
+                    };
+                    let mut n = Quiet::default();
+                    k.hex(&(e0, e1), &cell, at, &mut n);
+                    n.all().any
+                };
+                let mut above_acts = false;
+                for (a, &t0) in fractions.iter().enumerate() {
+                    for &t1 in &fractions[a..] {
+                        for surface in heights.clone().filter(|&s| s <= quiet) {
+                            assert!(!acts(surface, t0, t1), "{surface} on {e0}->{e1}");
+                        }
+                        above_acts |= acts(quiet + 1, t0, t1);
+                    }
+                }
+                assert!(above_acts, "{e0}->{e1}: a surface just above {quiet} acts");
+            }
+        }
+    }
 }

@@ -290,6 +290,16 @@ pub trait Kernel: Sync {
     fn far_ends(&self, _level: i32) -> Option<Self::Ends> {
         None
     }
+    /// A height (thousandths of a level) such that a cell whose [`Kernel::top`] is at
+    /// or under it does nothing to this line wherever it lies along it, and no
+    /// hexside feature, vertex or whole-line rule acts either: a line that passes over
+    /// only such cells is clear. `None` (the default) when the family makes no such
+    /// promise. The engine then answers open ground without walking it
+    /// ([`crate::engine::shadow`]); the family's tests check the promise against
+    /// [`Kernel::hex`].
+    fn quiet_under(&self, _e: &Self::Ends) -> Option<i64> {
+        None
+    }
     /// True when the rule gives `a -> b` the verdict of `b -> a` on every map (the
     /// engine then computes one of each pair; its tests check every ordered pair).
     fn reciprocal(&self) -> bool {
