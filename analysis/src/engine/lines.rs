@@ -9,8 +9,8 @@
 //! walk and the symmetry that maps it. For a 250x250 map that is about 21,000
 //! walks instead of 250,000, which keeps memory small next to the bit matrix.
 
-use crate::hex::line::{between, side_crossings_into, walk_prefix_into};
-use crate::hex::{Crossing, DIRECTIONS, Hex, SideCrossing, Step};
+use crate::hex::line::{Cuts, Sides, walk_stretches};
+use crate::hex::{Crossing, DIRECTIONS, Hex, Ratio, SideCrossing};
 use crate::map::Map;
 use rayon::prelude::*;
 
@@ -359,8 +359,6 @@ pub struct Pools {
     pub sides: Vec<SideRec>,
     /// Crossing pool.
     pub crosses: Vec<CrossRec>,
-    /// Reused buffers: cut points, steps, side crossings.
-    scratch: (Vec<(i64, u8)>, Vec<Step>, Vec<SideCrossing>),
 }
 
 impl Pools {
@@ -391,90 +389,53 @@ impl Pools {
     /// last one and the walk stops short of `d`, so a line it blocks is blocked.
     pub fn compile_prefix(&mut self, d: Hex, limit: usize) -> bool {
         let origin = Hex::new(0, 0);
-        let (mut cuts, mut steps, mut crossings) = std::mem::take(&mut self.scratch);
-        let complete = walk_prefix_into(d, limit.max(2), &mut cuts, &mut steps);
-        // A prefix's last stretch may go on past where the prefix stops: it is left
-        // out with the observer's, so every stretch kept is exactly the whole walk's.
-        let between = between(&steps);
-        // The common denominator of every fraction, if it fits.
-        let mut den: u64 = 1;
-        let mut exact = true;
-        for s in between {
-            for t in [s.t0, s.t1] {
-                // Every fraction of one walk shares a denominator (or is 0 or 1).
-                if t.den as u64 == den || t.den == 1 {
-                    continue;
-                }
-                let g = crate::hex::line::gcd(den as i64, t.den) as u64;
-                den = den / g * t.den as u64;
-                if den > u32::MAX as u64 {
-                    exact = false;
-                    den = 1;
-                }
-            }
-        }
+        let mut cuts = Cuts::new(d, limit.max(2));
+        let den = cuts.den;
+        // Every fraction of one walk is a numerator over `den`, kept if it fits.
         let small = |h: Hex| i16::try_from(h.q).is_ok() && i16::try_from(h.r).is_ok();
-        exact &= small(d) && small(d + Hex::new(1, 1)) && small(d - Hex::new(1, 1));
-        let k = |t: crate::hex::Ratio| {
-            if exact && t.den as u64 == den {
-                t.num as u32
-            } else if exact {
-                (t.num as u64 * (den / t.den as u64)) as u32
-            } else {
-                0
-            }
-        };
-        let rec = |h: Hex, s: &crate::hex::Step| HexRec {
+        let exact = den <= u32::MAX as i64
+            && small(d)
+            && small(d + Hex::new(1, 1))
+            && small(d - Hex::new(1, 1));
+        let k = |n: i64| if exact { n as u32 } else { 0 };
+        let rec = |h: Hex, k0: i64| HexRec {
             q: h.q as i16,
             r: h.r as i16,
-            k0: k(s.t0),
+            k0: k(k0),
         };
         let start = (self.hexes.len(), self.sides.len(), self.crosses.len());
         let mut walk = Walk {
-            den: den as u32,
+            den: if exact { den as u32 } else { 1 },
             exact,
             ..Walk::default()
         };
-        for s in between {
-            let e = match s.crossing {
-                Crossing::Hex(h) => {
-                    self.hexes.push(rec(h, s));
-                    Edge::Hex((self.hexes.len() - 1 - start.0) as u32)
-                }
-                Crossing::Side(a, b) => {
-                    self.sides.push(SideRec {
-                        a: rec(a, s),
-                        b: rec(b, s),
-                        k1: k(s.t1),
-                    });
-                    Edge::Side((self.sides.len() - 1 - start.1) as u32)
-                }
-                Crossing::Vertex(_) => continue,
-            };
-            if walk.first == Edge::None {
-                walk.first = e;
-            }
-            walk.last = e;
-            walk.k_end = k(s.t1);
-        }
         let is_end = |h: Hex| h == origin || h == d;
         let dir = |a: Hex, b: Hex| {
             a.direction_to(b)
                 .expect("crossed hexsides join adjacent hexes") as u8
         };
-        side_crossings_into(&steps, &mut crossings);
-        for &x in &crossings {
-            match x {
-                SideCrossing::One(a, b, _) if !is_end(a) && !is_end(b) => {
-                    self.crosses.push(CrossRec {
+        let (hexes, sides, crosses) = (&mut self.hexes, &mut self.sides, &mut self.crosses);
+        let mut crossed = Sides::default();
+        // Each stretch is kept once the next arrives, past the observer's own: the
+        // last one (the target's, or one a prefix cuts short, which may go on past
+        // where the prefix stops) is never kept, so every stretch kept is exactly
+        // the whole walk's.
+        let mut pending: Option<(Crossing, i64, i64)> = None;
+        let mut seen_first = false;
+        walk_stretches(d, &mut cuts, |c, k0, k1| {
+            match crossed.next(c, Ratio::new(k0, den)) {
+                Some(SideCrossing::One(a, b, _)) if !is_end(a) && !is_end(b) => {
+                    crosses.push(CrossRec {
                         q: a.q as i16,
                         r: a.r as i16,
                         d1: dir(a, b),
                         d2: NO_DIR,
                     })
                 }
-                SideCrossing::Pair(a, b, cc, _) if !is_end(a) && !is_end(b) && !is_end(cc) => {
-                    self.crosses.push(CrossRec {
+                Some(SideCrossing::Pair(a, b, cc, _))
+                    if !is_end(a) && !is_end(b) && !is_end(cc) =>
+                {
+                    crosses.push(CrossRec {
                         q: a.q as i16,
                         r: a.r as i16,
                         d1: dir(a, b),
@@ -483,24 +444,52 @@ impl Pools {
                 }
                 _ => {}
             }
-        }
+            if let Crossing::Vertex(_) = c {
+                return;
+            }
+            let Some((c, k0, k1)) = pending.replace((c, k0, k1)) else {
+                return;
+            };
+            if !std::mem::replace(&mut seen_first, true) {
+                return;
+            }
+            let e = match c {
+                Crossing::Hex(h) => {
+                    hexes.push(rec(h, k0));
+                    Edge::Hex((hexes.len() - 1 - start.0) as u32)
+                }
+                Crossing::Side(a, b) => {
+                    sides.push(SideRec {
+                        a: rec(a, k0),
+                        b: rec(b, k0),
+                        k1: k(k1),
+                    });
+                    Edge::Side((sides.len() - 1 - start.1) as u32)
+                }
+                Crossing::Vertex(_) => unreachable!("vertices are never pending"),
+            };
+            if walk.first == Edge::None {
+                walk.first = e;
+            }
+            walk.last = e;
+            walk.k_end = k(k1);
+        });
         let range = |from: usize, to: usize| (from as u32, to as u32);
         walk.hexes = range(start.0, self.hexes.len());
         walk.sides = range(start.1, self.sides.len());
         walk.crosses = range(start.2, self.crosses.len());
-        if !complete {
+        if !cuts.whole {
             walk.last = Edge::None;
         }
         self.walks.push(walk);
-        self.scratch = (cuts, steps, crossings);
-        complete
+        cuts.whole
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hex::HexLine;
+    use crate::hex::{HexLine, Step};
 
     fn transformed(s: &Symmetry, steps: &[Step]) -> Vec<Step> {
         steps

@@ -95,26 +95,31 @@ pub(crate) fn between(steps: &[Step]) -> &[Step] {
 /// [`HexLine::side_crossings`] of a walk's steps, into a reused buffer.
 pub(crate) fn side_crossings_into(steps: &[Step], out: &mut Vec<SideCrossing>) {
     out.clear();
-    let mut prev: Option<Crossing> = None;
-    for (i, s) in steps.iter().enumerate() {
-        match s.crossing {
-            Crossing::Vertex(_) => continue,
-            cur => {
-                if let Some(p) = prev {
-                    let at = s.t0;
-                    let c = match (p, cur) {
-                        (Crossing::Hex(a), Crossing::Hex(b)) => SideCrossing::One(a, b, at),
-                        (Crossing::Hex(a), Crossing::Side(b, c))
-                        | (Crossing::Side(b, c), Crossing::Hex(a)) => {
-                            SideCrossing::Pair(a, b, c, at)
-                        }
-                        _ => unreachable!("two hexside stretches never meet (step {i})"),
-                    };
-                    out.push(c);
-                }
-                prev = Some(cur);
-            }
+    let mut sides = Sides::default();
+    out.extend(steps.iter().filter_map(|s| sides.next(s.crossing, s.t0)));
+}
+
+/// The hexsides a walk crosses, from its stretches fed in order.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Sides {
+    prev: Option<Crossing>,
+}
+
+impl Sides {
+    /// The hexside crossed where stretch `c` begins, at fraction `at`, if any (none at
+    /// a vertex, which only joins the stretches on either side).
+    #[inline]
+    pub(crate) fn next(&mut self, c: Crossing, at: Ratio) -> Option<SideCrossing> {
+        if let Crossing::Vertex(_) = c {
+            return None;
         }
+        Some(match (self.prev.replace(c)?, c) {
+            (Crossing::Hex(a), Crossing::Hex(b)) => SideCrossing::One(a, b, at),
+            (Crossing::Hex(a), Crossing::Side(b, c)) | (Crossing::Side(b, c), Crossing::Hex(a)) => {
+                SideCrossing::Pair(a, b, c, at)
+            }
+            _ => unreachable!("two hexside stretches never meet"),
+        })
     }
 }
 
@@ -139,62 +144,70 @@ enum Place {
 /// Walks from the origin to `d`.
 fn walk_offset(d: Hex) -> Vec<Step> {
     let mut steps = Vec::new();
-    walk_offset_into(d, &mut Vec::new(), &mut steps);
+    walk_prefix_into(d, usize::MAX, &mut steps);
     steps
-}
-
-/// Walks from the origin to `d` into `steps`, with `cuts` as scratch (both
-/// reused, so that compiling thousands of walks allocates little).
-pub(crate) fn walk_offset_into(d: Hex, cuts: &mut Vec<(i64, u8)>, steps: &mut Vec<Step>) {
-    walk_prefix_into(d, usize::MAX, cuts, steps);
 }
 
 /// The first stretches of the walk from the origin to `d`, up to `limit` cut points:
 /// the whole walk (true) when it has no more, else a prefix that stops short of `d`
 /// (false). The stretches are those of the whole walk, exactly.
-pub(crate) fn walk_prefix_into(
-    d: Hex,
-    limit: usize,
-    cuts: &mut Vec<(i64, u8)>,
-    steps: &mut Vec<Step>,
-) -> bool {
+pub(crate) fn walk_prefix_into(d: Hex, limit: usize, steps: &mut Vec<Step>) -> bool {
     steps.clear();
-    let origin = Hex::new(0, 0);
-    if d == origin {
+    let mut cuts = Cuts::new(d, limit);
+    let den = cuts.den;
+    walk_stretches(d, &mut cuts, |crossing, k0, k1| {
         steps.push(Step {
-            crossing: Crossing::Hex(origin),
-            t0: Ratio::ZERO,
-            t1: Ratio::ONE,
-        });
-        return true;
-    }
+            crossing,
+            t0: Ratio::new(k0, den),
+            t1: Ratio::new(k1, den),
+        })
+    });
+    cuts.whole
+}
+
+/// The stretches of the walk to `d` between its cut points `cuts`, in order:
+/// `emit(crossing, k0, k1)` once per stretch (numerators over [`Cuts::den`]), a
+/// vertex with `k0 == k1`.
+pub(crate) fn walk_stretches(d: Hex, cuts: &mut Cuts, mut emit: impl FnMut(Crossing, i64, i64)) {
+    let den = cuts.den;
     let (dq, dr, ds) = (d.q as i64, d.r as i64, d.s() as i64);
-    // Every cut is a multiple of 1/den, so the walk works on numerators over den.
-    let den = cut_points(
-        [(dq - dr).abs(), (dr - ds).abs(), (ds - dq).abs()],
-        limit,
-        cuts,
-    );
-    let push = |crossing: Crossing, t0: Ratio, t1: Ratio, steps: &mut Vec<Step>| {
-        if let Some(last) = steps.last_mut()
-            && last.crossing == crossing
-        {
-            last.t1 = t1;
-            return;
+    // The stretch being walked, emitted once the line leaves it.
+    let mut current: Option<(Crossing, i64, i64)> = None;
+    let mut push = |crossing: Crossing, k0: i64, k1: i64| match &mut current {
+        Some(c) if c.0 == crossing => c.2 = k1,
+        _ => {
+            if let Some(c) = current.replace((crossing, k0, k1)) {
+                emit(c.0, c.1, c.2);
+            }
         }
-        steps.push(Step { crossing, t0, t1 });
     };
-    let mut here = origin;
-    for w in cuts.windows(2) {
-        let ((k0, families), (k1, _)) = (w[0], w[1]);
-        let (t0, t1) = (Ratio::new(k0, den), Ratio::new(k1, den));
+    let mut here = Hex::new(0, 0);
+    // Without a family of hex boundaries parallel to the line, no stretch runs along
+    // a hexside, and a cut of one family alone is settled by that family's value.
+    let fast = [dq - dr, dr - ds, ds - dq].iter().all(|&n| n != 0);
+    let sign = [(dq - dr).signum(), (dr - ds).signum(), (ds - dq).signum()];
+    let mut crossed = [0i64; 3];
+    let Some(mut prev) = cuts.next() else { return };
+    for (k1, next_families) in cuts {
+        let (k0, families) = std::mem::replace(&mut prev, (k1, next_families));
+        if k0 != 0 {
+            for (f, c) in crossed.iter_mut().enumerate() {
+                *c += i64::from(families >> f & 1);
+            }
+        }
+        if fast && k0 != 0 && families.count_ones() == 1 {
+            let f = families.trailing_zeros() as usize;
+            here = across(here, f, sign[f] * crossed[f]);
+            push(Crossing::Hex(here), k0, k1);
+            continue;
+        }
         // A vertex has integer differences in all three cube coordinates, so
         // at least two families cut there: only such cuts can be vertices.
         if k0 != 0
-            && families >= 2
+            && families.count_ones() >= 2
             && let Place::Vertex(v) = locate(d, k0, den)
         {
-            push(Crossing::Vertex(v), t0, t0, steps);
+            push(Crossing::Vertex(v), k0, k0);
         }
         // Most stretches lie inside the hex the line was in, or the next one
         // across a side: test those cheaply before the general `locate`.
@@ -212,9 +225,29 @@ pub(crate) fn walk_prefix_into(
                 Place::Vertex(_) => unreachable!("a vertex is always a cut point"),
             },
         };
-        push(c, t0, t1, steps);
+        push(c, k0, k1);
     }
-    cuts.last().is_some_and(|c| c.0 == den)
+    if let Some(c) = current {
+        emit(c.0, c.1, c.2);
+    }
+}
+
+/// The hex the line is in just after it meets the boundary line where family `f`'s
+/// value (`q - r`, `r - s`, `s - q`) is `k`, coming from `here`, at a point where no
+/// other family's value is whole (so not a vertex). Hex boundaries lie where a
+/// family's value is one more or less than a hex's own: if `here`'s value is `k`,
+/// the line only crosses `here`'s inside; otherwise it is `k` plus or minus one, and
+/// the line leaves across that side, into the neighbour whose value is two beyond.
+#[inline]
+fn across(here: Hex, f: usize, k: i64) -> Hex {
+    let (q, r) = (here.q as i64, here.r as i64);
+    let value = [q - r, q + 2 * r, -2 * q - r][f];
+    const PLUS: [Hex; 3] = [Hex { q: 1, r: -1 }, Hex { q: 0, r: 1 }, Hex { q: -1, r: 0 }];
+    match k.cmp(&value) {
+        std::cmp::Ordering::Equal => here,
+        std::cmp::Ordering::Greater => here + PLUS[f],
+        std::cmp::Ordering::Less => here - PLUS[f],
+    }
 }
 
 /// The hex whose interior holds the point at `num / den` of the line to `d`,
@@ -269,39 +302,75 @@ fn inside_near(d: Hex, num: i64, den: i64, here: &mut Hex) -> Option<Hex> {
     None
 }
 
-/// All fractions `k / n` in `[0, 1]` for each family size `n`, as sorted,
-/// unique numerators over one common denominator (returned), each with the
-/// number of families that cut there, into `cuts`.
-/// At most `limit` of them (the last then short of 1).
-fn cut_points(ns: [i64; 3], limit: usize, cuts: &mut Vec<(i64, u8)>) -> i64 {
-    let den = ns
-        .iter()
-        .filter(|&&n| n > 1)
-        .fold(1, |l, &n| l / gcd(l, n) * n);
-    // Each family's cuts are the multiples of den / n below den: merge the three runs.
-    let step = ns.map(|n| if n > 1 { den / n } else { den });
-    let mut next = step;
-    cuts.clear();
-    cuts.push((0, 3));
-    loop {
-        let k = next[0].min(next[1]).min(next[2]);
-        if k >= den {
-            break;
+/// The cut points of the walk to a hex: every fraction `k / n` in `[0, 1]` for each
+/// family size `n`, sorted and unique, as numerators over one common denominator
+/// ([`Cuts::den`]), each with the families that cut there (bit `f` for family `f`);
+/// at most `limit` of them, the last then short of 1 ([`Cuts::whole`] says which).
+pub(crate) struct Cuts {
+    /// The common denominator.
+    pub den: i64,
+    step: [i64; 3],
+    next: [i64; 3],
+    limit: usize,
+    given: usize,
+    end: bool,
+    /// True once the cut at 1 has been given.
+    pub whole: bool,
+}
+
+impl Cuts {
+    /// The cuts of the walk from the origin to `d`.
+    pub(crate) fn new(d: Hex, limit: usize) -> Cuts {
+        let (dq, dr, ds) = (d.q as i64, d.r as i64, d.s() as i64);
+        let ns = [(dq - dr).abs(), (dr - ds).abs(), (ds - dq).abs()];
+        let den = ns
+            .iter()
+            .filter(|&&n| n > 1)
+            .fold(1, |l, &n| l / gcd(l, n) * n);
+        // Each family's cuts are the multiples of den / n below den: merge the three runs.
+        let step = ns.map(|n| if n > 1 { den / n } else { den });
+        Cuts {
+            den,
+            step,
+            next: step,
+            limit,
+            given: 0,
+            end: false,
+            whole: false,
         }
-        if cuts.len() >= limit {
-            return den;
+    }
+}
+
+impl Iterator for Cuts {
+    type Item = (i64, u8);
+
+    #[inline]
+    fn next(&mut self) -> Option<(i64, u8)> {
+        if self.end {
+            return None;
+        }
+        self.given += 1;
+        if self.given == 1 {
+            return Some((0, 7));
+        }
+        let k = self.next[0].min(self.next[1]).min(self.next[2]);
+        if k >= self.den {
+            (self.end, self.whole) = (true, true);
+            return Some((self.den, 7));
+        }
+        if self.given > self.limit {
+            self.end = true;
+            return None;
         }
         let mut families = 0;
-        for (n, s) in next.iter_mut().zip(step) {
+        for (f, (n, s)) in self.next.iter_mut().zip(self.step).enumerate() {
             if *n == k {
-                families += 1;
+                families |= 1 << f;
                 *n += s;
             }
         }
-        cuts.push((k, families));
+        Some((k, families))
     }
-    cuts.push((den, 3));
-    den
 }
 
 /// Greatest common divisor (of non-negative numbers).
@@ -464,6 +533,67 @@ mod tests {
                 fwd.into_iter().map(norm).collect::<Vec<_>>(),
                 back.into_iter().map(norm).collect::<Vec<_>>()
             );
+        }
+    }
+
+    /// The obviously correct walk: every cut point and every stretch's midpoint
+    /// located from scratch.
+    fn located(d: Hex, limit: usize) -> (Vec<Step>, bool) {
+        let mut cuts = Cuts::new(d, limit);
+        let den = cuts.den;
+        let cuts: Vec<(i64, u8)> = cuts.by_ref().collect();
+        let mut steps: Vec<Step> = Vec::new();
+        let mut push = |crossing: Crossing, t0: Ratio, t1: Ratio| match steps.last_mut() {
+            Some(last) if last.crossing == crossing => last.t1 = t1,
+            _ => steps.push(Step { crossing, t0, t1 }),
+        };
+        for w in cuts.windows(2) {
+            let (k0, k1) = (w[0].0, w[1].0);
+            let (t0, t1) = (Ratio::new(k0, den), Ratio::new(k1, den));
+            if k0 != 0
+                && let Place::Vertex(v) = locate(d, k0, den)
+            {
+                push(Crossing::Vertex(v), t0, t0);
+            }
+            match locate(d, k0 + k1, 2 * den) {
+                Place::Interior(h) => push(Crossing::Hex(h), t0, t1),
+                Place::Edge(a, b) => push(Crossing::Side(a, b), t0, t1),
+                Place::Vertex(_) => unreachable!("a stretch's midpoint is no vertex"),
+            }
+        }
+        (steps, cuts.last().is_some_and(|c| c.0 == den))
+    }
+
+    /// The walk (with its shortcuts) equals locating every stretch, for every offset
+    /// within 40 and for far ones, whole and cut short.
+    #[test]
+    fn the_walk_equals_locating_every_stretch() {
+        let mut offsets: Vec<Hex> = (-40..=40)
+            .flat_map(|q| (-40..=40).map(move |r| Hex::new(q, r)))
+            .filter(|&d| d != Hex::new(0, 0))
+            .collect();
+        let mut x: u64 = 7;
+        for _ in 0..300 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let q = (x >> 33) as i32 % 3000 - 1500;
+            let r = (x >> 13) as i32 % 3000 - 1500;
+            offsets.push(Hex::new(q, r));
+        }
+        offsets.extend([
+            Hex::new(999, -999),
+            Hex::new(1000, 1000),
+            Hex::new(-1400, 700),
+        ]);
+        let mut steps = Vec::new();
+        for d in offsets {
+            for limit in [usize::MAX, 5, 48] {
+                let complete = walk_prefix_into(d, limit, &mut steps);
+                let (want, want_complete) = located(d, limit);
+                assert_eq!(steps, want, "walk to {d:?}, limit {limit}");
+                assert_eq!(complete, want_complete);
+            }
         }
     }
 }
