@@ -14,8 +14,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const EDITOR: &str = env!("CARGO_BIN_EXE_hexsight-editor");
-/// The window the editor opens (main.rs) and the screen it gets.
-const SCREEN: &str = "-screen 0 1400x860x24";
+/// The window the editor opens (main.rs) and the screen it gets. `-noreset`:
+/// by default the server resets when its last client leaves (the killed
+/// editor), and a client connecting during the reset (the restarted editor)
+/// is refused.
+const SCREEN: &str = "-screen 0 1400x860x24 -noreset";
 /// The middle of the canvas between the tool panel (230) and the inspector (320),
 /// below the menu bar and above the status bar: a hex of the fitted map.
 const CANVAS_MIDDLE: (u32, u32) = (655, 430);
