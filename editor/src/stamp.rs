@@ -42,10 +42,11 @@ impl Stamp {
     /// The stamp of the file now, read in pieces (bounded memory whatever its
     /// size); `None` when it cannot be read (gone, not a file, no permission).
     pub fn read(path: &Path) -> Option<Stamp> {
-        let mut f = std::fs::File::open(path).ok()?;
-        if !f.metadata().ok()?.is_file() {
+        // Checked before opening: opening a FIFO to read would wait for a writer.
+        if !std::fs::metadata(path).ok()?.is_file() {
             return None;
         }
+        let mut f = std::fs::File::open(path).ok()?;
         let mut s = Stamp::of(&[]);
         let mut buf = vec![0u8; 1 << 16];
         loop {
@@ -101,6 +102,17 @@ mod tests {
         // Gone: nothing to overwrite.
         std::fs::remove_file(&p).unwrap();
         assert!(!s.changed(&p));
+    }
+
+    #[test]
+    fn a_fifo_or_a_folder_has_no_stamp_and_reading_it_does_not_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Stamp::read(dir.path()), None);
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            assert_eq!(Stamp::read(&fifo), None);
+        }
     }
 
     #[test]

@@ -894,3 +894,43 @@ fn an_overlay_refused_for_memory_says_why_in_the_window() {
         "the refused job is not retried every frame"
     );
 }
+
+#[test]
+fn a_save_asked_for_by_the_unsaved_prompt_also_asks_about_a_changed_file_then_goes_on() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    paint_j2_woods(&mut h);
+    std::fs::write(&s.map, DEMO.replacen("Demo hill", "Demo hill (theirs)", 1)).unwrap();
+    // New map -> Save -> the file changed -> Overwrite -> the new-map form.
+    ctrl(&mut h, Key::N);
+    h.get_by_label("Save").click();
+    // The question opens as the prompt closes: a few frames for it to appear.
+    h.run_steps(6);
+    h.get_by_label("The file changed on disk");
+    h.get_by_label("Overwrite").click();
+    h.run_steps(2);
+    assert!(
+        matches!(
+            h.state().dialog,
+            Some(hexsight_editor::app::Dialog::NewMap(_))
+        ),
+        "{:?}",
+        h.state().dialog
+    );
+    let back = Map::load(&s.map).unwrap();
+    assert_eq!(back.name, "Demo hill", "ours was written");
+    // Cancel at the same question keeps the work and opens no new map.
+    h.run_steps(4);
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    paint_j3_building(&mut h);
+    std::fs::write(&s.map, DEMO).unwrap();
+    ctrl(&mut h, Key::N);
+    h.get_by_label("Save").click();
+    // The question opens as the prompt closes: a few frames for it to appear.
+    h.run_steps(6);
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    assert!(h.state().dialog.is_none() && h.state().conflict.is_none());
+    assert!(h.state().doc.is_dirty(), "the work stays open");
+}
