@@ -4,6 +4,7 @@
 //! most, so a snapshot per step is cheap and makes every edit (paint, units,
 //! properties) undoable by construction, with no per-edit inverse to get wrong.
 
+use crate::stamp::Stamp;
 use hexsight_analysis::Map;
 use hexsight_analysis::map::file::same_content;
 use std::path::PathBuf;
@@ -31,6 +32,9 @@ pub struct Document {
     map: Map,
     /// Where the map is saved; `None` for a new map.
     pub path: Option<PathBuf>,
+    /// What the file at `path` held when it was last read or written here:
+    /// a save first checks the file still holds it (`None`: not known).
+    pub disk: Option<Stamp>,
     undo: Vec<Snapshot>,
     redo: Vec<Snapshot>,
     /// Identifies the committed content; equal revisions mean equal content.
@@ -53,6 +57,7 @@ impl Document {
         Document {
             map,
             path,
+            disk: None,
             undo: Vec::new(),
             redo: Vec::new(),
             revision: 0,
@@ -214,11 +219,22 @@ impl Document {
         true
     }
 
-    /// Records that the current content is what is on disk at `path`.
-    pub fn mark_saved(&mut self, path: PathBuf) {
+    /// Records that the current content is what is on disk at `path`, which now holds `disk`.
+    pub fn mark_saved(&mut self, path: PathBuf, disk: Stamp) {
         self.commit();
         self.path = Some(path);
+        self.disk = Some(disk);
         self.saved_revision = Some(self.revision);
+    }
+
+    /// Takes the file's new content (changed by another program) as one undo
+    /// step, so the work it replaces is one undo away, and records it as what
+    /// is on disk. Returns whether the content changed.
+    pub fn reload(&mut self, map: Map, disk: Option<Stamp>) -> bool {
+        let changed = self.edit("Reload from disk", |m| *m = map);
+        self.disk = disk;
+        self.saved_revision = Some(self.revision);
+        changed
     }
 }
 
@@ -281,5 +297,20 @@ mod tests {
         assert!(!d.edit("noop", |_| {}));
         assert!(d.undo_label().is_none());
         assert!(!d.is_dirty());
+    }
+
+    #[test]
+    fn a_reload_is_clean_and_undo_brings_back_the_work_it_replaced() {
+        let mut d = doc();
+        d.edit("paint", |m| m.cell_mut(Hex::new(0, 0)).unwrap().terrain = 1);
+        let mut theirs = d.map().clone();
+        theirs.name = "changed elsewhere".into();
+        theirs.cell_mut(Hex::new(0, 0)).unwrap().terrain = 0;
+        assert!(d.reload(theirs, Some(Stamp::of(b"theirs"))));
+        assert!(!d.is_dirty(), "the reloaded content is what is on disk");
+        assert_eq!(d.map().name, "changed elsewhere");
+        assert!(d.undo());
+        assert!(d.is_dirty());
+        assert_eq!(d.map().cell(Hex::new(0, 0)).unwrap().terrain, 1);
     }
 }

@@ -3,8 +3,11 @@
 //! Recovery files live in the editor's data folder, one per running editor
 //! (`recovery-<pid>.json`), so two editors never overwrite each other's work.
 //! A clean exit deletes its file; a file left behind by a process that is no
-//! longer running is offered for recovery at the next start.
+//! longer running is offered for recovery at the next start. An autosave keeps
+//! the [`Stamp`] of the map's file as the work started from it, so recovered
+//! work saved back is checked against another program's change too.
 
+use crate::stamp::Stamp;
 use hexsight_analysis::Map;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -40,6 +43,8 @@ pub struct Recovery {
     pub file: PathBuf,
     /// The map's own path, if it had one.
     pub original: Option<PathBuf>,
+    /// What that file held when the work started from it, if known.
+    pub original_stamp: Option<Stamp>,
     /// When it was written (seconds since the epoch).
     pub saved_at: u64,
     /// The map JSON.
@@ -90,8 +95,14 @@ impl Store {
             .join(format!("recovery-{}.json", std::process::id()))
     }
 
-    /// Writes the autosave for this process atomically.
-    pub fn autosave(&self, map: &Map, original: Option<&Path>) -> std::io::Result<()> {
+    /// Writes the autosave for this process atomically; `stamp` is what the
+    /// original file held when the work started from it.
+    pub fn autosave(
+        &self,
+        map: &Map,
+        original: Option<&Path>,
+        stamp: Option<Stamp>,
+    ) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         let saved_at = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -100,6 +111,7 @@ impl Store {
         let doc = json!({
             "hexsight_recovery": 1,
             "original": original.map(|p| p.display().to_string()),
+            "original_stamp": stamp.map(Stamp::to_text),
             "saved_at": saved_at,
             "map": map.to_json(),
         });
@@ -145,6 +157,10 @@ impl Store {
             out.push(Recovery {
                 file: e.path(),
                 original: v.get("original").and_then(Value::as_str).map(PathBuf::from),
+                original_stamp: v
+                    .get("original_stamp")
+                    .and_then(Value::as_str)
+                    .and_then(Stamp::from_text),
                 saved_at: v.get("saved_at").and_then(Value::as_u64).unwrap_or(0),
                 map_json: map_json.to_string(),
             });
@@ -227,11 +243,20 @@ pub fn load_map(path: &Path) -> Result<(Map, Option<String>), String> {
         .map_err(|e| e.to_string())
 }
 
+/// A save that worked.
+#[derive(Debug)]
+pub struct Saved {
+    /// Something the user should know (units that break their rules).
+    pub warning: Option<String>,
+    /// What the file now holds.
+    pub stamp: Stamp,
+}
+
 /// Saves atomically after checking the file will load again, so the editor
 /// never writes a map it could not reopen. Units that break their family's
 /// rules do not stop the save (the editor reopens such a file for fixing, and
 /// refusing would risk the user's work): they come back as a warning.
-pub fn save_map(map: &Map, path: &Path) -> Result<Option<String>, String> {
+pub fn save_map(map: &Map, path: &Path) -> Result<Saved, String> {
     let text = map.to_json();
     let warning = match Map::from_json(&text, path) {
         Ok(_) => None,
@@ -243,7 +268,10 @@ pub fn save_map(map: &Map, path: &Path) -> Result<Option<String>, String> {
         },
     };
     hexsight_analysis::map::write_atomic(path, text.as_bytes()).map_err(|e| e.to_string())?;
-    Ok(warning)
+    Ok(Saved {
+        warning,
+        stamp: Stamp::of(text.as_bytes()),
+    })
 }
 
 #[cfg(test)]
@@ -273,7 +301,7 @@ mod tests {
         let rs = Arc::new(Ruleset::builtin("combat-commander").unwrap());
         let mut map = Map::new("lost work", "combat-commander", rs, 3, 3, Layout::default());
         map.cell_mut(map.layout.hex_at(1, 1)).unwrap().level = 2;
-        s.autosave(&map, None).unwrap();
+        s.autosave(&map, None, Some(Stamp::of(b"before"))).unwrap();
         assert!(
             s.leftover_recoveries().is_empty(),
             "our own autosave is not a leftover"
@@ -286,6 +314,7 @@ mod tests {
         .unwrap();
         let found = s.leftover_recoveries();
         assert_eq!(found.len(), 1);
+        assert_eq!(found[0].original_stamp, Some(Stamp::of(b"before")));
         let back = found[0].load().unwrap();
         assert!(hexsight_analysis::map::file::same_content(&back, &map));
     }

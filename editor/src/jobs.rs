@@ -4,12 +4,16 @@
 //! Every job is keyed by the document generation it was computed from; a new
 //! key cancels the running job, and a result whose key is no longer wanted is
 //! thrown away, so an overlay never shows sight lines of a map that has changed.
+//! A job the engine refuses (too large for the memory there is) ends with the
+//! engine's one-line reason, kept for its key so the window can show it and
+//! the same request is not started again every frame.
 
 use hexsight_analysis::engine::exposure;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Selection};
 use hexsight_analysis::engine::viewshed::viewshed_of;
 use hexsight_analysis::hex::Hex;
+use hexsight_analysis::memory::{self, Limit};
 use hexsight_analysis::rules::miniatures::{self, Activity};
 use hexsight_analysis::{Map, Verdict};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -61,14 +65,15 @@ pub struct Spot {
 }
 
 /// Spotting from `from` with the ruleset's table (`query::spotting::spot`).
-pub fn spotting(map: &Map, from: Hex, moving: bool, progress: &Progress) -> Option<Vec<Spot>> {
+pub fn spotting(map: &Map, from: Hex, moving: bool, progress: &Progress) -> Outcome<Vec<Spot>> {
     progress.total.store(1, Ordering::Relaxed);
     let activity = if moving {
         Activity::Moving
     } else {
         Activity::Still
     };
-    let cells = hexsight_analysis::query::spotting::spot(map, from, activity).ok()?;
+    let cells = hexsight_analysis::query::spotting::spot(map, from, activity)
+        .map_err(|e| Stop::Refused(e.to_string()))?;
     progress.step();
     let out = cells
         .iter()
@@ -79,7 +84,7 @@ pub fn spotting(map: &Map, from: Hex, moving: bool, progress: &Progress) -> Opti
             p: c.p_spot,
         })
         .collect();
-    (!progress.cancelled()).then_some(out)
+    progress.finish(out)
 }
 
 /// Why spotting cannot be shown on this map (no table, no scale), if it cannot.
@@ -87,12 +92,27 @@ pub fn spotting_unavailable(map: &Map) -> Option<String> {
     miniatures::table(map).err().map(|e| e.to_string())
 }
 
+/// Why a job ended without a result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Cancelled: a newer request replaced it, or the user pressed Cancel.
+    Cancelled,
+    /// The analysis refused the request; its one-line reason (memory needed and available).
+    Refused(String),
+}
+
+/// A job's result, or why there is none.
+pub type Outcome<T> = Result<T, Stop>;
+
 /// Cancellation and progress shared with the worker.
 #[derive(Default)]
 pub struct Progress {
     cancel: AtomicBool,
     done: AtomicUsize,
     total: AtomicUsize,
+    /// A cap on the memory a job may plan to use, below what the machine has
+    /// (tests use it to see a refusal); `None`: the machine's own limits.
+    memory_limit: Option<u64>,
 }
 
 impl Progress {
@@ -102,6 +122,40 @@ impl Progress {
     }
     fn step(&self) {
         self.done.fetch_add(1, Ordering::Relaxed);
+    }
+    /// The result, unless the job was cancelled meanwhile.
+    fn finish<T>(&self, out: T) -> Outcome<T> {
+        if self.cancelled() {
+            Err(Stop::Cancelled)
+        } else {
+            Ok(out)
+        }
+    }
+}
+
+/// The engine for `map` if it fits the memory there is (or the progress's
+/// cap), else the engine's one-line refusal.
+fn engine<'m>(map: &'m Map, progress: &Progress) -> Outcome<Engine<'m>> {
+    let checked = match progress.memory_limit {
+        Some(cap) => memory::check_against(
+            Engine::estimate_bytes(map),
+            cap,
+            Limit::Given,
+            &format!("preparing a {}x{} map", map.cols, map.rows),
+            "use a smaller map",
+        )
+        .map(|()| Engine::new(map)),
+        None => Engine::try_new(map),
+    };
+    checked.map_err(|e| Stop::Refused(e.to_string()))
+}
+
+/// An engine error: a cancellation when the job was cancelled, else a refusal.
+fn stopped(progress: &Progress, e: hexsight_analysis::Error) -> Stop {
+    if progress.cancelled() {
+        Stop::Cancelled
+    } else {
+        Stop::Refused(e.to_string())
     }
 }
 
@@ -116,10 +170,12 @@ pub struct Seen {
 
 /// The viewshed of `from` from the engine (`engine::viewshed::viewshed_of`),
 /// cancellable and with progress.
-pub fn viewshed(map: &Map, from: Hex, progress: &Progress) -> Option<Vec<Seen>> {
-    let i = map.index(from)?;
-    // A map too large for the memory there is gives no overlay rather than an abort.
-    let engine = Engine::try_new(map).ok()?;
+pub fn viewshed(map: &Map, from: Hex, progress: &Progress) -> Outcome<Vec<Seen>> {
+    let i = map
+        .index(from)
+        .ok_or_else(|| Stop::Refused(format!("{} is not on the map", map.label(from))))?;
+    // A map too large for the memory there is gives a message rather than an abort.
+    let engine = engine(map, progress)?;
     let report = |done: u64, total: u64| {
         progress.total.store(total as usize, Ordering::Relaxed);
         progress.done.store(done as usize, Ordering::Relaxed);
@@ -128,7 +184,7 @@ pub fn viewshed(map: &Map, from: Hex, progress: &Progress) -> Option<Vec<Seen>> 
         cancel: &progress.cancel,
         progress: &report,
     };
-    let v = viewshed_of(&engine, i, &ctl).ok()?;
+    let v = viewshed_of(&engine, i, &ctl).map_err(|e| stopped(progress, e))?;
     let out = v
         .targets
         .iter()
@@ -137,14 +193,14 @@ pub fn viewshed(map: &Map, from: Hex, progress: &Progress) -> Option<Vec<Seen>> 
             blind: t.blind,
         })
         .collect();
-    (!progress.cancelled()).then_some(out)
+    progress.finish(out)
 }
 
 /// Exposure: for each hex, the number of other hexes that see it, from the
 /// engine's streaming exposure (fast, cancellable, with progress).
-pub fn exposure(map: &Map, progress: &Progress) -> Option<Vec<u32>> {
-    // A map too large for the memory there is gives no overlay rather than an abort.
-    let engine = Engine::try_new(map).ok()?;
+pub fn exposure(map: &Map, progress: &Progress) -> Outcome<Vec<u32>> {
+    // A map too large for the memory there is gives a message rather than an abort.
+    let engine = engine(map, progress)?;
     let report = |done: u64, total: u64| {
         progress.total.store(total as usize, Ordering::Relaxed);
         progress.done.store(done as usize, Ordering::Relaxed);
@@ -153,17 +209,29 @@ pub fn exposure(map: &Map, progress: &Progress) -> Option<Vec<u32>> {
         cancel: &progress.cancel,
         progress: &report,
     };
-    let e = exposure::exposure(&engine, &Selection::all(map), &ctl).ok()?;
+    let e = exposure::exposure(&engine, &Selection::all(map), &ctl)
+        .map_err(|e| stopped(progress, e))?;
     // Every hex sees itself; count only the others.
     let counts = e.seen_by.iter().map(|n| n.saturating_sub(1)).collect();
-    (!progress.cancelled()).then_some(counts)
+    progress.finish(counts)
 }
 
 struct Running {
     key: JobKey,
     progress: Arc<Progress>,
-    rx: mpsc::Receiver<Option<JobOutput>>,
+    rx: mpsc::Receiver<Outcome<JobOutput>>,
     started: Instant,
+}
+
+/// What [`Jobs::poll`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Polled {
+    /// Nothing new.
+    Nothing,
+    /// A result arrived.
+    Ready,
+    /// The job was refused, with the reason.
+    Refused(String),
 }
 
 /// The overlay job runner: at most one job runs; the latest result is kept.
@@ -171,6 +239,9 @@ struct Running {
 pub struct Jobs {
     running: Option<Running>,
     result: Option<(JobKey, Arc<JobOutput>)>,
+    refused: Option<(JobKey, String)>,
+    /// A cap on the memory a job may plan to use (see [`Progress`]); `None` normally.
+    pub memory_limit: Option<u64>,
 }
 
 impl Jobs {
@@ -178,12 +249,16 @@ impl Jobs {
     /// `repaint` is called from the worker when it finishes.
     pub fn request(&mut self, key: JobKey, map: &Map, repaint: impl Fn() + Send + 'static) {
         if self.result.as_ref().is_some_and(|(k, _)| *k == key)
+            || self.refused.as_ref().is_some_and(|(k, _)| *k == key)
             || self.running.as_ref().is_some_and(|r| r.key == key)
         {
             return;
         }
         self.cancel();
-        let progress = Arc::new(Progress::default());
+        let progress = Arc::new(Progress {
+            memory_limit: self.memory_limit,
+            ..Progress::default()
+        });
         let (tx, rx) = mpsc::channel();
         let map = map.clone();
         let p = progress.clone();
@@ -210,37 +285,56 @@ impl Jobs {
         }
     }
 
-    /// Collects a finished job; returns true when a new result arrived.
-    pub fn poll(&mut self) -> bool {
-        let Some(r) = &self.running else { return false };
+    /// Collects a finished job.
+    pub fn poll(&mut self) -> Polled {
+        let Some(r) = &self.running else {
+            return Polled::Nothing;
+        };
         match r.rx.try_recv() {
             Ok(out) => {
                 let key = r.key;
                 self.running = None;
-                if let Some(out) = out {
-                    self.result = Some((key, Arc::new(out)));
-                    return true;
-                }
-                false
+                self.keep(key, out)
             }
-            Err(mpsc::TryRecvError::Empty) => false,
+            Err(mpsc::TryRecvError::Empty) => Polled::Nothing,
             Err(mpsc::TryRecvError::Disconnected) => {
                 self.running = None;
-                false
+                Polled::Nothing
             }
         }
     }
 
-    /// Blocks until the running job ends (tests and exports).
+    /// Blocks until the running job ends (tests and exports); true when a result arrived.
     pub fn wait(&mut self) -> bool {
         let Some(r) = self.running.take() else {
             return false;
         };
-        if let Ok(Some(out)) = r.rx.recv() {
-            self.result = Some((r.key, Arc::new(out)));
-            return true;
+        match r.rx.recv() {
+            Ok(out) => self.keep(r.key, out) == Polled::Ready,
+            Err(_) => false,
         }
-        false
+    }
+
+    fn keep(&mut self, key: JobKey, out: Outcome<JobOutput>) -> Polled {
+        match out {
+            Ok(out) => {
+                self.result = Some((key, Arc::new(out)));
+                Polled::Ready
+            }
+            Err(Stop::Refused(why)) => {
+                self.refused = Some((key, why.clone()));
+                Polled::Refused(why)
+            }
+            Err(Stop::Cancelled) => Polled::Nothing,
+        }
+    }
+
+    /// Why the job for exactly this key was refused, if it was.
+    pub fn refusal(&self, key: JobKey) -> Option<&str> {
+        self.refused
+            .as_ref()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, why)| why.as_str())
     }
 
     /// Cancels the running job, if any.
@@ -283,10 +377,11 @@ impl Jobs {
         self.running.is_some()
     }
 
-    /// Forgets the kept result (a new document).
+    /// Forgets the kept result and refusal (a new document).
     pub fn clear(&mut self) {
         self.cancel();
         self.result = None;
+        self.refused = None;
     }
 }
 
@@ -339,7 +434,7 @@ mod tests {
     fn a_cancelled_job_gives_nothing_and_stale_keys_are_ignored() {
         let p = Progress::default();
         p.cancel.store(true, Ordering::Relaxed);
-        assert!(exposure(&map(), &p).is_none());
+        assert_eq!(exposure(&map(), &p), Err(Stop::Cancelled));
         let mut jobs = Jobs::default();
         let m = map();
         let key = JobKey {
@@ -356,5 +451,27 @@ mod tests {
             })
             .is_none()
         );
+    }
+
+    #[test]
+    fn a_job_too_large_for_the_memory_is_refused_once_with_the_engines_reason() {
+        let m = map();
+        let mut jobs = Jobs::default();
+        jobs.memory_limit = Some(1);
+        let key = JobKey {
+            generation: 1,
+            kind: JobKind::Viewshed(m.layout.hex_at(0, 0)),
+        };
+        jobs.request(key, &m, || {});
+        assert!(!jobs.wait());
+        let why = jobs.refusal(key).expect("the refusal is kept");
+        assert!(why.contains("preparing a 6x6 map needs about"), "{why}");
+        jobs.request(key, &m, || {});
+        assert!(!jobs.busy(), "a refused request is not started again");
+        let next = JobKey {
+            generation: 2,
+            ..key
+        };
+        assert!(jobs.refusal(next).is_none(), "an edit asks again");
     }
 }

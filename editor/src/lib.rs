@@ -8,6 +8,7 @@ pub mod document;
 pub mod export;
 pub mod files;
 pub mod jobs;
+pub mod stamp;
 pub mod tools;
 
 pub use app::EditorApp;

@@ -325,7 +325,7 @@ fn autosaved_work_is_offered_at_the_next_start() {
     let store = Store::new(data.clone());
     let mut map = Map::load(&s.map).unwrap();
     map.name = "unsaved work".into();
-    store.autosave(&map, Some(&s.map)).unwrap();
+    store.autosave(&map, Some(&s.map), None).unwrap();
     std::fs::rename(store.own_recovery(), data.join("recovery-4294967294.json")).unwrap();
     let mut h = harness(&data, None);
     h.get_by_label("Recover unsaved work?");
@@ -699,9 +699,238 @@ fn a_map_whose_units_break_their_rules_opens_saves_and_recovers_for_fixing() {
     assert!(Map::load_for_editing(&out).is_ok());
     // Autosaved work of this kind is recovered too.
     let store = Store::new(data.clone());
-    store.autosave(h.state().doc.map(), Some(&bad)).unwrap();
+    store
+        .autosave(h.state().doc.map(), Some(&bad), None)
+        .unwrap();
     std::fs::rename(store.own_recovery(), data.join("recovery-4294967293.json")).unwrap();
     let found = store.leftover_recoveries();
     assert_eq!(found.len(), 1);
     assert!(found[0].load().is_ok());
+}
+
+fn paint_j2_woods(h: &mut Harness<'_, EditorApp>) {
+    key(h, Key::B);
+    h.get_by_label("Woods").click();
+    h.run_steps(2);
+    click(h, "J2");
+    assert_eq!(terrain(h, "J2"), "woods");
+}
+
+/// A folder the process cannot write into, if it can make one: `chmod 555`
+/// does not stop root, so as root there is none (the other failures still run).
+fn read_only_folder(parent: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = parent.join("read-only");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let probe = dir.join("probe");
+    if std::fs::write(&probe, "x").is_ok() {
+        let _ = std::fs::remove_file(&probe);
+        println!(
+            "running as root: chmod 555 does not stop writes, so the read-only folder case is left out"
+        );
+        return None;
+    }
+    Some(dir)
+}
+
+#[test]
+fn a_failed_save_shows_in_the_window_and_keeps_the_work_unsaved() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    paint_j2_woods(&mut h);
+    // A folder that is a regular file (fails for root too), a read-only folder,
+    // and a full disk (/dev/full: every write fails with ENOSPC).
+    let mut targets = vec![(s.map.join("under-a-file.json"), "Not a directory")];
+    if let Some(ro) = read_only_folder(s.dir.path()) {
+        targets.push((ro.join("map.json"), "Permission denied"));
+    }
+    if Path::new("/dev/full").exists() {
+        targets.push((PathBuf::from("/dev/full"), "No space left on device"));
+    } else {
+        println!("no /dev/full here: the full-disk case is left out");
+    }
+    for (target, why) in targets {
+        // Through Ctrl+S, as the user would save to the map's path.
+        h.state_mut().doc.path = Some(target.clone());
+        ctrl(&mut h, Key::S);
+        let err = h.state().error.clone().unwrap_or_default();
+        assert!(
+            err.contains("Could not save") && err.contains(why),
+            "{target:?}: {err}"
+        );
+        h.get_by_label_contains("Could not save");
+        h.get_by_label_contains("still open and unsaved");
+        assert!(
+            h.state().status.starts_with("Not saved"),
+            "{}",
+            h.state().status
+        );
+        assert!(
+            h.state().doc.is_dirty(),
+            "{target:?}: the work stays unsaved"
+        );
+        h.get_by_label("OK").click();
+        h.run_steps(2);
+        assert!(h.state().doc.is_dirty());
+        assert_eq!(terrain(&h, "J2"), "woods", "the work is still open");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&s.map).unwrap(),
+        DEMO,
+        "the original is untouched"
+    );
+}
+
+#[test]
+fn a_file_changed_on_disk_is_asked_about_before_it_is_overwritten() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    paint_j2_woods(&mut h);
+    // Rewriting the same content (a new modification time) is not a change.
+    std::fs::write(&s.map, DEMO).unwrap();
+    assert!(!h.state().changed_on_disk(&s.map));
+    // Another program writes its own version.
+    let mut theirs = Map::load(&s.map).unwrap();
+    theirs.name = "changed elsewhere".into();
+    let theirs_text = theirs.to_json();
+    std::fs::write(&s.map, &theirs_text).unwrap();
+    assert!(h.state().changed_on_disk(&s.map));
+
+    // Save asks instead of overwriting; Cancel keeps both versions.
+    ctrl(&mut h, Key::S);
+    h.get_by_label("The file changed on disk");
+    assert_eq!(std::fs::read_to_string(&s.map).unwrap(), theirs_text);
+    assert!(h.state().doc.is_dirty());
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    assert!(h.state().conflict.is_none());
+    assert_eq!(std::fs::read_to_string(&s.map).unwrap(), theirs_text);
+    assert!(h.state().doc.is_dirty());
+
+    // Reload takes their version as one undo step: clean, and undo brings back ours.
+    ctrl(&mut h, Key::S);
+    h.get_by_label("Reload from disk").click();
+    h.run_steps(2);
+    assert_eq!(h.state().doc.map().name, "changed elsewhere");
+    assert_eq!(terrain(&h, "J2"), "open");
+    assert!(!h.state().doc.is_dirty());
+    ctrl(&mut h, Key::Z);
+    assert_eq!(terrain(&h, "J2"), "woods");
+    assert!(h.state().doc.is_dirty());
+
+    // They change it again; Overwrite writes ours over theirs.
+    theirs.name = "changed again".into();
+    std::fs::write(&s.map, theirs.to_json()).unwrap();
+    ctrl(&mut h, Key::S);
+    h.get_by_label("Overwrite").click();
+    h.run_steps(2);
+    assert!(!h.state().doc.is_dirty());
+    let back = Map::load(&s.map).unwrap();
+    assert!(same_content(&back, h.state().doc.map()));
+    // After our own save, the next save does not ask.
+    paint_j3_building(&mut h);
+    ctrl(&mut h, Key::S);
+    assert!(h.state().conflict.is_none() && !h.state().doc.is_dirty());
+}
+
+fn paint_j3_building(h: &mut Harness<'_, EditorApp>) {
+    key(h, Key::B);
+    h.get_by_label("Building").click();
+    h.run_steps(2);
+    click(h, "J3");
+    assert!(h.state().doc.is_dirty());
+}
+
+#[test]
+fn recovered_work_is_checked_against_the_file_it_started_from() {
+    let s = setup();
+    let data = s.dir.path().join("data");
+    let store = Store::new(data.clone());
+    let mut map = Map::load(&s.map).unwrap();
+    map.name = "unsaved work".into();
+    let stamp = hexsight_editor::stamp::Stamp::read(&s.map);
+    store.autosave(&map, Some(&s.map), stamp).unwrap();
+    std::fs::rename(store.own_recovery(), data.join("recovery-4294967292.json")).unwrap();
+    // Someone edits the file between the crash and the recovery.
+    std::fs::write(&s.map, DEMO.replacen("Demo hill", "Demo hill (theirs)", 1)).unwrap();
+    let mut h = harness(&data, None);
+    // Enter recovers the newest autosave.
+    key(&mut h, Key::Enter);
+    assert_eq!(h.state().doc.map().name, "unsaved work");
+    ctrl(&mut h, Key::S);
+    assert!(h.state().conflict.is_some(), "the save asks first");
+    assert!(
+        std::fs::read_to_string(&s.map)
+            .unwrap()
+            .contains("(theirs)")
+    );
+}
+
+#[test]
+fn an_overlay_refused_for_memory_says_why_in_the_window() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    // The engine's memory check with a budget of one byte: refused as a huge map would be.
+    h.state_mut().jobs.memory_limit = Some(1);
+    h.state_mut().selected = Some(hex(&h, "G5"));
+    h.state_mut().overlay = Some(hexsight_editor::canvas::Overlay::Viewshed);
+    for _ in 0..100 {
+        h.run_steps(1);
+        if h.state().status.starts_with("No overlay") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = h.state().status.clone();
+    assert!(
+        status.contains("needs about") && status.contains("MiB"),
+        "{status}"
+    );
+    h.run_steps(2);
+    h.get_by_label_contains("Not computed: preparing a");
+    assert!(
+        !h.state().jobs.busy(),
+        "the refused job is not retried every frame"
+    );
+}
+
+#[test]
+fn a_save_asked_for_by_the_unsaved_prompt_also_asks_about_a_changed_file_then_goes_on() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    paint_j2_woods(&mut h);
+    std::fs::write(&s.map, DEMO.replacen("Demo hill", "Demo hill (theirs)", 1)).unwrap();
+    // New map -> Save -> the file changed -> Overwrite -> the new-map form.
+    ctrl(&mut h, Key::N);
+    h.get_by_label("Save").click();
+    // The question opens as the prompt closes: a few frames for it to appear.
+    h.run_steps(6);
+    h.get_by_label("The file changed on disk");
+    h.get_by_label("Overwrite").click();
+    h.run_steps(2);
+    assert!(
+        matches!(
+            h.state().dialog,
+            Some(hexsight_editor::app::Dialog::NewMap(_))
+        ),
+        "{:?}",
+        h.state().dialog
+    );
+    let back = Map::load(&s.map).unwrap();
+    assert_eq!(back.name, "Demo hill", "ours was written");
+    // Cancel at the same question keeps the work and opens no new map.
+    h.run_steps(4);
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    paint_j3_building(&mut h);
+    std::fs::write(&s.map, DEMO).unwrap();
+    ctrl(&mut h, Key::N);
+    h.get_by_label("Save").click();
+    // The question opens as the prompt closes: a few frames for it to appear.
+    h.run_steps(6);
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    assert!(h.state().dialog.is_none() && h.state().conflict.is_none());
+    assert!(h.state().doc.is_dirty(), "the work stays open");
 }

@@ -1,4 +1,5 @@
-//! Modal dialogs: paths, new map, properties, unsaved changes, recovery, errors.
+//! Modal dialogs: paths, new map, properties, unsaved changes, recovery, errors,
+//! a file changed on disk.
 
 use super::*;
 
@@ -21,6 +22,10 @@ impl EditorApp {
             if close {
                 self.error = None;
             }
+            return;
+        }
+        if self.conflict.is_some() {
+            self.conflict_dialog(ctx);
             return;
         }
         let Some(dialog) = self.dialog.clone() else {
@@ -356,13 +361,20 @@ impl EditorApp {
                     {
                         later = true;
                     }
+                    ui.label(RichText::new("Enter recovers the newest.").small());
                 });
+                // The default choice from the keyboard: keeping work is never the wrong guess.
+                if action.is_none() && !later && ctx.input(|i| i.key_pressed(Key::Enter)) {
+                    action = Some((0, true));
+                }
                 if let Some((i, recover)) = action {
                     let r = self.recoveries.remove(i);
                     if recover {
                         match r.load() {
                             Ok(map) => {
-                                self.set_document(Document::unsaved(map, r.original.clone()));
+                                let mut doc = Document::unsaved(map, r.original.clone());
+                                doc.disk = r.original_stamp;
+                                self.set_document(doc);
                                 // Our own autosave takes over before the old file goes.
                                 self.autosave(true);
                                 let _ = std::fs::remove_file(&r.file);
@@ -387,6 +399,65 @@ impl EditorApp {
         }
         if !keep {
             self.dialog = None;
+        }
+    }
+}
+
+impl EditorApp {
+    /// Asks what to do with a save whose file another program changed.
+    fn conflict_dialog(&mut self, ctx: &egui::Context) {
+        let Some(path) = self.conflict.clone() else {
+            return;
+        };
+        let mut choice = None;
+        egui::Modal::new(egui::Id::unique("conflict")).show(ctx, |ui| {
+            ui.set_max_width(520.0);
+            ui.heading("The file changed on disk");
+            ui.label(format!(
+                "Another program changed {} since it was opened or saved here. \
+                 Saving now would overwrite those changes.",
+                path.display()
+            ));
+            ui.horizontal(|ui| {
+                if ui
+                    .button("Overwrite")
+                    .on_hover_text("Save your version over theirs")
+                    .clicked()
+                {
+                    choice = Some(0);
+                }
+                if ui
+                    .button("Reload from disk")
+                    .on_hover_text("Take their version; undo brings back yours")
+                    .clicked()
+                {
+                    choice = Some(1);
+                }
+                if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape)) {
+                    choice = Some(2);
+                }
+            });
+        });
+        let Some(choice) = choice else {
+            return;
+        };
+        self.conflict = None;
+        match choice {
+            0 => {
+                if self.write_to(&path)
+                    && let Some(c) = self.pending.take()
+                {
+                    self.run_confirmed(ctx, c);
+                }
+            }
+            1 => {
+                self.pending = None;
+                self.reload(&path);
+            }
+            _ => {
+                self.pending = None;
+                self.status = "Not saved".into();
+            }
         }
     }
 }

@@ -10,7 +10,8 @@ use crate::canvas::{self, EguiSurface, Overlay, Scene, SvgSurface, View};
 use crate::commands::Command;
 use crate::document::Document;
 use crate::files::{self, Recovery, Store};
-use crate::jobs::{JobKey, JobKind, JobOutput, Jobs};
+use crate::jobs::{JobKey, JobKind, JobOutput, Jobs, Polled};
+use crate::stamp::Stamp;
 use crate::tools::{self, LevelMode, Tool, ToolSettings};
 use egui::{Color32, Key, PointerButton, Pos2, Rect, RichText, Sense, Ui, vec2};
 use hexsight_analysis::hex::{Hex, HexLine, Layout, Orientation, Side, Stagger};
@@ -143,6 +144,9 @@ pub struct EditorApp {
     pub status: String,
     /// An error shown in a modal until dismissed (a failed load, a failed save).
     pub error: Option<String>,
+    /// A save held back because another program changed the file since it was
+    /// read or written here: the window asks to overwrite, reload or cancel.
+    pub conflict: Option<PathBuf>,
     recoveries: Vec<Recovery>,
     stroke: Option<Stroke>,
     /// The canvas rectangle in the last frame.
@@ -202,6 +206,7 @@ impl EditorApp {
             pending: None,
             status: "Ready".into(),
             error: None,
+            conflict: None,
             recoveries: Vec::new(),
             stroke: None,
             canvas_rect: Rect::from_min_size(Pos2::ZERO, vec2(800.0, 600.0)),
@@ -250,9 +255,13 @@ impl EditorApp {
 
     /// Opens a map; a failure leaves the current map and shows the loader's message.
     pub fn open(&mut self, path: &Path) {
+        // Stamped before reading: a change in between shows as a change at save (asks; never lost).
+        let disk = Stamp::read(path);
         match files::load_map(path) {
             Ok((map, problems)) => {
-                self.set_document(Document::new(map, Some(path.to_path_buf())));
+                let mut doc = Document::new(map, Some(path.to_path_buf()));
+                doc.disk = disk;
+                self.set_document(doc);
                 let _ = self.store.add_recent(path);
                 self.status = format!("Opened {}", path.display());
                 if let Some(p) = problems {
@@ -280,6 +289,11 @@ impl EditorApp {
         self.stroke = None;
         self.editing_unit = None;
         self.autosaved_generation = None;
+        self.fit_settings();
+    }
+
+    /// Keeps the tool settings within the map's ruleset (after a new map or a reload).
+    fn fit_settings(&mut self) {
         let rs = &self.doc.map().ruleset;
         self.settings.terrain = self
             .settings
@@ -296,15 +310,34 @@ impl EditorApp {
         self.settings.level = self.settings.level.clamp(rs.levels.min, rs.levels.max);
     }
 
-    /// Saves to `path`; returns whether it worked.
+    /// Saves to `path`; returns whether it worked. A save over the map's own
+    /// file that another program changed meanwhile is held back and asked
+    /// about ([`EditorApp::conflict`]).
     pub fn save_to(&mut self, path: &Path) -> bool {
         self.doc.commit();
+        if self.changed_on_disk(path) {
+            self.conflict = Some(path.to_path_buf());
+            self.status = format!("Not saved: {} changed on disk", path.display());
+            return false;
+        }
+        self.write_to(path)
+    }
+
+    /// True when `path` is the map's own file and no longer holds what was read or written here.
+    pub fn changed_on_disk(&self, path: &Path) -> bool {
+        self.doc.path.as_deref() == Some(path) && self.doc.disk.is_some_and(|s| s.changed(path))
+    }
+
+    /// Writes the map to `path` without the change-on-disk check. A failure
+    /// (read-only folder, full disk) is shown in the window and the work stays
+    /// open and marked unsaved (so autosaves go on).
+    fn write_to(&mut self, path: &Path) -> bool {
         match files::save_map(self.doc.map(), path) {
-            Ok(warning) => {
-                if let Some(w) = warning {
+            Ok(saved) => {
+                if let Some(w) = saved.warning {
                     self.error = Some(w);
                 }
-                self.doc.mark_saved(path.to_path_buf());
+                self.doc.mark_saved(path.to_path_buf(), saved.stamp);
                 self.store.clear_autosave();
                 self.autosaved_generation = None;
                 let _ = self.store.add_recent(path);
@@ -312,8 +345,40 @@ impl EditorApp {
                 true
             }
             Err(e) => {
-                self.error = Some(format!("Could not save {}:\n\n{e}", path.display()));
+                self.error = Some(format!(
+                    "Could not save {}:\n\n{e}\n\nYour changes are still open and unsaved; \
+                     save them elsewhere with Save as.",
+                    path.display()
+                ));
+                self.status = format!("Not saved: {e}");
+                // What was waiting for this save (quit, open) must not run now.
+                self.pending = None;
                 false
+            }
+        }
+    }
+
+    /// Replaces the map with its file's content as one undo step (the file
+    /// changed on disk and the user chose to reload).
+    fn reload(&mut self, path: &Path) {
+        let disk = Stamp::read(path);
+        match files::load_map(path) {
+            Ok((map, problems)) => {
+                let resized = (map.cols, map.rows) != (self.doc.map().cols, self.doc.map().rows);
+                self.end_stroke();
+                self.doc.reload(map, disk);
+                self.fit_settings();
+                self.fit_pending |= resized;
+                self.status = format!(
+                    "Reloaded {} from disk (undo brings back your version)",
+                    path.display()
+                );
+                if let Some(p) = problems {
+                    self.error = Some(format!("Some units break their rules:\n\n{p}"));
+                }
+            }
+            Err(e) => {
+                self.error = Some(format!("Could not reload {}:\n\n{e}", path.display()));
             }
         }
     }
@@ -326,7 +391,7 @@ impl EditorApp {
         if due && self.autosaved_generation != Some(self.doc.generation()) {
             match self
                 .store
-                .autosave(self.doc.map(), self.doc.path.as_deref())
+                .autosave(self.doc.map(), self.doc.path.as_deref(), self.doc.disk)
             {
                 Ok(()) => self.autosaved_generation = Some(self.doc.generation()),
                 Err(e) => self.status = format!("Autosave failed: {e}"),
@@ -556,8 +621,10 @@ impl EditorApp {
         self.handle_close_request(&ctx);
         self.handle_shortcuts(&ctx, &mut cmds);
         self.handle_dropped_files(&ctx, &mut cmds);
-        if self.jobs.poll() {
-            self.status = "Overlay ready".into();
+        match self.jobs.poll() {
+            Polled::Ready => self.status = "Overlay ready".into(),
+            Polled::Refused(why) => self.status = format!("No overlay: {why}"),
+            Polled::Nothing => {}
         }
         if let Some(rx) = &self.exports
             && let Ok(r) = rx.try_recv()
@@ -667,7 +734,7 @@ impl EditorApp {
     }
 
     fn handle_shortcuts(&mut self, ctx: &egui::Context, cmds: &mut Vec<Command>) {
-        if self.dialog.is_some() || self.error.is_some() {
+        if self.dialog.is_some() || self.error.is_some() || self.conflict.is_some() {
             return;
         }
         let typing = ctx.egui_wants_keyboard_input();

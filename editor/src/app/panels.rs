@@ -296,6 +296,13 @@ impl EditorApp {
                         }
                     });
                 }
+                // The engine's own line: what it needs, what there is, what to change.
+                if let Some(why) = self.overlay_key().and_then(|k| self.jobs.refusal(k)) {
+                    ui.colored_label(
+                        Color32::from_rgb(240, 110, 90),
+                        format!("Not computed: {why}"),
+                    );
+                }
             }
             _ => {}
         }
