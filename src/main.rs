@@ -25,6 +25,8 @@ struct Cli {
 enum Command {
     /// Line of sight from one hex to another, with the verdict, the reason and the trace.
     Los(cmd::los::Args),
+    /// The side view of one sight line: ground, obstacles, the line, where it is blocked.
+    Profile(cmd::profile::Args),
     /// The full visibility matrix of a map, written to a file.
     Matrix(cmd::matrix::Args),
     /// Load and check a map, and summarise it.
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Los(a) => cmd::los::run(a),
+        Command::Profile(a) => cmd::profile::run(a),
         Command::Matrix(a) => cmd::matrix::run(a),
         Command::Validate(a) => cmd::validate::run(a),
         Command::Move(a) => cmd::movement::run(a),

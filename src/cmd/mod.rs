@@ -6,6 +6,7 @@ pub mod generate;
 pub mod los;
 pub mod matrix;
 pub mod movement;
+pub mod profile;
 pub mod report;
 pub mod spot;
 pub mod units;

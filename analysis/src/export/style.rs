@@ -132,13 +132,13 @@ pub struct Picture<'a> {
     pub zone: Vec<Hex>,
 }
 
-fn parse_hex_colour(s: &Option<String>) -> Rgba {
+pub(crate) fn parse_hex_colour(s: &Option<String>) -> Rgba {
     let s = s.as_deref().unwrap_or("#c8c8c8").trim_start_matches('#');
     let v = u32::from_str_radix(s, 16).unwrap_or(0xc8c8c8);
     [(v >> 16) as u8, (v >> 8) as u8, v as u8, 255]
 }
 
-fn mix(a: Rgba, b: Rgba, t: f64) -> Rgba {
+pub(crate) fn mix(a: Rgba, b: Rgba, t: f64) -> Rgba {
     let m = |x: u8, y: u8| (x as f64 * (1.0 - t) + y as f64 * t).round() as u8;
     [m(a[0], b[0]), m(a[1], b[1]), m(a[2], b[2]), 255]
 }

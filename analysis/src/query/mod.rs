@@ -1,6 +1,8 @@
-//! Questions built on the sight rule: the three unit answers and miniatures spotting.
+//! Questions built on the sight rule: the three unit answers, miniatures spotting and
+//! the side view of a line.
 //!
 //! They call the explained query or the engine; nothing below them calls them.
 
+pub mod profile;
 pub mod spotting;
 pub mod units;
