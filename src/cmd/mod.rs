@@ -17,6 +17,7 @@ use anyhow::Context;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::matrix::Selection;
 use hexsight_analysis::engine::zone::parse_zone;
+use hexsight_analysis::query::range::Range;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -129,6 +130,13 @@ pub fn interrupt_flag() -> &'static AtomicBool {
 /// and the option.
 pub fn zone_arg(map: &Map, path: &Path, option: &str, text: &str) -> anyhow::Result<Vec<usize>> {
     parse_zone(map, text).map_err(|e| anyhow::anyhow!("{}: {option}: {e}", path.display()))
+}
+
+/// The `--range` limit (`6`, `300m`), if given, with an error naming the map.
+pub fn range_arg(map: &Map, path: &Path, text: Option<&str>) -> anyhow::Result<Option<Range>> {
+    text.map(|t| Range::parse(map, t))
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("{}: --range: {e}", path.display()))
 }
 
 /// Observers and targets from `--from` / `--to` zones (the whole map when absent).

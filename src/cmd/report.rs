@@ -38,6 +38,9 @@ pub struct Args {
     /// How many key hexes to pick when `--key` is not given.
     #[arg(long, default_value_t = 3)]
     keys: usize,
+    /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
+    #[arg(long)]
+    range: Option<String>,
     /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
@@ -56,6 +59,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
     let zones = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
+    let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
     let all = Selection::all(&map);
     super::matrix::check_matrix_memory(&a.map, &map, &all, 0, None)?;
     super::check_pictures(&a.map, &map, 1)?;
@@ -68,7 +72,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         cancel: super::interrupt_flag(),
         progress: &|d, t| progress.update(d, t),
     };
-    let m = matrix(&engine, &all, &ctl)?;
+    let mut m = matrix(&engine, &all, &ctl)?;
+    if let Some(r) = &range {
+        r.mask(&map, &all.from, &all.to, &mut m.bits);
+    }
     progress.finish();
     let secs = progress.seconds();
     let mut files = Vec::new();
@@ -163,7 +170,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     for &k in &keys {
         let from = map.hex_of(k);
         let label = map.label(from);
-        let v = viewshed(&map, from);
+        let mut v = viewshed(&map, from);
+        if let Some(r) = &range {
+            r.viewshed(&map, &mut v);
+        }
         for j in v.blind() {
             blind_count[j] += 1;
         }
