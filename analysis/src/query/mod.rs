@@ -1,5 +1,5 @@
 //! Questions built on the sight rule: the three unit answers, miniatures spotting and
-//! the side view of a line, and the range limit laid over sight answers.
+//! the side view of a line, the range limit laid over sight answers, and named zones.
 //!
 //! They call the explained query or the engine; nothing below them calls them.
 
@@ -7,3 +7,4 @@ pub mod profile;
 pub mod range;
 pub mod spotting;
 pub mod units;
+pub mod zones;
