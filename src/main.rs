@@ -45,6 +45,8 @@ enum Command {
     Exposure(cmd::exposure::Args),
     /// Everything at once: matrix, heatmaps, viewsheds, blind zones and an index.html.
     Report(cmd::report::Args),
+    /// Where to stand: the hexes of a zone that together see most of another, or are seen least.
+    Deploy(cmd::deploy::Args),
     /// Synthetic terrain (hills, woods, villages, hedgerows) for benchmarks and demos.
     Generate(cmd::generate::Args),
 }
@@ -63,6 +65,7 @@ fn main() -> ExitCode {
         Command::Blind(a) => cmd::blind::run(a),
         Command::Exposure(a) => cmd::exposure::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Deploy(a) => cmd::deploy::run(a),
         Command::Generate(a) => cmd::generate::run(a),
     };
     let result = result.and_then(|code| out::flush().map(|()| code));

@@ -5,6 +5,7 @@ use crate::engine::exposure::Exposure;
 use crate::engine::viewshed::Viewshed;
 use crate::hex::Hex;
 use crate::map::Map;
+use crate::query::deploy::Plan;
 use crate::query::spotting::SpotCell;
 use crate::rules::Verdict;
 use crate::rules::miniatures::Activity;
@@ -43,6 +44,44 @@ pub fn viewshed<'a>(map: &'a Map, v: &Viewshed) -> Picture<'a> {
         layer: Layer::Classes { class, names },
         marked: vec![v.from],
         zone: Vec::new(),
+    }
+}
+
+/// A deployment: the chosen hexes ringed, the watched hexes they see and those
+/// they miss, the zone they were chosen from outlined.
+pub fn deployment<'a>(map: &'a Map, plan: &Plan, zone: &[usize], watch: &[usize]) -> Picture<'a> {
+    let mut class = vec![None; map.len()];
+    for &j in watch {
+        class[j] = Some(1);
+    }
+    for &j in &plan.seen {
+        class[j] = Some(0);
+    }
+    let names = vec![
+        (format!("watched, seen ({})", plan.covered), VISIBLE),
+        (
+            format!("watched, not seen ({})", plan.of - plan.covered as usize),
+            BLOCKED,
+        ),
+    ];
+    let labels: Vec<String> = plan
+        .chosen
+        .iter()
+        .map(|&i| map.label(map.hex_of(i)))
+        .collect();
+    Picture {
+        map,
+        title: format!(
+            "Deployment ({} ruleset, {}): {} cover {} of {} watched hexes",
+            map.ruleset.name,
+            plan.method.as_str(),
+            labels.join(", "),
+            plan.covered,
+            plan.of
+        ),
+        layer: Layer::Classes { class, names },
+        marked: plan.chosen.iter().map(|&i| map.hex_of(i)).collect(),
+        zone: zone.iter().map(|&i| map.hex_of(i)).collect(),
     }
 }
 
