@@ -95,3 +95,23 @@ fn half_a_pair_is_refused_on_one_line() {
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(err.contains("TO_UNIT"), "{err}");
 }
+
+#[test]
+fn the_network_is_drawn_and_a_pair_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let (png, svg) = (dir.path().join("n.png"), dir.path().join("n.svg"));
+    let p = path("napoleonic-ridge.json");
+    ok(&[
+        "units",
+        &p,
+        "--png",
+        png.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("sandham-battery"));
+    let out = hexsight(&["units", &p, "sandham-battery", "2-45e", "--png", "x.png"]);
+    assert_eq!(out.status.code(), Some(2));
+}

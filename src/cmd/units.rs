@@ -1,10 +1,12 @@
-//! `hexsight units MAP [FROM_UNIT TO_UNIT] [--fire direct|indirect|overrun] [--json]`:
+//! `hexsight units MAP [FROM_UNIT TO_UNIT] [--fire direct|indirect|overrun] [--json]
+//! [--png FILE] [--svg FILE]`:
 //! can see, can be targeted and can fire, each with reasons citing the rules, for one
 //! pair of units or for every unit against every unit of another side.
 
 use anyhow::{anyhow, bail};
 use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
+use hexsight_analysis::export::{pictures, save_scene};
 use hexsight_analysis::map::Unit;
 use hexsight_analysis::query::units::{UnitAnswers, network, unit_answers};
 use hexsight_analysis::rules::asl::FireKind;
@@ -28,6 +30,12 @@ pub struct Args {
     /// Print JSON: one object for a pair, a list of them for every pair.
     #[arg(long)]
     json: bool,
+    /// Without a pair: draw the network of lines over the map as a PNG.
+    #[arg(long)]
+    png: Option<PathBuf>,
+    /// The same as SVG.
+    #[arg(long)]
+    svg: Option<PathBuf>,
 }
 
 fn parse_fire(s: &str) -> Result<FireKind, String> {
@@ -155,6 +163,9 @@ fn check_network(map: &Map, path: &Path) -> anyhow::Result<()> {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let out = match (&a.from, &a.to) {
+        (Some(_), Some(_)) if a.png.is_some() || a.svg.is_some() => {
+            bail!("--png and --svg draw every pair: leave out FROM_UNIT and TO_UNIT")
+        }
         (Some(from), Some(to)) => {
             let (f, t) = (unit(&map, &a.map, from)?, unit(&map, &a.map, to)?);
             let ans = unit_answers(&map, f, t, a.fire);
@@ -167,6 +178,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         (None, None) => {
             check_network(&map, &a.map)?;
             let pairs = network(&map, a.fire);
+            if a.png.is_some() || a.svg.is_some() {
+                super::check_pictures(&a.map, &map, 1)?;
+                let scene = pictures::network(&map, &pairs);
+                save_scene(&scene, a.png.as_deref(), a.svg.as_deref())?;
+            }
             if a.json {
                 let list = pairs
                     .iter()
