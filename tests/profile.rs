@@ -204,3 +204,29 @@ fn cli_refuses_a_hex_off_the_map_on_one_line() {
         "{err}"
     );
 }
+
+#[test]
+fn the_report_draws_the_profiles_between_key_hexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let run = hexsight(&[
+        "report",
+        &map_path("hill-112.json"),
+        "--out",
+        out,
+        "--key",
+        "H7,B9,K6",
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let index = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    // Keys come sorted by map index: B9, H7, K6.
+    for stem in ["profile-B9-H7", "profile-B9-K6", "profile-H7-K6"] {
+        assert!(dir.path().join(format!("{stem}.png")).exists(), "{stem}");
+        assert!(dir.path().join(format!("{stem}.svg")).exists(), "{stem}");
+        assert!(index.contains(&format!("{stem}.png")), "{stem} in the page");
+    }
+}

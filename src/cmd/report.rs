@@ -12,9 +12,10 @@ use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Selection, matrix};
 use hexsight_analysis::engine::viewshed::viewshed;
 use hexsight_analysis::export::html::{Figure, index};
-use hexsight_analysis::export::style::{Layer, Picture};
-use hexsight_analysis::export::{pictures, save_picture};
+use hexsight_analysis::export::style::{Layer, Picture, Scene};
+use hexsight_analysis::export::{pictures, profile, save_scene};
 use hexsight_analysis::map::write_atomic;
+use hexsight_analysis::query::profile::profile as side_view;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -46,6 +47,8 @@ pub struct Args {
     threads: Option<usize>,
 }
 
+/// Key hexes whose lines to each other the report draws as profiles.
+const PROFILE_KEYS: usize = 4;
 /// Largest map for which the report also writes the matrix as CSV.
 const CSV_LIMIT: usize = 2500;
 /// Largest map for which the report also writes the byte-per-pair `.npy` (400 MB at this size).
@@ -104,8 +107,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let e = from_matrix(&m, &zones.from, &zones.to);
     let mut figures = Vec::new();
-    let mut figure = |pic: &Picture, stem: &str, title: &str, text: &str| -> anyhow::Result<()> {
-        save_picture(
+    let mut figure = |pic: &Scene, stem: &str, title: &str, text: &str| -> anyhow::Result<()> {
+        save_scene(
             pic,
             Some(&path(&format!("{stem}.png"))),
             Some(&path(&format!("{stem}.svg"))),
@@ -119,13 +122,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         Ok(())
     };
     figure(
-        &pictures::seen_by(&map, &e),
+        &pictures::seen_by(&map, &e).scene(),
         "seen-by",
         "Exposure: seen by",
         "How many observers see each hex. Dark hexes are hidden: places to stand unseen.",
     )?;
     figure(
-        &pictures::sees(&map, &e),
+        &pictures::sees(&map, &e).scene(),
         "sees",
         "Field of view: sees",
         "How many hexes each hex sees. Bright hexes are the best observation posts.",
@@ -188,7 +191,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             v.blind().iter().map(|&j| serde_json::json!({"hex": map.label(map.hex_of(j)), "reason": v.reason(&map, j)})).collect(),
         );
         figure(
-            &pictures::viewshed(&map, &v),
+            &pictures::viewshed(&map, &v).scene(),
             &format!("viewshed-{label}"),
             &format!("Viewshed of {label}"),
             "Visible, hindered and blocked hexes from this key hex; blind hexes (orange) are hidden only by obstacles lower than the observer: dead ground behind a crest, a wood or a wall.",
@@ -211,11 +214,25 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             zone: Vec::new(),
         };
         figure(
-            &pic,
+            &pic.scene(),
             "blind",
             "Blind zones",
             "Hexes in the dead ground of the key hexes (coloured); uncoloured hexes are not blind from any of them.",
         )?;
+    }
+    // Side views of the lines between the first key hexes.
+    let shown = &keys[..keys.len().min(PROFILE_KEYS)];
+    for (n, &i) in shown.iter().enumerate() {
+        for &j in &shown[n + 1..] {
+            let (from, to) = (map.label(map.hex_of(i)), map.label(map.hex_of(j)));
+            let p = side_view(&map, map.hex_of(i), map.hex_of(j));
+            figure(
+                &profile::scene(&map, &p),
+                &format!("profile-{from}-{to}"),
+                &format!("Sight line {from} to {to}: {}", p.verdict().as_str()),
+                "The side view of the line between two key hexes: the ground and what stands on it, the line from eye to eye, where and why it is first blocked (the line itself, whatever --range says).",
+            )?;
+        }
     }
     // Spotting maps where the ruleset has spotting rules (a spotting table).
     let mut spotted = 0;
@@ -228,7 +245,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let label = map.label(from);
         let pic = pictures::spotting(&map, from, &cells, still);
         figure(
-            &pic,
+            &pic.scene(),
             &format!("spotting-{label}"),
             &format!("Spotting from {label}"),
             "The ruleset's spotting table: the chance that one spotting test from this key hex spots a target that stays still.",

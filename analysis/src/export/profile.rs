@@ -9,6 +9,7 @@ use super::style::{Circle, Line, Poly, Rgba, Scene, Text, mix, parse_hex_colour}
 use crate::hex::{Hex, SideCrossing};
 use crate::map::Map;
 use crate::query::profile::{Profile, Stretch, StretchEffect};
+use crate::rules::LosEffect;
 
 const WIDTH: f64 = 1100.0;
 const LEFT: f64 = 70.0;
@@ -210,13 +211,22 @@ fn terrain_colour(map: &Map, h: Hex) -> Rgba {
         .map_or([200, 200, 200, 255], |t| parse_hex_colour(&t.color))
 }
 
+/// True when the terrain of a stretch's hexes acts on sight lines at all (an
+/// obstacle or a hindrance), so it is drawn on the ground.
+fn has_terrain(map: &Map, s: &Stretch) -> bool {
+    s.hexes.iter().any(|&h| {
+        map.terrain(h)
+            .is_some_and(|t| !matches!(t.los, LosEffect::Clear))
+    })
+}
+
 /// The top of what is drawn on a stretch, in pixels: what stands there, or a strip
 /// for a level-only family's obstacle (which stands at its ground level).
-fn surface_y(f: &Frame, map: &Map, p: &Profile, st: &Stretch) -> f64 {
+fn surface_y(f: &Frame, map: &Map, st: &Stretch) -> f64 {
     let g = f.y(st.ground as f64);
     if st.top > st.ground as f64 {
         f.y(st.top)
-    } else if p.has_terrain(map, st) {
+    } else if has_terrain(map, st) {
         g - STRIP
     } else {
         g - 3.0
@@ -234,7 +244,7 @@ fn ground(s: &mut Scene, f: &Frame, map: &Map, p: &Profile) {
             (0.08 * (st.ground as f64 - f.lo)).min(0.4),
         );
         s.polys.push(f.rect(t0, t1, g, BOTTOM, earth));
-        let top = surface_y(f, map, p, st);
+        let top = surface_y(f, map, st);
         let colour = terrain_colour(map, st.hexes[0]);
         s.polys.push(f.rect(t0, t1, top, g, colour));
         if st.slope {

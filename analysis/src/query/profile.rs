@@ -9,7 +9,7 @@
 use crate::hex::{Crossing, Hex, Ratio};
 use crate::los::{LosResult, line_of_sight};
 use crate::map::Map;
-use crate::rules::{self, Effect, Event, LosEffect, Verdict};
+use crate::rules::{self, Effect, Event, Verdict};
 use serde_json::{Value, json};
 
 /// What one stretch does to the line.
@@ -153,15 +153,6 @@ impl Profile {
     /// The sight line's height at fraction `t`, in levels.
     pub fn sight_at(&self, t: f64) -> f64 {
         self.eye_from + (self.eye_to - self.eye_from) * t
-    }
-
-    /// True when the terrain of a stretch's hexes acts on sight lines at all (an
-    /// obstacle or a hindrance), for drawing it on the ground.
-    pub fn has_terrain(&self, map: &Map, s: &Stretch) -> bool {
-        s.hexes.iter().any(|&h| {
-            map.terrain(h)
-                .is_some_and(|t| !matches!(t.los, LosEffect::Clear))
-        })
     }
 
     /// The profile as `profile --json` prints it.
