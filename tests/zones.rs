@@ -167,3 +167,51 @@ fn the_command_line_takes_zone_names_wherever_it_takes_zones() {
         "{err}"
     );
 }
+
+#[test]
+fn zones_of_two_sides_add_exposure_and_deployments_to_the_report() {
+    use hexsight_analysis::query::zones::side_zones;
+    let dir = tempfile::tempdir().unwrap();
+    // Hill 112's units are of sides `allied` and `axis`.
+    let zones = r#"{"start": "H1:H3", "allied-setup": "A1:F12", "Axis-entry": "O1:T12"}"#;
+    let p = with_zones(dir.path(), zones);
+    let map = Map::load(&p).unwrap();
+    let [(a, za), (b, zb)] = side_zones(&map).unwrap();
+    assert_eq!(
+        (a, za.name.as_str(), b, zb.name.as_str()),
+        ("allied", "allied-setup", "axis", "Axis-entry")
+    );
+    let unpaired = with_zones(dir.path(), ZONES);
+    assert!(side_zones(&Map::load(&unpaired).unwrap()).is_none());
+    let p = with_zones(dir.path(), zones);
+    let p = p.to_str().unwrap();
+    let out = dir.path().join("report");
+    stdout(&["report", p, "--out", out.to_str().unwrap(), "--keys", "1"]);
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    for stem in [
+        "exposure-allied-setup",
+        "exposure-Axis-entry",
+        "deploy-allied-setup",
+        "deploy-Axis-entry",
+    ] {
+        assert!(out.join(format!("{stem}.png")).exists(), "{stem}");
+        assert!(index.contains(&format!("{stem}.png")), "{stem}");
+    }
+    let plan: serde_json::Value = serde_json::from_str(&stdout(&[
+        "deploy",
+        p,
+        "--zone",
+        "allied-setup",
+        "--watch",
+        "Axis-entry",
+        "--count",
+        "3",
+        "--json",
+    ]))
+    .unwrap();
+    let line = format!(
+        "see {} of the {} hexes of Axis-entry",
+        plan["covered"], plan["of"]
+    );
+    assert!(index.contains(&line), "the suggestion is deploy's: {line}");
+}

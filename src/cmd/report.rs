@@ -1,22 +1,28 @@
 //! `hexsight report MAP --out DIR [--key C5,H3] [--from ZONE] [--to ZONE]`: the main job.
 //!
 //! Writes the matrix (`.bin`, `.npy`, and `.csv` for small maps), exposure
-//! heatmaps, a viewshed with blind hexes for each key hex, a blind-zone map and
-//! an `index.html` that shows them all.
+//! heatmaps, a viewshed with blind hexes for each key hex, a blind-zone map, the
+//! profiles between key hexes, where the map names zones for two sides their
+//! exposure to each other and deployment suggestions, and an `index.html` that
+//! shows them all.
 
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use hexsight_analysis::Verdict;
 use hexsight_analysis::engine::exposure::from_matrix;
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::matrix::{Control, Selection, matrix};
+use hexsight_analysis::engine::matrix::{Control, Matrix, Selection, matrix};
 use hexsight_analysis::engine::viewshed::viewshed;
 use hexsight_analysis::export::html::{Figure, index};
 use hexsight_analysis::export::style::{Layer, Picture, Scene};
 use hexsight_analysis::export::{pictures, profile, save_scene};
+use hexsight_analysis::map::NamedZone;
 use hexsight_analysis::map::write_atomic;
+use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Request, deploy};
 use hexsight_analysis::query::profile::profile as side_view;
-use std::path::PathBuf;
+use hexsight_analysis::query::range::Range;
+use hexsight_analysis::query::zones::{self, side_zones};
+use hexsight_analysis::{Map, Verdict};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `report`.
@@ -258,6 +264,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             map.ruleset.name
         ));
     }
+    let (side_figures, side_summary) = sides(&map, &engine, &m, range.as_ref(), &a.out)?;
+    figures.extend(side_figures);
+    summary.extend(side_summary);
     write_atomic(
         &path("blind.json"),
         (serde_json::to_string_pretty(&blind_json)? + "\n").as_bytes(),
@@ -286,4 +295,79 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         path("index.html").display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Hexes each side deploys in the report's suggestions.
+const SIDE_DEPLOY: usize = 3;
+
+/// Where the map names zones for two sides: for each side, how exposed its zone is
+/// to the other's, and where in it to stand to watch most of the other zone.
+fn sides(
+    map: &Map,
+    engine: &Engine,
+    m: &Matrix,
+    range: Option<&Range>,
+    out: &Path,
+) -> anyhow::Result<(Vec<Figure>, Vec<String>)> {
+    let (mut figures, mut summary) = (Vec::new(), Vec::new());
+    let Some(pair) = side_zones(map) else {
+        return Ok((figures, summary));
+    };
+    let zone = |z: &NamedZone| zones::resolve(map, &z.name);
+    let mut save = |scene: &Scene, stem: String, title: String, text: &str| {
+        let (png, svg) = (format!("{stem}.png"), format!("{stem}.svg"));
+        save_scene(scene, Some(&out.join(&png)), Some(&out.join(&svg)))?;
+        figures.push(Figure {
+            title,
+            text: text.into(),
+            png,
+            svg,
+        });
+        anyhow::Ok(())
+    };
+    for k in 0..2 {
+        let ((side, own), (_, other)) = (pair[k], pair[1 - k]);
+        let (mine, theirs) = (zone(own)?, zone(other)?);
+        let e = from_matrix(m, &theirs, &mine);
+        save(
+            &pictures::seen_by(map, &e).scene(),
+            format!("exposure-{}", own.name),
+            format!("Exposure of {} to {}", own.name, other.name),
+            "How many hexes of the other side's zone (outlined) see each hex: the dark hexes of this side's zone are where it stands unseen.",
+        )?;
+        let req = Request {
+            zone: mine.clone(),
+            watch: theirs.clone(),
+            hide_from: Vec::new(),
+            count: SIDE_DEPLOY,
+            min_spacing: 0,
+            terrain: Vec::new(),
+            goal: Goal::Watch,
+            range: range.cloned(),
+            exact_limit: EXACT_LIMIT,
+        };
+        let plan = deploy(engine, &req, &Control::default())?;
+        let chosen: Vec<String> = plan
+            .chosen
+            .iter()
+            .map(|&i| map.label(map.hex_of(i)))
+            .collect();
+        summary.push(format!(
+            "{side} ({}): {} in {} see {} of the {} hexes of {} ({} search)",
+            own.name,
+            plan.chosen.len(),
+            chosen.join(", "),
+            plan.covered,
+            plan.of,
+            other.name,
+            plan.method.as_str()
+        ));
+        save(
+            &pictures::deployment(map, &plan, &mine, &theirs).scene(),
+            format!("deploy-{}", own.name),
+            format!("Where {side} watches {} from {}", other.name, own.name),
+            "The hexes of the side's zone that together see most of the other side's zone (see hexsight deploy).",
+        )?;
+    }
+    Ok((figures, summary))
 }
