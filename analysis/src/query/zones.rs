@@ -51,10 +51,10 @@ pub fn side_zones(map: &Map) -> Option<[(&str, &NamedZone); 2]> {
     };
     let mut found: Vec<(&str, &NamedZone)> = Vec::new();
     for z in &map.zones {
-        if let Some(side) = side_of(z) {
-            if found.iter().all(|(s, _)| *s != side) {
-                found.push((side, z));
-            }
+        if let Some(side) = side_of(z)
+            && found.iter().all(|(s, _)| *s != side)
+        {
+            found.push((side, z));
         }
         if let [a, b] = found[..] {
             return Some([a, b]);
