@@ -25,6 +25,8 @@ struct Cli {
 enum Command {
     /// Line of sight from one hex to another, with the verdict, the reason and the trace.
     Los(cmd::los::Args),
+    /// The side view of one sight line: ground, obstacles, the line, where it is blocked.
+    Profile(cmd::profile::Args),
     /// The full visibility matrix of a map, written to a file.
     Matrix(cmd::matrix::Args),
     /// Load and check a map, and summarise it.
@@ -43,6 +45,8 @@ enum Command {
     Exposure(cmd::exposure::Args),
     /// Everything at once: matrix, heatmaps, viewsheds, blind zones and an index.html.
     Report(cmd::report::Args),
+    /// Where to stand: the hexes of a zone that together see most of another, or are seen least.
+    Deploy(cmd::deploy::Args),
     /// Synthetic terrain (hills, woods, villages, hedgerows) for benchmarks and demos.
     Generate(cmd::generate::Args),
 }
@@ -51,6 +55,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Los(a) => cmd::los::run(a),
+        Command::Profile(a) => cmd::profile::run(a),
         Command::Matrix(a) => cmd::matrix::run(a),
         Command::Validate(a) => cmd::validate::run(a),
         Command::Move(a) => cmd::movement::run(a),
@@ -60,6 +65,7 @@ fn main() -> ExitCode {
         Command::Blind(a) => cmd::blind::run(a),
         Command::Exposure(a) => cmd::exposure::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Deploy(a) => cmd::deploy::run(a),
         Command::Generate(a) => cmd::generate::run(a),
     };
     let result = result.and_then(|code| out::flush().map(|()| code));

@@ -6,6 +6,7 @@ use hexsight_analysis::engine::exposure::{Exposure, exposure};
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Selection};
 use hexsight_analysis::export::{pictures, save_picture};
+use hexsight_analysis::query::range::Range;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,6 +35,9 @@ pub struct Args {
     /// Heatmap of "sees" (how much each hex sees) as PNG.
     #[arg(long)]
     sees_png: Option<PathBuf>,
+    /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
+    #[arg(long)]
+    range: Option<String>,
     /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
@@ -43,13 +47,21 @@ pub struct Args {
 }
 
 /// The counts, the engine's grids checked against the memory first (`exposure::exposure`).
-pub fn compute(map: &Map, sel: &Selection, progress: &super::Progress) -> anyhow::Result<Exposure> {
+pub fn compute(
+    map: &Map,
+    sel: &Selection,
+    range: Option<&Range>,
+    progress: &super::Progress,
+) -> anyhow::Result<Exposure> {
     let engine = Engine::try_new(map)?;
     let ctl = Control {
         cancel: super::interrupt_flag(),
         progress: &|d, t| progress.update(d, t),
     };
-    let e = exposure(&engine, sel, &ctl)?;
+    let e = match range {
+        Some(r) => hexsight_analysis::query::range::exposure(&engine, sel, r, &ctl)?,
+        None => exposure(&engine, sel, &ctl)?,
+    };
     progress.finish();
     Ok(e)
 }
@@ -85,6 +97,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         other => other,
     };
     let sel = super::selection(&map, &a.map, from, to)?;
+    let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
     if a.json {
         super::check_per_hex(&a.map, &map, 1024, "exposure as JSON")?;
     }
@@ -94,7 +107,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         (a.png.is_some() || a.svg.is_some() || a.sees_png.is_some()) as u64,
     )?;
     let progress = super::Progress::new("pairs");
-    let e = compute(&map, &sel, &progress)
+    let e = compute(&map, &sel, range.as_ref(), &progress)
         .map_err(|e| anyhow::anyhow!("{}: {e:#}", a.map.display()))?;
     if a.timings {
         eprintln!(

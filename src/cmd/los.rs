@@ -1,4 +1,4 @@
-//! `hexsight los MAP FROM TO [--json]`.
+//! `hexsight los MAP FROM TO [--json] [--range N]`.
 
 use clap::Args as ClapArgs;
 use hexsight_analysis::line_of_sight_labels;
@@ -17,6 +17,9 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
+    #[arg(long)]
+    range: Option<String>,
 }
 
 /// Prints the verdict with its explanation.
@@ -24,7 +27,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     super::hex_arg(&map, &a.map, &a.from)?;
     super::hex_arg(&map, &a.map, &a.to)?;
-    let r = line_of_sight_labels(&map, &a.from, &a.to)?;
+    let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
+    let mut r = line_of_sight_labels(&map, &a.from, &a.to)?;
+    if let Some(range) = &range {
+        r = range.los(&map, r);
+    }
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&r.to_json(&map))?)?;
     } else {

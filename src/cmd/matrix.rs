@@ -1,4 +1,4 @@
-//! `hexsight matrix MAP --out FILE.{csv,npy,bin} [--from ZONE] [--to ZONE] [--threads N]`.
+//! `hexsight matrix MAP --out FILE.{csv,npy,bin} [--from ZONE] [--to ZONE] [--range N] [--threads N]`.
 
 use anyhow::bail;
 use clap::Args as ClapArgs;
@@ -11,6 +11,7 @@ use hexsight_analysis::engine::matrix::{
 use hexsight_analysis::export::{bin, npy, write_with};
 use hexsight_analysis::map::write_atomic;
 use hexsight_analysis::memory::{self, Limit};
+use hexsight_analysis::query::range::Range;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -29,6 +30,9 @@ pub struct Args {
     /// Targets only in this zone.
     #[arg(long)]
     to: Option<String>,
+    /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
+    #[arg(long)]
+    range: Option<String>,
     /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
@@ -159,15 +163,16 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
     let sel = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
+    let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
     if a.hindrance {
-        return run_hindrance(&a, &map, &sel);
+        return run_hindrance(&a, &map, &sel, range.as_ref());
     }
     check_matrix_memory(&a.map, &map, &sel, 0, a.max_memory)?;
     let cancel = super::interrupt_flag();
     let progress = super::Progress::new("pairs");
     let mut prepared = 0.0;
     let mut engine_mb = 0.0;
-    let m = if a.plain {
+    let mut m = if a.plain {
         if !sel.is_all(&map) {
             bail!("--plain computes the whole map only");
         }
@@ -194,6 +199,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if cancel.load(Ordering::SeqCst) {
         bail!("interrupted; nothing was written to {}", a.out.display());
     }
+    if let Some(r) = &range {
+        r.mask(&map, &m.sel.from, &m.sel.to, &mut m.bits);
+    }
     write_matrix(&map, &m, &a.out)?;
     let pairs = m.bits.len() as u64 * m.bits.cols() as u64;
     note!(
@@ -213,7 +221,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// `--hindrance`: one byte per pair with the hindrance total, written as `.npy`.
-fn run_hindrance(a: &Args, map: &Map, sel: &Selection) -> anyhow::Result<ExitCode> {
+fn run_hindrance(
+    a: &Args,
+    map: &Map,
+    sel: &Selection,
+    range: Option<&Range>,
+) -> anyhow::Result<ExitCode> {
     check_matrix_memory(&a.map, map, sel, 1, a.max_memory)?;
     let cancel = super::interrupt_flag();
     let progress = super::Progress::new("pairs");
@@ -222,7 +235,10 @@ fn run_hindrance(a: &Args, map: &Map, sel: &Selection) -> anyhow::Result<ExitCod
         cancel,
         progress: &|d, t| progress.update(d, t),
     };
-    let data = sight_matrix(&engine, sel, &ctl)?;
+    let mut data = sight_matrix(&engine, sel, &ctl)?;
+    if let Some(r) = range {
+        r.mask_bytes(map, sel, &mut data);
+    }
     progress.finish();
     let secs = progress.seconds();
     let values = "0 = the row's observer sees the column's target clearly, 1..254 = seen through this total hindrance (254 or more), 255 = blocked";

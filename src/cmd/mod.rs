@@ -1,11 +1,13 @@
 //! One module per subcommand: parse arguments, call the library, print.
 
 pub mod blind;
+pub mod deploy;
 pub mod exposure;
 pub mod generate;
 pub mod los;
 pub mod matrix;
 pub mod movement;
+pub mod profile;
 pub mod report;
 pub mod spot;
 pub mod units;
@@ -15,7 +17,8 @@ pub mod viewshed;
 use anyhow::Context;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::matrix::Selection;
-use hexsight_analysis::engine::zone::parse_zone;
+use hexsight_analysis::query::range::Range;
+use hexsight_analysis::query::zones;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -124,10 +127,17 @@ pub fn interrupt_flag() -> &'static AtomicBool {
     &FLAG
 }
 
-/// The hexes of a zone argument (`--from A1:F10,G3`), with an error naming the map
+/// The hexes of a zone argument (`--from A1:F10,G3`, or a zone the map names), with an error naming the map
 /// and the option.
 pub fn zone_arg(map: &Map, path: &Path, option: &str, text: &str) -> anyhow::Result<Vec<usize>> {
-    parse_zone(map, text).map_err(|e| anyhow::anyhow!("{}: {option}: {e}", path.display()))
+    zones::resolve(map, text).map_err(|e| anyhow::anyhow!("{}: {option}: {e}", path.display()))
+}
+
+/// The `--range` limit (`6`, `300m`), if given, with an error naming the map.
+pub fn range_arg(map: &Map, path: &Path, text: Option<&str>) -> anyhow::Result<Option<Range>> {
+    text.map(|t| Range::parse(map, t))
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("{}: --range: {e}", path.display()))
 }
 
 /// Observers and targets from `--from` / `--to` zones (the whole map when absent).

@@ -1,21 +1,28 @@
 //! `hexsight report MAP --out DIR [--key C5,H3] [--from ZONE] [--to ZONE]`: the main job.
 //!
 //! Writes the matrix (`.bin`, `.npy`, and `.csv` for small maps), exposure
-//! heatmaps, a viewshed with blind hexes for each key hex, a blind-zone map and
-//! an `index.html` that shows them all.
+//! heatmaps, a viewshed with blind hexes for each key hex, a blind-zone map, the
+//! profiles between key hexes, where the map names zones for two sides their
+//! exposure to each other and deployment suggestions, and an `index.html` that
+//! shows them all.
 
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use hexsight_analysis::Verdict;
 use hexsight_analysis::engine::exposure::from_matrix;
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::matrix::{Control, Selection, matrix};
+use hexsight_analysis::engine::matrix::{Control, Matrix, Selection, matrix};
 use hexsight_analysis::engine::viewshed::viewshed;
 use hexsight_analysis::export::html::{Figure, index};
-use hexsight_analysis::export::style::{Layer, Picture};
-use hexsight_analysis::export::{pictures, save_picture};
+use hexsight_analysis::export::style::{Layer, Picture, Scene};
+use hexsight_analysis::export::{pictures, profile, save_scene};
+use hexsight_analysis::map::NamedZone;
 use hexsight_analysis::map::write_atomic;
-use std::path::PathBuf;
+use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Request, deploy};
+use hexsight_analysis::query::profile::profile as side_view;
+use hexsight_analysis::query::range::Range;
+use hexsight_analysis::query::zones::{self, side_zones};
+use hexsight_analysis::{Map, Verdict};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `report`.
@@ -38,11 +45,16 @@ pub struct Args {
     /// How many key hexes to pick when `--key` is not given.
     #[arg(long, default_value_t = 3)]
     keys: usize,
+    /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
+    #[arg(long)]
+    range: Option<String>,
     /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
 }
 
+/// Key hexes whose lines to each other the report draws as profiles.
+const PROFILE_KEYS: usize = 4;
 /// Largest map for which the report also writes the matrix as CSV.
 const CSV_LIMIT: usize = 2500;
 /// Largest map for which the report also writes the byte-per-pair `.npy` (400 MB at this size).
@@ -56,6 +68,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
     let zones = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
+    let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
     let all = Selection::all(&map);
     super::matrix::check_matrix_memory(&a.map, &map, &all, 0, None)?;
     super::check_pictures(&a.map, &map, 1)?;
@@ -68,7 +81,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         cancel: super::interrupt_flag(),
         progress: &|d, t| progress.update(d, t),
     };
-    let m = matrix(&engine, &all, &ctl)?;
+    let mut m = matrix(&engine, &all, &ctl)?;
+    if let Some(r) = &range {
+        r.mask(&map, &all.from, &all.to, &mut m.bits);
+    }
     progress.finish();
     let secs = progress.seconds();
     let mut files = Vec::new();
@@ -97,8 +113,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let e = from_matrix(&m, &zones.from, &zones.to);
     let mut figures = Vec::new();
-    let mut figure = |pic: &Picture, stem: &str, title: &str, text: &str| -> anyhow::Result<()> {
-        save_picture(
+    let mut figure = |pic: &Scene, stem: &str, title: &str, text: &str| -> anyhow::Result<()> {
+        save_scene(
             pic,
             Some(&path(&format!("{stem}.png"))),
             Some(&path(&format!("{stem}.svg"))),
@@ -112,13 +128,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         Ok(())
     };
     figure(
-        &pictures::seen_by(&map, &e),
+        &pictures::seen_by(&map, &e).scene(),
         "seen-by",
         "Exposure: seen by",
         "How many observers see each hex. Dark hexes are hidden: places to stand unseen.",
     )?;
     figure(
-        &pictures::sees(&map, &e),
+        &pictures::sees(&map, &e).scene(),
         "sees",
         "Field of view: sees",
         "How many hexes each hex sees. Bright hexes are the best observation posts.",
@@ -163,7 +179,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     for &k in &keys {
         let from = map.hex_of(k);
         let label = map.label(from);
-        let v = viewshed(&map, from);
+        let mut v = viewshed(&map, from);
+        if let Some(r) = &range {
+            r.viewshed(&map, &mut v);
+        }
         for j in v.blind() {
             blind_count[j] += 1;
         }
@@ -178,7 +197,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             v.blind().iter().map(|&j| serde_json::json!({"hex": map.label(map.hex_of(j)), "reason": v.reason(&map, j)})).collect(),
         );
         figure(
-            &pictures::viewshed(&map, &v),
+            &pictures::viewshed(&map, &v).scene(),
             &format!("viewshed-{label}"),
             &format!("Viewshed of {label}"),
             "Visible, hindered and blocked hexes from this key hex; blind hexes (orange) are hidden only by obstacles lower than the observer: dead ground behind a crest, a wood or a wall.",
@@ -201,11 +220,25 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             zone: Vec::new(),
         };
         figure(
-            &pic,
+            &pic.scene(),
             "blind",
             "Blind zones",
             "Hexes in the dead ground of the key hexes (coloured); uncoloured hexes are not blind from any of them.",
         )?;
+    }
+    // Side views of the lines between the first key hexes.
+    let shown = &keys[..keys.len().min(PROFILE_KEYS)];
+    for (n, &i) in shown.iter().enumerate() {
+        for &j in &shown[n + 1..] {
+            let (from, to) = (map.label(map.hex_of(i)), map.label(map.hex_of(j)));
+            let p = side_view(&map, map.hex_of(i), map.hex_of(j));
+            figure(
+                &profile::scene(&map, &p),
+                &format!("profile-{from}-{to}"),
+                &format!("Sight line {from} to {to}: {}", p.verdict().as_str()),
+                "The side view of the line between two key hexes: the ground and what stands on it, the line from eye to eye, where and why it is first blocked (the line itself, whatever --range says).",
+            )?;
+        }
     }
     // Spotting maps where the ruleset has spotting rules (a spotting table).
     let mut spotted = 0;
@@ -218,7 +251,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let label = map.label(from);
         let pic = pictures::spotting(&map, from, &cells, still);
         figure(
-            &pic,
+            &pic.scene(),
             &format!("spotting-{label}"),
             &format!("Spotting from {label}"),
             "The ruleset's spotting table: the chance that one spotting test from this key hex spots a target that stays still.",
@@ -231,6 +264,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             map.ruleset.name
         ));
     }
+    let (side_figures, side_summary) = sides(&map, &engine, &m, range.as_ref(), &a.out)?;
+    figures.extend(side_figures);
+    summary.extend(side_summary);
     write_atomic(
         &path("blind.json"),
         (serde_json::to_string_pretty(&blind_json)? + "\n").as_bytes(),
@@ -259,4 +295,79 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         path("index.html").display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Hexes each side deploys in the report's suggestions.
+const SIDE_DEPLOY: usize = 3;
+
+/// Where the map names zones for two sides: for each side, how exposed its zone is
+/// to the other's, and where in it to stand to watch most of the other zone.
+fn sides(
+    map: &Map,
+    engine: &Engine,
+    m: &Matrix,
+    range: Option<&Range>,
+    out: &Path,
+) -> anyhow::Result<(Vec<Figure>, Vec<String>)> {
+    let (mut figures, mut summary) = (Vec::new(), Vec::new());
+    let Some(pair) = side_zones(map) else {
+        return Ok((figures, summary));
+    };
+    let zone = |z: &NamedZone| zones::resolve(map, &z.name);
+    let mut save = |scene: &Scene, stem: String, title: String, text: &str| {
+        let (png, svg) = (format!("{stem}.png"), format!("{stem}.svg"));
+        save_scene(scene, Some(&out.join(&png)), Some(&out.join(&svg)))?;
+        figures.push(Figure {
+            title,
+            text: text.into(),
+            png,
+            svg,
+        });
+        anyhow::Ok(())
+    };
+    for k in 0..2 {
+        let ((side, own), (_, other)) = (pair[k], pair[1 - k]);
+        let (mine, theirs) = (zone(own)?, zone(other)?);
+        let e = from_matrix(m, &theirs, &mine);
+        save(
+            &pictures::seen_by(map, &e).scene(),
+            format!("exposure-{}", own.name),
+            format!("Exposure of {} to {}", own.name, other.name),
+            "How many hexes of the other side's zone (outlined) see each hex: the dark hexes of this side's zone are where it stands unseen.",
+        )?;
+        let req = Request {
+            zone: mine.clone(),
+            watch: theirs.clone(),
+            hide_from: Vec::new(),
+            count: SIDE_DEPLOY,
+            min_spacing: 0,
+            terrain: Vec::new(),
+            goal: Goal::Watch,
+            range: range.cloned(),
+            exact_limit: EXACT_LIMIT,
+        };
+        let plan = deploy(engine, &req, &Control::default())?;
+        let chosen: Vec<String> = plan
+            .chosen
+            .iter()
+            .map(|&i| map.label(map.hex_of(i)))
+            .collect();
+        summary.push(format!(
+            "{side} ({}): {} in {} see {} of the {} hexes of {} ({} search)",
+            own.name,
+            plan.chosen.len(),
+            chosen.join(", "),
+            plan.covered,
+            plan.of,
+            other.name,
+            plan.method.as_str()
+        ));
+        save(
+            &pictures::deployment(map, &plan, &mine, &theirs).scene(),
+            format!("deploy-{}", own.name),
+            format!("Where {side} watches {} from {}", other.name, own.name),
+            "The hexes of the side's zone that together see most of the other side's zone (see hexsight deploy).",
+        )?;
+    }
+    Ok((figures, summary))
 }

@@ -27,6 +27,9 @@ pub struct Args {
     /// Also draw it as an SVG.
     #[arg(long)]
     svg: Option<PathBuf>,
+    /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
+    #[arg(long)]
+    range: Option<String>,
     /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
@@ -67,6 +70,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
     let from = super::hex_arg(&map, &a.map, &a.from)?;
+    let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
     super::check_per_hex(
         &a.map,
         &map,
@@ -81,7 +85,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         progress: &|d, t| progress.update(d, t),
     };
     let i = map.index(from).expect("a hex of the map");
-    let v = viewshed_of(&engine, i, &ctl)?;
+    let mut v = viewshed_of(&engine, i, &ctl)?;
+    if let Some(range) = &range {
+        range.viewshed(&map, &mut v);
+    }
     progress.finish();
     if a.timings {
         eprintln!(

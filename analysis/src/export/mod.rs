@@ -9,6 +9,7 @@ pub mod html;
 pub mod npy;
 pub mod pictures;
 pub mod png;
+pub mod profile;
 pub mod style;
 pub mod svg;
 
@@ -36,12 +37,16 @@ pub fn save_picture(
     if png.is_none() && svg.is_none() {
         return Ok(());
     }
-    let scene = picture.scene();
+    save_scene(&picture.scene(), png, svg)
+}
+
+/// Saves a scene as PNG and/or SVG.
+pub fn save_scene(scene: &style::Scene, png: Option<&Path>, svg: Option<&Path>) -> Result<()> {
     if let Some(p) = png {
-        crate::map::write_atomic(p, &png::png_bytes(&scene))?;
+        crate::map::write_atomic(p, &png::png_bytes(scene))?;
     }
     if let Some(p) = svg {
-        crate::map::write_atomic(p, svg::svg_string(&scene).as_bytes())?;
+        crate::map::write_atomic(p, svg::svg_string(scene).as_bytes())?;
     }
     Ok(())
 }

@@ -1,13 +1,18 @@
 //! The pictures of each analysis: which layer, which title, which hexes marked.
 
-use super::style::{BLIND, BLOCKED, HINDERED, Layer, Picture, VISIBLE};
+use super::style::{
+    BLIND, BLOCKED, Circle, HINDERED, Layer, Line, Picture, Rgba, Scene, Text, VISIBLE,
+};
 use crate::engine::exposure::Exposure;
 use crate::engine::viewshed::Viewshed;
 use crate::hex::Hex;
 use crate::map::Map;
+use crate::query::deploy::Plan;
 use crate::query::spotting::SpotCell;
+use crate::query::units::UnitAnswers;
 use crate::rules::Verdict;
 use crate::rules::miniatures::Activity;
+use std::collections::BTreeMap;
 
 /// One observer's viewshed: visible, hindered, blocked, blind.
 pub fn viewshed<'a>(map: &'a Map, v: &Viewshed) -> Picture<'a> {
@@ -44,6 +49,139 @@ pub fn viewshed<'a>(map: &'a Map, v: &Viewshed) -> Picture<'a> {
         marked: vec![v.from],
         zone: Vec::new(),
     }
+}
+
+/// A deployment: the chosen hexes ringed, the watched hexes they see and those
+/// they miss, the zone they were chosen from outlined.
+pub fn deployment<'a>(map: &'a Map, plan: &Plan, zone: &[usize], watch: &[usize]) -> Picture<'a> {
+    let mut class = vec![None; map.len()];
+    for &j in watch {
+        class[j] = Some(1);
+    }
+    for &j in &plan.seen {
+        class[j] = Some(0);
+    }
+    let names = vec![
+        (format!("watched, seen ({})", plan.covered), VISIBLE),
+        (
+            format!("watched, not seen ({})", plan.of - plan.covered as usize),
+            BLOCKED,
+        ),
+    ];
+    let labels: Vec<String> = plan
+        .chosen
+        .iter()
+        .map(|&i| map.label(map.hex_of(i)))
+        .collect();
+    Picture {
+        map,
+        title: format!(
+            "Deployment ({} ruleset, {}): {} cover {} of {} watched hexes",
+            map.ruleset.name,
+            plan.method.as_str(),
+            labels.join(", "),
+            plan.covered,
+            plan.of
+        ),
+        layer: Layer::Classes { class, names },
+        marked: plan.chosen.iter().map(|&i| map.hex_of(i)).collect(),
+        zone: zone.iter().map(|&i| map.hex_of(i)).collect(),
+    }
+}
+
+/// The units' network over the map: a line between two units of different sides
+/// where one can fire at the other (red) or only sees it (amber), each unit a dot
+/// in its side's colour with its id.
+pub fn network(map: &Map, pairs: &[(usize, usize, UnitAnswers)]) -> Scene {
+    const FIRES: Rgba = [215, 25, 28, 255];
+    const SEES: Rgba = [245, 160, 20, 255];
+    let sides: Vec<&str> = {
+        let mut v: Vec<&str> = map.units.iter().map(|u| u.side.as_str()).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let side_colour = |side: &str| {
+        let k = sides.iter().position(|s| *s == side).unwrap_or(0);
+        [
+            [33, 102, 172, 255],
+            [25, 25, 25, 255],
+            [27, 120, 55, 255],
+            [118, 42, 131, 255],
+        ][k % 4]
+    };
+    let mut names: Vec<(String, Rgba)> = vec![
+        ("can fire (either way)".into(), FIRES),
+        ("sees, cannot fire".into(), SEES),
+    ];
+    names.extend(sides.iter().map(|s| (format!("side {s}"), side_colour(s))));
+    let picture = Picture {
+        map,
+        title: format!(
+            "Who sees and can fire at whom: {} units ({} ruleset)",
+            map.units.len(),
+            map.ruleset.name
+        ),
+        layer: Layer::Classes {
+            class: vec![None; map.len()],
+            names,
+        },
+        marked: Vec::new(),
+        zone: Vec::new(),
+    };
+    let mut scene = picture.scene();
+    // One line per unordered pair: red when either can fire, amber when either sees.
+    let mut best: BTreeMap<(usize, usize), Rgba> = BTreeMap::new();
+    for (i, j, a) in pairs {
+        let colour = if a.fires.ok {
+            FIRES
+        } else if a.sees.ok {
+            SEES
+        } else {
+            continue;
+        };
+        let e = best.entry(((*i).min(*j), (*i).max(*j))).or_insert(colour);
+        if colour == FIRES {
+            *e = FIRES;
+        }
+    }
+    let centre = |i: usize| picture.centre(map.units[i].hex);
+    for ((i, j), colour) in best {
+        let ((a, size), (b, _)) = (centre(i), centre(j));
+        scene.lines.push(Line {
+            a,
+            b,
+            color: colour,
+            width: (size * 0.12).clamp(1.5, 3.5),
+        });
+    }
+    // Units stacked in one hex: dots side by side, ids one under another.
+    let mut stacks: BTreeMap<Hex, Vec<usize>> = BTreeMap::new();
+    for (i, u) in map.units.iter().enumerate() {
+        stacks.entry(u.hex).or_default().push(i);
+    }
+    for stack in stacks.values() {
+        let ((x, y), size) = centre(stack[0]);
+        let (r, fs) = ((size * 0.25).max(3.0), (size * 0.36).clamp(8.0, 12.0));
+        let mid = (stack.len() - 1) as f64 / 2.0;
+        for (k, &i) in stack.iter().enumerate() {
+            let u = &map.units[i];
+            scene.circles.push(Circle {
+                c: (x + (k as f64 - mid) * r * 1.7, y),
+                r,
+                fill: side_colour(&u.side),
+                outline: true,
+            });
+            scene.texts.push(Text {
+                at: (x, y + size * 0.62 + k as f64 * fs * 1.2),
+                size: fs,
+                color: [20, 20, 20, 255],
+                text: u.id.clone(),
+                centred: true,
+            });
+        }
+    }
+    scene
 }
 
 /// How many hexes each hex sees (of the `to` zone).

@@ -132,13 +132,13 @@ pub struct Picture<'a> {
     pub zone: Vec<Hex>,
 }
 
-fn parse_hex_colour(s: &Option<String>) -> Rgba {
+pub(crate) fn parse_hex_colour(s: &Option<String>) -> Rgba {
     let s = s.as_deref().unwrap_or("#c8c8c8").trim_start_matches('#');
     let v = u32::from_str_radix(s, 16).unwrap_or(0xc8c8c8);
     [(v >> 16) as u8, (v >> 8) as u8, v as u8, 255]
 }
 
-fn mix(a: Rgba, b: Rgba, t: f64) -> Rgba {
+pub(crate) fn mix(a: Rgba, b: Rgba, t: f64) -> Rgba {
     let m = |x: u8, y: u8| (x as f64 * (1.0 - t) + y as f64 * t).round() as u8;
     [m(a[0], b[0]), m(a[1], b[1]), m(a[2], b[2]), 255]
 }
@@ -157,10 +157,17 @@ const LEGEND_W: f64 = 320.0;
 const TITLE_H: f64 = 54.0;
 const MARGIN: f64 = 12.0;
 
-impl Picture<'_> {
-    /// Builds the scene.
-    pub fn scene(&self) -> Scene {
-        let map = self.map;
+/// Where a map's hexes land in its picture: their size and the map's extent.
+struct Placement {
+    size: f64,
+    x0: f64,
+    y0: f64,
+    x1: f64,
+    y1: f64,
+}
+
+impl Placement {
+    fn of(map: &Map) -> Placement {
         let size = hex_size(map, 1100.0);
         let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
         for h in map.hexes() {
@@ -171,8 +178,35 @@ impl Picture<'_> {
                 y1 = y1.max(y);
             }
         }
-        let (ox, oy) = (MARGIN - x0, TITLE_H - y0);
-        let at = |p: (f64, f64)| (p.0 + ox, p.1 + oy);
+        Placement {
+            size,
+            x0,
+            y0,
+            x1,
+            y1,
+        }
+    }
+
+    /// A point of the layout (at [`Placement::size`]) in the picture's pixels.
+    fn at(&self, p: (f64, f64)) -> (f64, f64) {
+        (p.0 + MARGIN - self.x0, p.1 + TITLE_H - self.y0)
+    }
+}
+
+impl Picture<'_> {
+    /// Where the centre of hex `h` lands in [`Picture::scene`], in pixels, and the
+    /// hexes' size there (for drawing over the picture).
+    pub fn centre(&self, h: Hex) -> ((f64, f64), f64) {
+        let p = Placement::of(self.map);
+        (p.at(self.map.layout.center(h, p.size)), p.size)
+    }
+
+    /// Builds the scene.
+    pub fn scene(&self) -> Scene {
+        let map = self.map;
+        let place = Placement::of(map);
+        let (size, x0, y0, x1, y1) = (place.size, place.x0, place.y0, place.x1, place.y1);
+        let at = |p: (f64, f64)| place.at(p);
         let map_h = y1 - y0;
         let mut s = Scene {
             width: (x1 - x0 + 2.0 * MARGIN + LEGEND_W).ceil() as u32,

@@ -1,6 +1,6 @@
 //! Map file format version 1 (JSON): load with checks that name the place, save atomically.
 
-use super::model::{Cell, Extra, HexsideFeature, Map, Marker, Scale, Unit};
+use super::model::{Cell, Extra, HexsideFeature, Map, Marker, NamedZone, Scale, Unit};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hex::{Hex, Layout, Orientation, Side, Stagger};
 use crate::rules::Ruleset;
@@ -11,6 +11,8 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
+/// Most named zones a map may hold (each is checked against the whole grid on load).
+pub const MAX_ZONES: usize = 256;
 /// The format version this build reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
 /// Largest number of hexes a map may have (the matrix grows with its square).
@@ -43,6 +45,8 @@ struct MapFile {
     markers: Vec<MarkerFile>,
     #[serde(default)]
     units: Vec<UnitFile>,
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    zones: serde_json::Map<String, serde_json::Value>,
     #[serde(flatten)]
     extra: Extra,
 }
@@ -712,7 +716,54 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
             extra: u.extra,
         });
     }
+    map.zones = named_zones(&map, f.zones)?;
     Ok(map)
+}
+
+/// Checks the `zones` object: at most [`MAX_ZONES`], each name a plain word that is
+/// not a hex label, each value a zone of this map (as `--from` reads one).
+fn named_zones(
+    map: &Map,
+    zones: serde_json::Map<String, serde_json::Value>,
+) -> Result<Vec<NamedZone>> {
+    if zones.len() > MAX_ZONES {
+        return Err(Error::invalid(
+            "zones",
+            format!("{} zones is more than {MAX_ZONES}", zones.len()),
+        ));
+    }
+    let mut out = Vec::new();
+    for (name, v) in zones {
+        let place = format!("zones.{}", c(&name));
+        let bad_char = |ch: char| ch.is_whitespace() || ch.is_control() || ch == ',' || ch == ':';
+        if name.is_empty() || name.chars().count() > MAX_ID_CHARS || name.contains(bad_char) {
+            return Err(Error::invalid(
+                place,
+                format!(
+                    "a zone name is 1 to {MAX_ID_CHARS} characters without spaces, commas or colons"
+                ),
+            ));
+        }
+        if map.parse_hex(&name).is_some() {
+            return Err(Error::invalid(
+                place,
+                "a zone name must not be a hex label of the map",
+            ));
+        }
+        let Some(zone) = v.as_str() else {
+            return Err(Error::invalid(
+                place,
+                "a zone is a string of rectangles and hexes, like \"A1:F10,G3\"",
+            ));
+        };
+        // The command line's reading, so a zone that loads is one `--from` accepts.
+        crate::engine::zone::parse_zone(map, zone).map_err(|e| e.at(place.clone()))?;
+        out.push(NamedZone {
+            name,
+            zone: zone.to_string(),
+        });
+    }
+    Ok(out)
 }
 
 /// Builds the map (its units' family rules are checked above this layer).
@@ -900,6 +951,11 @@ fn to_file(map: &Map) -> MapFile {
                 extra: u.extra.clone(),
             })
             .collect(),
+        zones: map
+            .zones
+            .iter()
+            .map(|z| (z.name.clone(), serde_json::Value::from(z.zone.clone())))
+            .collect(),
         extra: map.extra.clone(),
     }
 }
@@ -918,6 +974,7 @@ pub fn same_content(a: &Map, b: &Map) -> bool {
         && a.hexsides == b.hexsides
         && a.markers == b.markers
         && a.units == b.units
+        && a.zones == b.zones
         && a.extra == b.extra
         && a.grid_extra == b.grid_extra
         && a.default_extra == b.default_extra

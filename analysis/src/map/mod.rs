@@ -4,4 +4,4 @@ pub mod file;
 pub mod model;
 
 pub use file::{resolve_ruleset, write_atomic};
-pub use model::{Cell, Extra, HexsideFeature, Map, Marker, Scale, Unit};
+pub use model::{Cell, Extra, HexsideFeature, Map, Marker, NamedZone, Scale, Unit};

@@ -71,6 +71,15 @@ pub struct Scale {
     pub extra: Extra,
 }
 
+/// A zone the map names (`"zones": {"german-setup": "A1:F10,G3"}`), kept as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedZone {
+    /// The name (no spaces, commas or colons; not a hex label).
+    pub name: String,
+    /// Rectangles and single hexes, as a zone on the command line.
+    pub zone: String,
+}
+
 /// A hex map with its ruleset.
 #[derive(Clone, Debug)]
 pub struct Map {
@@ -99,6 +108,8 @@ pub struct Map {
     pub markers: Vec<Marker>,
     /// Units in file order.
     pub units: Vec<Unit>,
+    /// Named zones in file order.
+    pub zones: Vec<NamedZone>,
     /// Uninterpreted keys: top level, `grid`, `default`, and per hex.
     pub extra: Extra,
     /// Uninterpreted keys of the `grid` object.
@@ -138,6 +149,7 @@ impl Map {
             hexsides: BTreeMap::new(),
             markers: Vec::new(),
             units: Vec::new(),
+            zones: Vec::new(),
             extra: Extra::new(),
             grid_extra: Extra::new(),
             default_extra: Extra::new(),
@@ -233,6 +245,11 @@ impl Map {
     /// Units in a hex.
     pub fn units_at(&self, h: Hex) -> impl Iterator<Item = &Unit> + '_ {
         self.units.iter().filter(move |u| u.hex == h)
+    }
+
+    /// A named zone by name.
+    pub fn zone_named(&self, name: &str) -> Option<&NamedZone> {
+        self.zones.iter().find(|z| z.name == name)
     }
 
     /// A unit by id.

@@ -51,6 +51,21 @@ pub struct UnitAnswers {
     pub modifiers: Vec<Modifier>,
 }
 
+/// Every unit against every unit of another side, in file order: the indices of
+/// the firer and the target in `map.units`, and their three answers.
+pub fn network(map: &Map, fire: FireKind) -> Vec<(usize, usize, UnitAnswers)> {
+    let us = &map.units;
+    let mut out = Vec::new();
+    for (i, a) in us.iter().enumerate() {
+        for (j, b) in us.iter().enumerate() {
+            if a.side != b.side {
+                out.push((i, j, unit_answers(map, a, b, fire)));
+            }
+        }
+    }
+    out
+}
+
 /// The three answers for unit `a` firing at unit `b` (`fire` matters to ASL crest TEM).
 pub fn unit_answers(map: &Map, a: &Unit, b: &Unit, fire: FireKind) -> UnitAnswers {
     match map.ruleset.family {

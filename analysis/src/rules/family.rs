@@ -1,8 +1,9 @@
 //! Family dispatch for what is not the sight rule: checks of unit data, `validate`
-//! warnings, the extra `los` JSON details, and loading a map with its units checked.
+//! warnings, the extra `los` JSON details, the heights of a side view, and loading a map with its units checked.
 
 use super::Ruleset;
-use super::{Family, asl, combat_commander, napoleonic, units};
+use super::kernel::{self, Heights};
+use super::{Family, asl, combat_commander, geometric, napoleonic, units};
 use crate::error::Error;
 use crate::error::Result;
 use crate::hex::HexLine;
@@ -36,6 +37,18 @@ pub fn details(map: &Map, line: &HexLine) -> Option<Value> {
     match map.ruleset.family {
         Family::Asl => asl::details(map, line),
         _ => None,
+    }
+}
+
+/// The heights the family's kernel reads along a line, for its side view.
+pub fn heights(map: &Map, line: &HexLine) -> Heights {
+    match map.ruleset.family {
+        Family::Geometric | Family::Miniatures => {
+            kernel::heights(&geometric::Kernel::new(map), line)
+        }
+        Family::CombatCommander => kernel::heights(&combat_commander::Kernel::new(map), line),
+        Family::Asl => kernel::heights(&asl::Kernel::new(map), line),
+        Family::Napoleonic => kernel::heights(&napoleonic::Kernel::new(map), line),
     }
 }
 

@@ -174,6 +174,11 @@ impl super::kernel::Kernel for Kernel<'_> {
     fn eye(&self, c: &Cell) -> i64 {
         c.level as i64 * MILLI + self.heights.observer_eye
     }
+
+    #[inline]
+    fn target_eye(&self, c: &Cell) -> i64 {
+        c.level as i64 * MILLI + self.heights.target_eye
+    }
 }
 
 /// Judges a walked line.

@@ -310,6 +310,10 @@ pub trait Kernel: Sync {
     fn top(&self, c: &Self::Cell) -> i64;
     /// The observer's eye height in this cell, in thousandths of a level.
     fn eye(&self, c: &Self::Cell) -> i64;
+    /// The point seen at the target in this cell; by default where the eye would be.
+    fn target_eye(&self, c: &Self::Cell) -> i64 {
+        self.eye(c)
+    }
 }
 
 /// The cell of a hex, off the map included.
@@ -475,4 +479,32 @@ pub fn spans<K: Kernel>(k: &K, line: &HexLine) -> Vec<Span<K::Cell>> {
             Crossing::Vertex(_) => None,
         })
         .collect()
+}
+
+/// The heights a side view of a line shows, as the kernel reads them (thousandths of
+/// a level): the two eyes, and the top of every stretch of [`spans`] in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Heights {
+    /// The observer's eye.
+    pub eye_from: i64,
+    /// The point seen at the target.
+    pub eye_to: i64,
+    /// Per stretch, ends included, vertices left out: [`Kernel::top`] of its hex, or
+    /// for a stretch along a hexside the lower of its two hexes' (the line may pass
+    /// on the lower side, as [`Kernel::along`] lets it by default).
+    pub tops: Vec<i64>,
+}
+
+/// The [`Heights`] of a line, for the sight-line profile.
+pub fn heights<K: Kernel>(k: &K, line: &HexLine) -> Heights {
+    let spans = spans(k, line);
+    let tops = spans
+        .iter()
+        .map(|s| k.top(&s.cells[0]).min(k.top(&s.cells[1])))
+        .collect();
+    Heights {
+        eye_from: k.eye(&cell_of(k, line.from)),
+        eye_to: k.target_eye(&cell_of(k, line.to)),
+        tops,
+    }
 }

@@ -10,7 +10,7 @@ pub mod napoleonic;
 pub mod table;
 pub mod units;
 
-pub use family::{check_units, details, warnings};
+pub use family::{check_units, details, heights, warnings};
 pub use table::{
     Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType,
 };
