@@ -415,15 +415,21 @@ impl Pools {
                 .expect("crossed hexsides join adjacent hexes") as u8
         };
         let (hexes, sides, crosses) = (&mut self.hexes, &mut self.sides, &mut self.crosses);
-        let mut crossed = Sides::default();
-        // Each stretch is kept once the next arrives, past the observer's own: the
-        // last one (the target's, or one a prefix cuts short, which may go on past
-        // where the prefix stops) is never kept, so every stretch kept is exactly
-        // the whole walk's.
+        // The previous stretch (not a vertex), kept once the next arrives, past the
+        // observer's own: the last one (the target's, or one a prefix cuts short,
+        // which may go on past where the prefix stops) is never kept, so every
+        // stretch kept is exactly the whole walk's.
         let mut pending: Option<(Crossing, i64, i64)> = None;
         let mut seen_first = false;
         walk_stretches(d, &mut cuts, |c, k0, k1| {
-            match crossed.next(c, Ratio::new(k0, den)) {
+            if let Crossing::Vertex(_) = c {
+                return;
+            }
+            let Some((p, p0, p1)) = pending.replace((c, k0, k1)) else {
+                return;
+            };
+            let mut sides_of = Sides::after(p);
+            match sides_of.next(c, Ratio::new(k0, den)) {
                 Some(SideCrossing::One(a, b, _)) if !is_end(a) && !is_end(b) => {
                     crosses.push(CrossRec {
                         q: a.q as i16,
@@ -444,15 +450,10 @@ impl Pools {
                 }
                 _ => {}
             }
-            if let Crossing::Vertex(_) = c {
-                return;
-            }
-            let Some((c, k0, k1)) = pending.replace((c, k0, k1)) else {
-                return;
-            };
             if !std::mem::replace(&mut seen_first, true) {
                 return;
             }
+            let (c, k0, k1) = (p, p0, p1);
             let e = match c {
                 Crossing::Hex(h) => {
                     hexes.push(rec(h, k0));

@@ -42,9 +42,18 @@ impl Hex {
     }
 
     /// The direction index from `self` to an adjacent `other`, if adjacent.
+    #[inline]
     pub fn direction_to(self, other: Hex) -> Option<usize> {
-        let d = other - self;
-        DIRECTIONS.iter().position(|&x| x == d)
+        // The index in [`DIRECTIONS`] of the step, without searching it.
+        match ((other.q - self.q), (other.r - self.r)) {
+            (0, -1) => Some(0),
+            (1, -1) => Some(1),
+            (1, 0) => Some(2),
+            (0, 1) => Some(3),
+            (-1, 1) => Some(4),
+            (-1, 0) => Some(5),
+            _ => None,
+        }
     }
 
     /// True when the two hexes share a side.

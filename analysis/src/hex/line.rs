@@ -106,6 +106,12 @@ pub(crate) struct Sides {
 }
 
 impl Sides {
+    /// Sides crossed after stretch `c`.
+    #[inline]
+    pub(crate) fn after(c: Crossing) -> Sides {
+        Sides { prev: Some(c) }
+    }
+
     /// The hexside crossed where stretch `c` begins, at fraction `at`, if any (none at
     /// a vertex, which only joins the stretches on either side).
     #[inline]
