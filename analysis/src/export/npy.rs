@@ -10,9 +10,14 @@ use std::path::{Path, PathBuf};
 /// Writes the `.npy` bytes: 1 where the observer (row) sees the target (column), else 0.
 ///
 /// Rows are expanded from bits to bytes in parallel, a batch of about 16 MiB at
-/// a time, and each batch is written in order, so the file costs little more than
-/// its writing.
+/// a time, and each batch is written in order while the next is expanded, so the
+/// file costs little more than its writing.
 pub fn write(m: &Matrix, out: &mut dyn Write) -> std::io::Result<()> {
+    write_batched(m, out, 16 << 20)
+}
+
+/// [`write`] in batches of about `batch_bytes`.
+fn write_batched(m: &Matrix, out: &mut dyn Write, batch_bytes: usize) -> std::io::Result<()> {
     use rayon::prelude::*;
     let (rows, cols) = (m.bits.len(), m.bits.cols());
     header(rows, cols, out)?;
@@ -23,9 +28,9 @@ pub fn write(m: &Matrix, out: &mut dyn Write) -> std::io::Result<()> {
     let spread: Vec<u64> = (0..256u64)
         .map(|b| (0..8).fold(0, |v, k| v | (b >> k & 1) << (8 * k)))
         .collect();
-    let batch_rows = ((16 << 20) / cols).clamp(1, rows.max(1));
-    let mut buf = vec![0u8; batch_rows * cols];
-    for first in (0..rows).step_by(batch_rows) {
+    let batch_rows = (batch_bytes / cols).clamp(1, rows.max(1));
+    // Rows `first..` of the matrix as bytes into `buf`, in parallel; returns the bytes filled.
+    let fill = |buf: &mut [u8], first: usize| -> usize {
         let n = batch_rows.min(rows - first);
         buf[..n * cols]
             .par_chunks_mut(cols)
@@ -42,9 +47,35 @@ pub fn write(m: &Matrix, out: &mut dyn Write) -> std::io::Result<()> {
                     *b = (words[c / 64] >> (c % 64) & 1) as u8;
                 }
             });
-        out.write_all(&buf[..n * cols])?;
+        n * cols
+    };
+    let mut buf = vec![0u8; batch_rows * cols];
+    let mut filled = fill(&mut buf, 0);
+    // With more than one worker, the next batch is filled while this one is written.
+    let mut next = if rayon::current_num_threads() > 1 && rows > batch_rows {
+        vec![0u8; batch_rows * cols]
+    } else {
+        Vec::new()
+    };
+    for first in (batch_rows..rows).step_by(batch_rows) {
+        if next.is_empty() {
+            out.write_all(&buf[..filled])?;
+            filled = fill(&mut buf, first);
+            continue;
+        }
+        let written = std::thread::scope(|s| {
+            let filling = s.spawn(|| fill(&mut next, first));
+            let written = out.write_all(&buf[..filled]);
+            (
+                written,
+                filling.join().expect("filling a batch does not panic"),
+            )
+        });
+        written.0?;
+        filled = written.1;
+        std::mem::swap(&mut buf, &mut next);
     }
-    Ok(())
+    out.write_all(&buf[..filled])
 }
 
 /// Writes a `rows` x `cols` uint8 array given row by row in `data`.
@@ -99,4 +130,46 @@ pub fn sidecar_for(map: &Map, sel: &Selection, values: &str) -> String {
         "cols": labels(&sel.to),
     });
     serde_json::to_string_pretty(&v).expect("JSON") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::matrix::BitMatrix;
+
+    /// Batches of a few rows, written while the next is filled by two workers, give
+    /// the bytes of the matrix bit by bit, whatever the batch size.
+    #[test]
+    fn batches_written_while_the_next_fills_keep_every_byte() {
+        let (rows, cols) = (37, 75);
+        let mut bits = BitMatrix::with_shape(rows, cols);
+        for (i, row) in bits.rows_mut().enumerate() {
+            for j in 0..cols {
+                if (i * 7 + j * 3) % 5 < 2 {
+                    row[j / 64] |= 1 << (j % 64);
+                }
+            }
+        }
+        let m = Matrix {
+            sel: Selection {
+                from: (0..rows).collect(),
+                to: (0..cols).collect(),
+            },
+            bits,
+        };
+        let mut want = Vec::new();
+        header(rows, cols, &mut want).unwrap();
+        for i in 0..rows {
+            want.extend((0..cols).map(|j| u8::from(m.bits.get(i, j))));
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        for batch in [1, cols, 3 * cols + 5, 16 << 20] {
+            let mut got = Vec::new();
+            pool.install(|| write_batched(&m, &mut got, batch)).unwrap();
+            assert_eq!(got, want, "batches of {batch} bytes");
+        }
+    }
 }
