@@ -29,6 +29,9 @@ fn err(e: impl std::fmt::Display) -> PyErr {
     HexsightError::new_err(e.to_string())
 }
 
+/// `(sees, seen_by)` as numpy arrays.
+type Counts<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>);
+
 /// A loaded map (`hexsight.load`, `hexsight.generate`).
 #[pyclass(frozen, module = "hexsight._hexsight")]
 struct Map {
@@ -115,14 +118,27 @@ impl Map {
 
     /// Map indices of a zone: `A1:F10,G3`, or the name of a zone the map file names.
     #[pyo3(name = "zone")]
-    fn zone_indices<'py>(&self, py: Python<'py>, zone: &str) -> PyResult<Bound<'py, PyArray1<u64>>> {
+    fn zone_indices<'py>(
+        &self,
+        py: Python<'py>,
+        zone: &str,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let z = self.zone("zone", Some(zone))?;
-        Ok(PyArray1::from_vec(py, z.into_iter().map(|i| i as u64).collect()))
+        Ok(PyArray1::from_vec(
+            py,
+            z.into_iter().map(|i| i as u64).collect(),
+        ))
     }
 
     /// Line of sight from one hex to another: the object of `hexsight los --json`.
     #[pyo3(signature = (a, b, range=None))]
-    fn los<'py>(&self, py: Python<'py>, a: &str, b: &str, range: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+    fn los<'py>(
+        &self,
+        py: Python<'py>,
+        a: &str,
+        b: &str,
+        range: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let map = &self.map;
         self.index(a)?;
         self.index(b)?;
@@ -131,7 +147,8 @@ impl Map {
             .transpose()
             .map_err(|e| err(format!("range: {e}")))?;
         let text = py.detach(|| -> Result<String, String> {
-            let mut r = hexsight_analysis::line_of_sight_labels(map, a, b).map_err(|e| e.to_string())?;
+            let mut r =
+                hexsight_analysis::line_of_sight_labels(map, a, b).map_err(|e| e.to_string())?;
             if let Some(l) = &limit {
                 r = l.los(map, r);
             }
@@ -156,9 +173,18 @@ impl Map {
             Verdict::Blocked => 2,
         };
         let d = PyDict::new(py);
-        d.set_item("verdict", PyArray1::from_vec(py, v.targets.iter().map(|t| code(t.verdict)).collect()))?;
-        d.set_item("hindrance", PyArray1::from_vec(py, v.targets.iter().map(|t| t.hindrance).collect()))?;
-        d.set_item("blind", PyArray1::from_vec(py, v.targets.iter().map(|t| t.blind).collect()))?;
+        d.set_item(
+            "verdict",
+            PyArray1::from_vec(py, v.targets.iter().map(|t| code(t.verdict)).collect()),
+        )?;
+        d.set_item(
+            "hindrance",
+            PyArray1::from_vec(py, v.targets.iter().map(|t| t.hindrance).collect()),
+        )?;
+        d.set_item(
+            "blind",
+            PyArray1::from_vec(py, v.targets.iter().map(|t| t.blind).collect()),
+        )?;
         Ok(d)
     }
 
@@ -173,10 +199,12 @@ impl Map {
         from_zone: Option<&str>,
         to_zone: Option<&str>,
         shard: Option<(usize, usize)>,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>)> {
+    ) -> PyResult<Counts<'py>> {
         let sel = self.exposure_selection(from_zone, to_zone)?;
         if let Some((k, n)) = shard.filter(|&(k, n)| k >= n) {
-            return Err(err(format!("shard ({k}, {n}): give (k, n) with 0 <= k < n")));
+            return Err(err(format!(
+                "shard ({k}, {n}): give (k, n) with 0 <= k < n"
+            )));
         }
         let map = &self.map;
         let e: Exposure = py
@@ -188,7 +216,10 @@ impl Map {
                 }
             })
             .map_err(err)?;
-        Ok((PyArray1::from_vec(py, e.sees), PyArray1::from_vec(py, e.seen_by)))
+        Ok((
+            PyArray1::from_vec(py, e.sees),
+            PyArray1::from_vec(py, e.seen_by),
+        ))
     }
 
     /// The visibility matrix, bit-packed: a uint64 array of shape
@@ -231,7 +262,9 @@ impl Map {
 /// Loads a map file (`.json`) with its ruleset.
 #[pyfunction]
 fn load(py: Python<'_>, path: PathBuf) -> PyResult<Map> {
-    let map = py.detach(|| hexsight_analysis::Map::load(&path)).map_err(err)?;
+    let map = py
+        .detach(|| hexsight_analysis::Map::load(&path))
+        .map_err(err)?;
     Ok(Map { map })
 }
 
@@ -253,7 +286,11 @@ fn generate(
         seed,
         ruleset: ruleset.to_string(),
         layout: Layout {
-            orientation: if pointy { Orientation::Pointy } else { Orientation::Flat },
+            orientation: if pointy {
+                Orientation::Pointy
+            } else {
+                Orientation::Flat
+            },
             stagger: Stagger::Odd,
         },
         dense: false,
