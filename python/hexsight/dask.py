@@ -39,8 +39,9 @@ def exposure(
     to_zone: Optional[str] = None,
 ) -> Tuple[np.ndarray, np.ndarray]:
     """``(sees, seen_by)`` of the map at ``path`` as ``Map.exposure`` gives them,
-    computed as ``shards`` Dask tasks on ``client``'s cluster (default: four per worker
-    thread) and summed on the cluster.
+    computed as ``shards`` Dask tasks on ``client``'s cluster (default: two per worker
+    thread; each shard compiles its walks once, so few large shards are cheapest) and
+    summed on the cluster.
 
     Zones follow ``Map.exposure``: a zone given alone stands for both ends. Bad zones
     raise ``hexsight.HexsightError`` here, before any task is sent.
@@ -52,7 +53,7 @@ def exposure(
         if zone is not None:
             local.zone(zone)
     if shards <= 0:
-        shards = 4 * (sum(client.nthreads().values()) or 1)
+        shards = 2 * (sum(client.nthreads().values()) or 1)
     parts = [
         client.submit(_shard, path, k, shards, from_zone, to_zone, pure=False)
         for k in range(shards)
