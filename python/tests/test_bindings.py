@@ -113,3 +113,25 @@ def test_errors_are_exceptions_with_the_cli_message(tmp_path, cli):
         hexsight.load(tmp_path / "missing.json")
     with pytest.raises(ValueError):
         hexsight.unpack(m.matrix(), 10_000)
+
+
+def test_the_gil_is_released_while_the_engine_runs():
+    import threading
+    import time
+
+    m = hexsight.generate(cols=120, rows=120, seed=3)
+    span = []
+
+    def run():
+        span.append(time.perf_counter())  # with the GIL held
+        m.exposure()
+        span.append(time.perf_counter())
+
+    worker = threading.Thread(target=run)
+    ticks = []
+    worker.start()
+    while worker.is_alive():
+        ticks.append(time.perf_counter())
+    worker.join()
+    # This thread ran while the engine did: it could only if the call let go of the GIL.
+    assert sum(span[0] < t < span[1] for t in ticks) > 100
