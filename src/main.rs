@@ -43,6 +43,8 @@ enum Command {
     Blind(cmd::blind::Args),
     /// For every hex, how many hexes it sees and how many see it (optionally between zones).
     Exposure(cmd::exposure::Args),
+    /// Sums the shard files of `exposure --shard K/N` into the JSON of `exposure --json`.
+    Merge(cmd::merge::Args),
     /// Everything at once: matrix, heatmaps, viewsheds, blind zones and an index.html.
     Report(cmd::report::Args),
     /// Where to stand: the hexes of a zone that together see most of another, or are seen least.
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Command::Viewshed(a) => cmd::viewshed::run(a),
         Command::Blind(a) => cmd::blind::run(a),
         Command::Exposure(a) => cmd::exposure::run(a),
+        Command::Merge(a) => cmd::merge::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Deploy(a) => cmd::deploy::run(a),
         Command::Generate(a) => cmd::generate::run(a),

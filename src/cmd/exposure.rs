@@ -1,11 +1,11 @@
-//! `hexsight exposure MAP [--from ZONE] [--to ZONE] [--json] [--png FILE] [--svg FILE]`.
+//! `hexsight exposure MAP [--from ZONE] [--to ZONE] [--json] [--png FILE] [--svg FILE] [--shard K/N --out FILE.npz]`.
 
 use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
-use hexsight_analysis::engine::exposure::{Exposure, exposure};
+use hexsight_analysis::engine::exposure::{Exposure, exposure, shard_range, streaming_part};
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Selection};
-use hexsight_analysis::export::{pictures, save_picture};
+use hexsight_analysis::export::{npz, pictures, save_picture, write_with};
 use hexsight_analysis::query::range::Range;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -44,6 +44,94 @@ pub struct Args {
     /// Print the compute time (not loading the map or printing) on stderr.
     #[arg(long)]
     timings: bool,
+    /// Compute only shard K of N (`3/8`, K from 0): the counts of the lines walked from
+    /// the K-th of N equal runs of map hexes, written to `--out` for `hexsight merge`.
+    #[arg(long, requires = "out")]
+    shard: Option<String>,
+    /// The shard's partial counts as `.npz` (`sees`, `seen_by` uint32 and `meta.json`).
+    #[arg(long, requires = "shard")]
+    out: Option<PathBuf>,
+}
+
+/// Parses `--shard K/N`: 0 <= K < N.
+pub fn shard_arg(text: &str) -> anyhow::Result<(usize, usize)> {
+    let parsed = text.split_once('/').and_then(|(k, n)| {
+        Some((
+            k.trim().parse::<usize>().ok()?,
+            n.trim().parse::<usize>().ok()?,
+        ))
+    });
+    match parsed {
+        Some((k, n)) if k < n => Ok((k, n)),
+        _ => anyhow::bail!(
+            "--shard `{}`: give K/N with 0 <= K < N, e.g. 0/4",
+            hexsight_analysis::error::clip(text, 30)
+        ),
+    }
+}
+
+/// FNV-1a of a file's bytes: shards of one map carry the same value.
+pub fn file_hash(bytes: &[u8]) -> String {
+    let h = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{h:016x}")
+}
+
+/// `--shard K/N --out FILE.npz`: the partial counts of one shard.
+fn run_shard(
+    a: &Args,
+    map: &Map,
+    sel: &Selection,
+    range: Option<&Range>,
+) -> anyhow::Result<ExitCode> {
+    let (k, n) = shard_arg(a.shard.as_deref().unwrap_or_default())?;
+    let out = a.out.as_deref().expect("clap requires --out with --shard");
+    let bytes = std::fs::read(&a.map).map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    let progress = super::Progress::new("pairs");
+    let engine = Engine::try_new(map)?;
+    let ctl = Control {
+        cancel: super::interrupt_flag(),
+        progress: &|d, t| progress.update(d, t),
+    };
+    let part = shard_range(map.len(), k, n);
+    let e = match range {
+        Some(r) => {
+            hexsight_analysis::query::range::exposure_part(&engine, sel, r, part.clone(), &ctl)?
+        }
+        None => streaming_part(&engine, sel, part.clone(), &ctl)?,
+    };
+    progress.finish();
+    let secs = progress.seconds();
+    let labels: Vec<String> = (0..map.len()).map(|i| map.label(map.hex_of(i))).collect();
+    let meta = json!({
+        "format": "hexsight-exposure-shard 1",
+        "map": map.name,
+        "ruleset": map.ruleset.name,
+        "map_hash": file_hash(&bytes),
+        "from": a.from,
+        "to": a.to,
+        "range": a.range,
+        "observers": e.from.len(),
+        "targets": e.to.len(),
+        "shard": k,
+        "shards": n,
+        "labels": labels,
+    });
+    let members = vec![
+        ("sees.npy".to_string(), npz::npy_u32(&e.sees)),
+        ("seen_by.npy".to_string(), npz::npy_u32(&e.seen_by)),
+        ("meta.json".to_string(), serde_json::to_vec(&meta)?),
+    ];
+    write_with(out, |w| npz::write(&members, w))?;
+    note!(
+        "shard {k}/{n} (hexes {} to {}) of {} computed in {secs:.3} s; wrote {}",
+        part.start,
+        part.end,
+        a.map.display(),
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The counts, the engine's grids checked against the memory first (`exposure::exposure`).
@@ -68,19 +156,36 @@ pub fn compute(
 
 /// The counts as JSON.
 pub fn to_json(map: &Map, e: &Exposure) -> Value {
-    let hexes: serde_json::Map<String, Value> = (0..map.len())
-        .map(|i| {
-            (
-                map.label(map.hex_of(i)),
-                json!({"sees": e.sees[i], "seen_by": e.seen_by[i]}),
-            )
-        })
+    let labels: Vec<String> = (0..map.len()).map(|i| map.label(map.hex_of(i))).collect();
+    counts_json(
+        &map.name,
+        &map.ruleset.name,
+        &labels,
+        (e.from.len(), e.to.len()),
+        &e.sees,
+        &e.seen_by,
+    )
+}
+
+/// The JSON of `exposure --json` (and `merge`): the counts of each hex by label.
+pub fn counts_json(
+    map: &str,
+    ruleset: &str,
+    labels: &[String],
+    (observers, targets): (usize, usize),
+    sees: &[u32],
+    seen_by: &[u32],
+) -> Value {
+    let hexes: serde_json::Map<String, Value> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.clone(), json!({"sees": sees[i], "seen_by": seen_by[i]})))
         .collect();
     json!({
-        "map": map.name,
-        "ruleset": map.ruleset.name,
-        "observers": e.from.len(),
-        "targets": e.to.len(),
+        "map": map,
+        "ruleset": ruleset,
+        "observers": observers,
+        "targets": targets,
         "hexes": hexes,
     })
 }
@@ -98,6 +203,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     let sel = super::selection(&map, &a.map, from, to)?;
     let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
+    if a.shard.is_some() {
+        return run_shard(&a, &map, &sel, range.as_ref())
+            .map_err(|e| anyhow::anyhow!("{}: {e:#}", a.map.display()));
+    }
     if a.json {
         super::check_per_hex(&a.map, &map, 1024, "exposure as JSON")?;
     }

@@ -6,6 +6,7 @@ pub mod exposure;
 pub mod generate;
 pub mod los;
 pub mod matrix;
+pub mod merge;
 pub mod movement;
 pub mod profile;
 pub mod report;

@@ -82,8 +82,41 @@ pub fn exposure(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Expos
 /// which compiles only the walks from `sel.from` to every hex and from every
 /// hex to `sel.to` (each pair once where the rules are reciprocal).
 pub fn streaming(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Exposure> {
+    streaming_part(engine, sel, 0..engine.map().len(), ctl)
+}
+
+/// The map indices of shard `k` of `shards`: consecutive, as even as can be.
+pub fn shard_range(hexes: usize, k: usize, shards: usize) -> std::ops::Range<usize> {
+    assert!(k < shards, "shard {k} of {shards}");
+    hexes * k / shards..hexes * (k + 1) / shards
+}
+
+/// Partial counts of shard `k` of `shards` (see [`streaming_part`]): summed over
+/// `k` in `0..shards`, they are exactly [`exposure`]'s.
+pub fn shard(
+    engine: &Engine,
+    sel: &Selection,
+    k: usize,
+    shards: usize,
+    ctl: &Control,
+) -> Result<Exposure> {
+    let part = shard_range(engine.map().len(), k, shards);
+    streaming_part(engine, sel, part, ctl)
+}
+
+/// [`streaming`], counting only the lines walked from the observers whose map index
+/// lies in `part`: every line is walked from exactly one observer, so the counts of
+/// parts that cover the map once add up to the whole (`from` and `to` stay whole).
+pub fn streaming_part(
+    engine: &Engine,
+    sel: &Selection,
+    part: std::ops::Range<usize>,
+    ctl: &Control,
+) -> Result<Exposure> {
     let n = engine.map().len();
     let all: Vec<usize> = (0..n).collect();
+    let mine =
+        |v: &[usize]| -> Vec<usize> { v.iter().copied().filter(|i| part.contains(i)).collect() };
     let sees: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
     let seen_by: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
     let mut is_to = vec![false; n];
@@ -108,7 +141,7 @@ pub fn streaming(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Expo
             let mut v: Vec<usize> = sel.from.iter().chain(&sel.to).copied().collect();
             v.sort_unstable();
             v.dedup();
-            v
+            mine(&v)
         };
         let in_both = |x: usize| is_to[x] || is_from[x];
         pairs::for_each_seen(engine, &both, &all, ctl, |i, j| {
@@ -119,10 +152,10 @@ pub fn streaming(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Expo
             }
         })?;
     } else {
-        pairs::for_each_seen(engine, &sel.from, &all, ctl, |_, j| {
+        pairs::for_each_seen(engine, &mine(&sel.from), &all, ctl, |_, j| {
             seen_by[j].fetch_add(1, Ordering::Relaxed);
         })?;
-        pairs::for_each_seen(engine, &all, &sel.to, ctl, |i, _| {
+        pairs::for_each_seen(engine, &mine(&all), &sel.to, ctl, |i, _| {
             sees[i].fetch_add(1, Ordering::Relaxed);
         })?;
     }
@@ -171,6 +204,17 @@ mod tests {
                 let a = from_matrix(&m, &sel.from, &sel.to);
                 let b = streaming(&e, &sel, &Control::default()).unwrap();
                 assert_eq!(a, b, "{rs}");
+                let mut summed = b.clone();
+                summed.sees.fill(0);
+                summed.seen_by.fill(0);
+                for k in 0..3 {
+                    let p = shard(&e, &sel, k, 3, &Control::default()).unwrap();
+                    for h in 0..map.len() {
+                        summed.sees[h] += p.sees[h];
+                        summed.seen_by[h] += p.seen_by[h];
+                    }
+                }
+                assert_eq!(summed, b, "{rs}: three shards");
                 for h in 0..map.len() {
                     let sees = |a: usize, b: usize| {
                         line_of_sight(&map, map.hex_of(a), map.hex_of(b))

@@ -73,6 +73,11 @@ impl BitMatrix {
         self.row(i).iter().map(|w| w.count_ones() as usize).sum()
     }
 
+    /// The words, row by row (`ceil(cols / 64)` a row), handed over without a copy.
+    pub fn into_words(self) -> Vec<u64> {
+        self.bits
+    }
+
     /// Number of set bits.
     pub fn count(&self) -> u64 {
         self.bits.iter().map(|w| u64::from(w.count_ones())).sum()

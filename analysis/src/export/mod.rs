@@ -7,6 +7,7 @@
 pub mod bin;
 pub mod html;
 pub mod npy;
+pub mod npz;
 pub mod pictures;
 pub mod png;
 pub mod profile;

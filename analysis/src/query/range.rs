@@ -185,18 +185,32 @@ pub fn exposure(
     range: &Range,
     ctl: &Control,
 ) -> Result<Exposure> {
+    exposure_part(engine, sel, range, 0..engine.map().len(), ctl)
+}
+
+/// [`exposure`] counting only the lines walked from observers whose map index is in
+/// `part` (as [`crate::engine::exposure::streaming_part`]): parts add up to the whole.
+pub fn exposure_part(
+    engine: &Engine,
+    sel: &Selection,
+    range: &Range,
+    part: std::ops::Range<usize>,
+    ctl: &Control,
+) -> Result<Exposure> {
     let map = engine.map();
     let n = map.len();
     let all: Vec<usize> = (0..n).collect();
+    let mine =
+        |v: &[usize]| -> Vec<usize> { v.iter().copied().filter(|i| part.contains(i)).collect() };
     let zero = || (0..n).map(|_| AtomicU32::new(0)).collect::<Vec<_>>();
     let (sees, seen_by) = (zero(), zero());
     let near = |i: usize, j: usize| range.reaches(map.hex_of(i), map.hex_of(j));
-    pairs::for_each_seen(engine, &sel.from, &all, ctl, |i, j| {
+    pairs::for_each_seen(engine, &mine(&sel.from), &all, ctl, |i, j| {
         if near(i, j) {
             seen_by[j].fetch_add(1, Ordering::Relaxed);
         }
     })?;
-    pairs::for_each_seen(engine, &all, &sel.to, ctl, |i, j| {
+    pairs::for_each_seen(engine, &mine(&all), &sel.to, ctl, |i, j| {
         if near(i, j) {
             sees[i].fetch_add(1, Ordering::Relaxed);
         }

@@ -1,0 +1,312 @@
+//! The `hexsight` Python package's native module (`hexsight._hexsight`): thin
+//! wrappers over `hexsight-analysis`. Every engine run releases the GIL; counts and
+//! bits are handed to numpy without a copy.
+
+use hexsight_analysis::engine::exposure::{Exposure, exposure, shard};
+use hexsight_analysis::engine::fast::Engine;
+use hexsight_analysis::engine::generate::{Generator, generate as generate_map};
+use hexsight_analysis::engine::matrix::{Control, Selection, matrix as matrix_of};
+use hexsight_analysis::engine::viewshed::viewshed_of;
+use hexsight_analysis::hex::{Layout, Orientation, Stagger};
+use hexsight_analysis::query::zones;
+use hexsight_analysis::rules::Verdict;
+use numpy::{PyArray1, PyArray2, PyArrayMethods};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+
+create_exception!(
+    _hexsight,
+    HexsightError,
+    PyException,
+    "A map, ruleset or query hexsight refuses; the message is the command line's one line."
+);
+
+/// The library's error as a Python exception with the same one-line message.
+fn err(e: impl std::fmt::Display) -> PyErr {
+    HexsightError::new_err(e.to_string())
+}
+
+/// `(sees, seen_by)` as numpy arrays.
+type Counts<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>);
+
+/// A loaded map (`hexsight.load`, `hexsight.generate`).
+#[pyclass(frozen, module = "hexsight._hexsight")]
+struct Map {
+    map: hexsight_analysis::Map,
+}
+
+impl Map {
+    /// Map indices of a zone (`A1:F10,G3` or a zone the map names), the whole map for `None`.
+    fn zone(&self, option: &str, text: Option<&str>) -> PyResult<Vec<usize>> {
+        match text {
+            Some(t) => zones::resolve(&self.map, t).map_err(|e| err(format!("{option}: {e}"))),
+            None => Ok((0..self.map.len()).collect()),
+        }
+    }
+
+    fn index(&self, label: &str) -> PyResult<usize> {
+        self.map
+            .parse_hex(label)
+            .and_then(|h| self.map.index(h))
+            .ok_or_else(|| {
+                err(format!(
+                    "`{}` is not a hex of this {}x{} map ({} to {})",
+                    hexsight_analysis::error::clip(label, 30),
+                    self.map.cols,
+                    self.map.rows,
+                    self.map.label(self.map.hex_of(0)),
+                    self.map.label(self.map.hex_of(self.map.len() - 1))
+                ))
+            })
+    }
+
+    /// Observers and targets as `exposure` takes them: a zone given alone stands for both.
+    fn exposure_selection(&self, from: Option<&str>, to: Option<&str>) -> PyResult<Selection> {
+        let (from, to) = match (from, to) {
+            (Some(f), None) => (Some(f), Some(f)),
+            (None, Some(t)) => (Some(t), Some(t)),
+            other => other,
+        };
+        Ok(Selection {
+            from: self.zone("from_zone", from)?,
+            to: self.zone("to_zone", to)?,
+        })
+    }
+}
+
+#[pymethods]
+impl Map {
+    /// The map's name.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.map.name
+    }
+
+    /// The ruleset's name (`combat-commander`, `geometric`, ...).
+    #[getter]
+    fn ruleset(&self) -> &str {
+        &self.map.ruleset.name
+    }
+
+    /// `(cols, rows)`.
+    #[getter]
+    fn shape(&self) -> (u32, u32) {
+        (self.map.cols, self.map.rows)
+    }
+
+    /// Every hex's label, in map index order (the order of every array here).
+    #[getter]
+    fn labels(&self) -> Vec<String> {
+        (0..self.map.len())
+            .map(|i| self.map.label(self.map.hex_of(i)))
+            .collect()
+    }
+
+    fn __len__(&self) -> usize {
+        self.map.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<hexsight.Map {:?} {}x{} {}>",
+            self.map.name, self.map.cols, self.map.rows, self.map.ruleset.name
+        )
+    }
+
+    /// Map indices of a zone: `A1:F10,G3`, or the name of a zone the map file names.
+    #[pyo3(name = "zone")]
+    fn zone_indices<'py>(
+        &self,
+        py: Python<'py>,
+        zone: &str,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let z = self.zone("zone", Some(zone))?;
+        Ok(PyArray1::from_vec(
+            py,
+            z.into_iter().map(|i| i as u64).collect(),
+        ))
+    }
+
+    /// Line of sight from one hex to another: the object of `hexsight los --json`.
+    #[pyo3(signature = (a, b, range=None))]
+    fn los<'py>(
+        &self,
+        py: Python<'py>,
+        a: &str,
+        b: &str,
+        range: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let map = &self.map;
+        self.index(a)?;
+        self.index(b)?;
+        let limit = range
+            .map(|t| hexsight_analysis::query::range::Range::parse(map, t))
+            .transpose()
+            .map_err(|e| err(format!("range: {e}")))?;
+        let text = py.detach(|| -> Result<String, String> {
+            let mut r =
+                hexsight_analysis::line_of_sight_labels(map, a, b).map_err(|e| e.to_string())?;
+            if let Some(l) = &limit {
+                r = l.los(map, r);
+            }
+            Ok(r.to_json(map).to_string())
+        });
+        let text = text.map_err(err)?;
+        py.import("json")?.call_method1("loads", (text,))
+    }
+
+    /// What one hex sees: a dict of numpy arrays in map index order, `verdict`
+    /// (uint8: 0 clear, 1 hindered, 2 blocked), `hindrance` (uint32, 0 when blocked)
+    /// and `blind` (bool: blocked only by obstacles lower than the observer).
+    fn viewshed<'py>(&self, py: Python<'py>, hex: &str) -> PyResult<Bound<'py, PyDict>> {
+        let i = self.index(hex)?;
+        let map = &self.map;
+        let v = py
+            .detach(|| Engine::try_new(map).and_then(|e| viewshed_of(&e, i, &Control::default())))
+            .map_err(err)?;
+        let code = |v: Verdict| match v {
+            Verdict::Clear => 0u8,
+            Verdict::Hindered => 1,
+            Verdict::Blocked => 2,
+        };
+        let d = PyDict::new(py);
+        d.set_item(
+            "verdict",
+            PyArray1::from_vec(py, v.targets.iter().map(|t| code(t.verdict)).collect()),
+        )?;
+        d.set_item(
+            "hindrance",
+            PyArray1::from_vec(py, v.targets.iter().map(|t| t.hindrance).collect()),
+        )?;
+        d.set_item(
+            "blind",
+            PyArray1::from_vec(py, v.targets.iter().map(|t| t.blind).collect()),
+        )?;
+        Ok(d)
+    }
+
+    /// For every hex, how many hexes of `to_zone` it sees and how many of `from_zone`
+    /// see it: `(sees, seen_by)` as uint32 arrays. A zone given alone stands for both,
+    /// as in `hexsight exposure`. `shard=(k, n)` gives only shard `k` of `n`'s partial
+    /// counts (as `exposure --shard k/n`); the `n` shards sum to the whole.
+    #[pyo3(signature = (from_zone=None, to_zone=None, shard=None))]
+    fn exposure<'py>(
+        &self,
+        py: Python<'py>,
+        from_zone: Option<&str>,
+        to_zone: Option<&str>,
+        shard: Option<(usize, usize)>,
+    ) -> PyResult<Counts<'py>> {
+        let sel = self.exposure_selection(from_zone, to_zone)?;
+        if let Some((k, n)) = shard.filter(|&(k, n)| k >= n) {
+            return Err(err(format!(
+                "shard ({k}, {n}): give (k, n) with 0 <= k < n"
+            )));
+        }
+        let map = &self.map;
+        let e: Exposure = py
+            .detach(|| {
+                let engine = Engine::try_new(map)?;
+                match shard {
+                    Some((k, n)) => self::shard(&engine, &sel, k, n, &Control::default()),
+                    None => exposure(&engine, &sel, &Control::default()),
+                }
+            })
+            .map_err(err)?;
+        Ok((
+            PyArray1::from_vec(py, e.sees),
+            PyArray1::from_vec(py, e.seen_by),
+        ))
+    }
+
+    /// The visibility matrix, bit-packed: a uint64 array of shape
+    /// `(observers, ceil(targets / 64))`; bit `j % 64` of word `j // 64` of row `i`
+    /// is set when observer `i` sees target `j`. `hexsight.unpack(bits, targets)`
+    /// expands it to booleans.
+    #[pyo3(signature = (from_zone=None, to_zone=None))]
+    fn matrix<'py>(
+        &self,
+        py: Python<'py>,
+        from_zone: Option<&str>,
+        to_zone: Option<&str>,
+    ) -> PyResult<Bound<'py, PyArray2<u64>>> {
+        let sel = Selection {
+            from: self.zone("from_zone", from_zone)?,
+            to: self.zone("to_zone", to_zone)?,
+        };
+        let map = &self.map;
+        let (rows, words) = (sel.from.len(), sel.to.len().div_ceil(64));
+        let m = py
+            .detach(|| {
+                hexsight_analysis::engine::matrix::check_memory(
+                    map,
+                    &sel,
+                    hexsight_analysis::memory::budget().map_or(u64::MAX, |b| b.0),
+                )?;
+                let engine = Engine::try_new(map)?;
+                matrix_of(&engine, &sel, &Control::default())
+            })
+            .map_err(err)?;
+        PyArray1::from_vec(py, m.bits.into_words()).reshape([rows, words])
+    }
+
+    /// Saves the map as a map file (`.json`).
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        self.map.save(&path).map_err(err)
+    }
+}
+
+/// Loads a map file (`.json`) with its ruleset.
+#[pyfunction]
+fn load(py: Python<'_>, path: PathBuf) -> PyResult<Map> {
+    let map = py
+        .detach(|| hexsight_analysis::Map::load(&path))
+        .map_err(err)?;
+    Ok(Map { map })
+}
+
+/// Realistic synthetic terrain, as `hexsight generate`; saved to `out` when given.
+#[pyfunction]
+#[pyo3(signature = (cols=30, rows=30, seed=1, ruleset="geometric", pointy=false, out=None))]
+fn generate(
+    py: Python<'_>,
+    cols: u32,
+    rows: u32,
+    seed: u64,
+    ruleset: &str,
+    pointy: bool,
+    out: Option<PathBuf>,
+) -> PyResult<Map> {
+    let g = Generator {
+        cols,
+        rows,
+        seed,
+        ruleset: ruleset.to_string(),
+        layout: Layout {
+            orientation: if pointy {
+                Orientation::Pointy
+            } else {
+                Orientation::Flat
+            },
+            stagger: Stagger::Odd,
+        },
+        dense: false,
+    };
+    let map = py.detach(|| generate_map(&g)).map_err(err)?;
+    if let Some(p) = out {
+        map.save(&p).map_err(err)?;
+    }
+    Ok(Map { map })
+}
+
+#[pymodule]
+fn _hexsight(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Map>()?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(generate, m)?)?;
+    m.add("HexsightError", m.py().get_type::<HexsightError>())?;
+    Ok(())
+}
