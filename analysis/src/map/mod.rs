@@ -1,5 +1,6 @@
 //! The map: in-memory model and the version-1 file format.
 
+pub mod combine;
 pub mod file;
 pub mod model;
 
