@@ -39,9 +39,10 @@ impl EditorApp {
                     PathPurpose::SaveAs => "Save map as",
                     PathPurpose::Png => "Export view as PNG",
                     PathPurpose::Svg => "Export view as SVG",
+                    PathPurpose::Combine => "Combine with board",
                 };
                 let ext = match purpose {
-                    PathPurpose::Open | PathPurpose::SaveAs => "json",
+                    PathPurpose::Open | PathPurpose::SaveAs | PathPurpose::Combine => "json",
                     PathPurpose::Png => "png",
                     PathPurpose::Svg => "svg",
                 };
@@ -123,7 +124,7 @@ impl EditorApp {
                     self.status = "Type or pick a file name".into();
                 }
                 // Replacing another file needs a second OK: it may be someone's work.
-                let replaces = purpose != PathPurpose::Open
+                let replaces = !matches!(purpose, PathPurpose::Open | PathPurpose::Combine)
                     && path.exists()
                     && self.doc.path.as_deref() != Some(path.as_path());
                 if go && replaces && self.confirm_overwrite.as_ref() != Some(&path) {
@@ -145,6 +146,10 @@ impl EditorApp {
                         }
                         PathPurpose::Png => self.export_png(ctx, path),
                         PathPurpose::Svg => self.export_svg(&path),
+                        PathPurpose::Combine => {
+                            self.dialog = Some(Dialog::Combine(CombineForm::new(path)));
+                            keep = true;
+                        }
                     }
                 } else if keep {
                     self.dialog = Some(Dialog::Path { purpose, text });
@@ -329,6 +334,9 @@ impl EditorApp {
                 } else if keep {
                     self.dialog = Some(Dialog::Properties(f));
                 }
+            }
+            Dialog::Combine(f) => {
+                keep = self.combine_dialog(ctx, f);
             }
             Dialog::Recovery => {
                 let mut action: Option<(usize, bool)> = None;

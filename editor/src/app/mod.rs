@@ -2,6 +2,7 @@
 //! input and the dialogs live in the child modules. Map changes go through
 //! [`crate::tools`], analysis through [`crate::jobs`], files through [`crate::files`].
 
+mod boards;
 mod dialogs;
 mod editing;
 mod panels;
@@ -13,6 +14,7 @@ use crate::files::{self, Recovery, Store};
 use crate::jobs::{JobKey, JobKind, JobOutput, Jobs, Polled};
 use crate::stamp::Stamp;
 use crate::tools::{self, LevelMode, Tool, ToolSettings};
+pub use boards::CombineForm;
 use egui::{Color32, Key, PointerButton, Pos2, Rect, RichText, Sense, Ui, vec2};
 use hexsight_analysis::hex::{Hex, HexLine, Layout, Orientation, Side, Stagger};
 use hexsight_analysis::rules::Effect;
@@ -39,6 +41,8 @@ pub enum Dialog {
     NewMap(NewMapForm),
     /// Map name and scale.
     Properties(PropertiesForm),
+    /// Place another board beside the map.
+    Combine(CombineForm),
     /// Save, discard or cancel before `pending` runs.
     Unsaved,
     /// Offer recovery of autosaved work.
@@ -56,6 +60,8 @@ pub enum PathPurpose {
     Png,
     /// Export SVG here.
     Svg,
+    /// Pick the board to combine with.
+    Combine,
 }
 
 /// The new-map form.
@@ -504,6 +510,12 @@ impl EditorApp {
                 self.dialog = Some(Dialog::Path {
                     purpose: PathPurpose::Svg,
                     text: self.export_hint("svg"),
+                })
+            }
+            Command::Combine => {
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::Combine,
+                    text: self.dir_hint(),
                 })
             }
             Command::Properties => {

@@ -32,6 +32,7 @@ impl EditorApp {
                 }
                 ui.separator();
                 menu_item(ui, Command::Properties, true, cmds);
+                menu_item(ui, Command::Combine, true, cmds);
                 ui.separator();
                 menu_item(ui, Command::Quit, true, cmds);
             });

@@ -1,0 +1,155 @@
+//! Real boards in the editor, through egui_kittest (no GPU): combining a board
+//! beside the open map, and the map-properties edits.
+
+use egui::vec2;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use hexsight_analysis::hex::{Hex, Layout, Side, Stagger};
+use hexsight_analysis::{Map, line_of_sight};
+use hexsight_editor::EditorApp;
+use hexsight_editor::app::{CombineForm, Dialog};
+use hexsight_editor::files::Store;
+use std::path::{Path, PathBuf};
+
+const DEMO: &str = include_str!("data/demo-hill.json");
+
+fn harness(store: &Path, map: Option<PathBuf>) -> Harness<'static, EditorApp> {
+    let app = EditorApp::new(Store::new(store.to_path_buf()), map);
+    let mut h = Harness::builder()
+        .with_size(vec2(1400.0, 900.0))
+        .build_ui_state(|ui, app: &mut EditorApp| app.show(ui), app);
+    h.run_steps(3);
+    h
+}
+
+fn demo() -> Map {
+    Map::from_json(DEMO, Path::new("demo.json")).unwrap()
+}
+
+/// Columns `c0..c0 + cols` of `w` as a board of their own, with its markers, units
+/// and the hexsides between its own hexes.
+fn cut_columns(w: &Map, c0: u32, cols: u32) -> Map {
+    let stagger = if c0 % 2 == 0 {
+        w.layout.stagger
+    } else {
+        match w.layout.stagger {
+            Stagger::Odd => Stagger::Even,
+            Stagger::Even => Stagger::Odd,
+        }
+    };
+    let layout = Layout {
+        stagger,
+        ..w.layout
+    };
+    let mut b = Map::new(
+        "board",
+        &w.ruleset_ref,
+        w.ruleset.clone(),
+        cols,
+        w.rows,
+        layout,
+    );
+    let shift = w.layout.hex_at(c0 as i32, 0) - layout.hex_at(0, 0);
+    for h in b.hexes().collect::<Vec<_>>() {
+        *b.cell_mut(h).unwrap() = *w.cell(h + shift).unwrap();
+    }
+    let back = |h: Hex| h - shift;
+    for (s, f) in &w.hexsides {
+        if b.contains(back(s.a)) && b.contains(back(s.b)) {
+            let mut f = f.clone();
+            f.from = back(f.from);
+            b.hexsides.insert(Side::new(back(s.a), back(s.b)), f);
+        }
+    }
+    let on_b = |h: Hex| {
+        let (c, _) = w.layout.offset_of(h);
+        (c0 as i32..(c0 + cols) as i32).contains(&c)
+    };
+    for m in w.markers.iter().filter(|m| on_b(m.hex)) {
+        b.markers.push(hexsight_analysis::map::Marker {
+            hex: back(m.hex),
+            ..m.clone()
+        });
+    }
+    for u in w.units.iter().filter(|u| on_b(u.hex)) {
+        b.units.push(hexsight_analysis::map::Unit {
+            hex: back(u.hex),
+            ..u.clone()
+        });
+    }
+    b
+}
+
+#[test]
+fn combining_two_halves_gives_the_whole_maps_sight_lines_and_undo_restores_the_half() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = demo();
+    let (a, b) = (cut_columns(&whole, 0, 8), cut_columns(&whole, 8, 7));
+    let (pa, pb) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    a.save(&pa).unwrap();
+    b.save(&pb).unwrap();
+    let mut h = harness(&dir.path().join("data"), Some(pa.clone()));
+    h.state_mut().dialog = Some(Dialog::Combine(CombineForm::new(pb)));
+    h.run_steps(2);
+    assert!(h.query_by_label("Result: 15 x 10 hexes").is_some());
+    h.get_by_label("Combine").click();
+    h.run_steps(3);
+    let c = h.state().doc.map().clone();
+    assert_eq!((c.cols, c.rows), (15, 10));
+    assert_eq!(c.units.len(), whole.units.len(), "units carried over");
+    assert_eq!(
+        c.hexsides.len(),
+        whole.hexsides.len(),
+        "no hexside on the H/I seam"
+    );
+    let mut crossing = 0;
+    for x in whole.hexes() {
+        for y in whole.hexes() {
+            let (lx, ly) = (whole.label(x), whole.label(y));
+            // Only lines from the first board's columns (A-H) to the second's.
+            if lx.as_bytes()[0] > b'H' || ly.as_bytes()[0] <= b'H' {
+                continue;
+            }
+            let (cx, cy) = (c.parse_hex(&lx).unwrap(), c.parse_hex(&ly).unwrap());
+            let (u, v) = (line_of_sight(&whole, x, y), line_of_sight(&c, cx, cy));
+            assert_eq!(
+                (u.verdict, u.hindrance),
+                (v.verdict, v.hindrance),
+                "{lx}-{ly}"
+            );
+            crossing += 1;
+        }
+    }
+    assert_eq!(crossing, 80 * 70);
+    assert!(
+        h.state().doc.is_dirty(),
+        "combined work is unsaved, not written"
+    );
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    assert_eq!(h.state().doc.map().cols, 8, "undo gives the half back");
+}
+
+#[test]
+fn a_board_that_does_not_fit_is_explained_and_nothing_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = demo();
+    let pb = dir.path().join("tall.json");
+    let mut tall = cut_columns(&whole, 0, 4);
+    tall.rows = 10;
+    let text = tall.to_json().replace("\"rows\": 10", "\"rows\": 12");
+    std::fs::write(&pb, text).unwrap();
+    let pa = dir.path().join("a.json");
+    whole.save(&pa).unwrap();
+    let mut h = harness(&dir.path().join("data"), Some(pa));
+    h.state_mut().dialog = Some(Dialog::Combine(CombineForm::new(pb)));
+    h.run_steps(2);
+    assert!(
+        h.query_by_label_contains("as many rows").is_some(),
+        "the reason is shown"
+    );
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    assert_eq!(h.state().doc.map().cols, 15);
+    assert!(!h.state().doc.is_dirty());
+}
