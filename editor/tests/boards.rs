@@ -153,3 +153,67 @@ fn a_board_that_does_not_fit_is_explained_and_nothing_changes() {
     assert_eq!(h.state().doc.map().cols, 15);
     assert!(!h.state().doc.is_dirty());
 }
+
+/// The bundled map with a sight line and the viewshed shown, exported headless.
+fn export_at(scale: f32, out: &Path) -> (egui::Vec2, image::RgbaImage) {
+    let dir = tempfile::tempdir().unwrap();
+    let map = Path::new(env!("CARGO_MANIFEST_DIR")).join("../maps/hill-112.json");
+    let mut h = harness(&dir.path().join("data"), Some(map));
+    {
+        let app = h.state_mut();
+        let m = app.doc.map();
+        let (from, to) = (m.parse_hex("C6"), m.parse_hex("H2"));
+        app.los_from = from;
+        app.los_to = to;
+        app.selected = from;
+        app.tool = hexsight_editor::tools::Tool::Los;
+        app.overlay = Some(hexsight_editor::canvas::Overlay::Viewshed);
+        app.export_scale = scale;
+    }
+    h.run_steps(3);
+    h.state_mut().finish_jobs();
+    h.run_steps(3);
+    let canvas = h.state().canvas_rect.size();
+    h.state_mut().export_png(out);
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    (canvas, image::open(out).unwrap().to_rgba8())
+}
+
+#[test]
+fn png_export_renders_the_view_headless_at_the_chosen_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    for scale in [1.0, 2.0] {
+        let out = dir.path().join(format!("view-{scale}.png"));
+        let (canvas, img) = export_at(scale, &out);
+        assert_eq!(
+            (img.width(), img.height()),
+            (
+                (canvas.x * scale).round() as u32,
+                (canvas.y * scale).round() as u32
+            ),
+            "pixel size is the canvas times the scale"
+        );
+        let mut colours = std::collections::HashSet::new();
+        for p in img.pixels() {
+            colours.insert(p.0);
+        }
+        assert!(
+            colours.len() > 200,
+            "only {} colours: blank?",
+            colours.len()
+        );
+        // The legend box's text is drawn: white-ish pixels near the top left.
+        let light = (0..200)
+            .flat_map(|x| (0..120).map(move |y| (x, y)))
+            .filter(|&(x, y)| {
+                img.get_pixel(x * scale as u32, y * scale as u32).0[..3]
+                    .iter()
+                    .all(|&c| c > 200)
+            })
+            .count();
+        assert!(light > 20, "legend text missing ({light} light pixels)");
+    }
+    if let Ok(keep) = std::env::var("HEXSIGHT_KEEP_EXPORT") {
+        std::fs::copy(dir.path().join("view-2.png"), keep).unwrap();
+    }
+}

@@ -57,6 +57,9 @@ impl EditorApp {
                     if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
                         go = true;
                     }
+                    if purpose == PathPurpose::Png {
+                        self.scale_choice(ui);
+                    }
                     if let Some(c) = &confirm
                         && c.as_path() == Path::new(text.trim())
                     {
@@ -144,7 +147,7 @@ impl EditorApp {
                                 self.run_confirmed(ctx, p);
                             }
                         }
-                        PathPurpose::Png => self.export_png(ctx, path),
+                        PathPurpose::Png => self.export_png(&path),
                         PathPurpose::Svg => self.export_svg(&path),
                         PathPurpose::Combine => {
                             self.dialog = Some(Dialog::Combine(CombineForm::new(path)));
@@ -412,6 +415,18 @@ impl EditorApp {
 }
 
 impl EditorApp {
+    /// The PNG scale buttons, with the picture's size in pixels.
+    fn scale_choice(&mut self, ui: &mut Ui) {
+        ui.horizontal(|ui| {
+            ui.label("Scale");
+            for s in [1.0, 2.0, 3.0, 4.0] {
+                ui.selectable_value(&mut self.export_scale, s, format!("{s}x"));
+            }
+            let size = self.canvas_rect.size() * self.export_scale;
+            ui.label(format!("{} x {} pixels", size.x.round(), size.y.round()));
+        });
+    }
+
     /// Asks what to do with a save whose file another program changed.
     fn conflict_dialog(&mut self, ctx: &egui::Context) {
         let Some(path) = self.conflict.clone() else {

@@ -21,8 +21,11 @@ use hexsight_analysis::rules::Effect;
 use hexsight_analysis::{LosResult, Map, Ruleset, line_of_sight};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, mpsc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// The canvas background in exports.
+const EXPORT_BACKGROUND: Color32 = Color32::from_rgb(0x2b, 0x2d, 0x31);
 
 /// Seconds between autosaves of unsaved work.
 pub const AUTOSAVE_SECS: u64 = 10;
@@ -162,7 +165,8 @@ pub struct EditorApp {
     editing_unit: Option<String>,
     last_autosave: Instant,
     autosaved_generation: Option<u64>,
-    exports: Option<mpsc::Receiver<Result<PathBuf, String>>>,
+    /// PNG export scale: pixels per point of the canvas (2: twice the screen size).
+    pub export_scale: f32,
     allow_close: bool,
     title: String,
     /// Exports to run once the first frames are drawn (command line).
@@ -221,7 +225,7 @@ impl EditorApp {
             editing_unit: None,
             last_autosave: Instant::now(),
             autosaved_generation: None,
-            exports: None,
+            export_scale: 1.0,
             allow_close: false,
             title: String::new(),
             script: None,
@@ -406,14 +410,14 @@ impl EditorApp {
         }
     }
 
-    /// Writes the canvas view (map, overlay, LOS, legend) as SVG.
-    pub fn export_svg(&mut self, path: &Path) {
-        let size = self.canvas_rect.size();
+    /// Draws the canvas view (map, overlay, LOS, legend) on a page the size of the
+    /// canvas, from 0,0: the one drawing behind both exports.
+    fn draw_view(&self, s: &mut impl canvas::Surface) {
         let overlay = self.overlay_data();
         let scene = Scene {
             map: self.doc.map(),
             view: self.view,
-            rect: Rect::from_min_size(Pos2::ZERO, size),
+            rect: Rect::from_min_size(Pos2::ZERO, self.canvas_rect.size()),
             labels: self.labels,
             overlay: overlay.as_ref().map(|(o, d, s)| (*o, d.as_ref(), *s)),
             los: self.los(),
@@ -422,29 +426,40 @@ impl EditorApp {
             brush: &[],
             side: None,
         };
-        let mut svg = SvgSurface::default();
-        scene.draw(&mut svg);
+        scene.draw(s);
         if self.legend {
-            canvas::draw_legend(&mut svg, self.doc.map(), self.overlay, Pos2::new(8.0, 8.0));
+            canvas::draw_legend(s, self.doc.map(), self.overlay, Pos2::new(8.0, 8.0));
         }
-        let text = svg.finish(size, Color32::from_rgb(0x2b, 0x2d, 0x31));
+    }
+
+    /// Writes the canvas view as SVG.
+    pub fn export_svg(&mut self, path: &Path) {
+        let mut svg = SvgSurface::default();
+        self.draw_view(&mut svg);
+        let text = svg.finish(self.canvas_rect.size(), EXPORT_BACKGROUND);
         match hexsight_analysis::map::write_atomic(path, text.as_bytes()) {
             Ok(()) => self.status = format!("Exported {}", path.display()),
             Err(e) => self.error = Some(format!("Could not export {}:\n\n{e}", path.display())),
         }
     }
 
-    fn export_png(&mut self, ctx: &egui::Context, path: PathBuf) {
-        let (tx, rx) = mpsc::channel();
-        let rect = self.canvas_rect;
-        let ctx2 = ctx.clone();
-        let ppp = ctx.pixels_per_point();
-        ctx.request_screenshot(move |img| {
-            let _ = tx.send(crate::export::save_png_crop(&img, rect, ppp, &path));
-            ctx2.request_repaint();
-        });
-        self.exports = Some(rx);
-        self.status = "Exporting PNG...".into();
+    /// Renders the canvas view without a window at `export_scale` pixels per point.
+    pub fn render_view(&self) -> Result<egui::ColorImage, String> {
+        let size = self.canvas_rect.size();
+        crate::export::render(size, self.export_scale, EXPORT_BACKGROUND, |s| {
+            self.draw_view(s)
+        })
+    }
+
+    /// Writes the canvas view as PNG, rendered headless at `export_scale`.
+    pub fn export_png(&mut self, path: &Path) {
+        match self
+            .render_view()
+            .and_then(|img| crate::export::save_png(&img, path).map(|()| img.size))
+        {
+            Ok([w, h]) => self.status = format!("Exported {} ({w} x {h} pixels)", path.display()),
+            Err(e) => self.error = Some(format!("Could not export {}:\n\n{e}", path.display())),
+        }
     }
 
     // ----- commands ----------------------------------------------------------
@@ -638,15 +653,6 @@ impl EditorApp {
             Polled::Refused(why) => self.status = format!("No overlay: {why}"),
             Polled::Nothing => {}
         }
-        if let Some(rx) = &self.exports
-            && let Ok(r) = rx.try_recv()
-        {
-            match r {
-                Ok(p) => self.status = format!("Exported {}", p.display()),
-                Err(e) => self.error = Some(format!("Could not export the PNG:\n\n{e}")),
-            }
-            self.exports = None;
-        }
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui, &mut cmds));
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
@@ -714,21 +720,17 @@ impl EditorApp {
             return;
         }
         if let Some(png) = script.png.take() {
-            self.export_png(ctx, png);
+            self.export_png(&png);
             ctx.request_repaint();
             return;
         }
-        if self.exports.is_none() {
-            let quit = script.quit;
-            self.script = None;
-            if quit {
-                if let Some(e) = &self.error {
-                    eprintln!("hexsight-editor: {e}");
-                }
-                self.run(ctx, Command::Quit);
+        let quit = script.quit;
+        self.script = None;
+        if quit {
+            if let Some(e) = &self.error {
+                eprintln!("hexsight-editor: {e}");
             }
-        } else {
-            ctx.request_repaint();
+            self.run(ctx, Command::Quit);
         }
     }
 
