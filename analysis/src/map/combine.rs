@@ -67,13 +67,13 @@ pub struct Combined {
 
 /// A rigid move of the hex plane: an optional half turn, then a shift.
 #[derive(Clone, Copy, Debug)]
-struct Motion {
+pub(super) struct Motion {
     turn: bool,
     shift: Hex,
 }
 
 impl Motion {
-    fn apply(self, h: Hex) -> Hex {
+    pub(super) fn apply(self, h: Hex) -> Hex {
         let h = if self.turn { Hex::new(-h.q, -h.r) } else { h };
         h + self.shift
     }
@@ -230,19 +230,25 @@ fn orientation_name(o: Orientation) -> &'static str {
 }
 
 /// The combined size and where each board's first hex goes, as (column, row).
-fn arrangement(a: &Map, b: &Map, p: Placement) -> (u32, u32, (u32, u32), (u32, u32)) {
+fn arrangement(a: &Map, b: &Map, p: Placement) -> (u32, u32, (i32, i32), (i32, i32)) {
     let k = p.overlap;
+    let (ac, ar, bc, br) = (
+        (a.cols - k) as i32,
+        (a.rows - k) as i32,
+        (b.cols - k) as i32,
+        (b.rows - k) as i32,
+    );
     match p.direction {
-        Direction::East => (a.cols + b.cols - k, a.rows, (0, 0), (a.cols - k, 0)),
-        Direction::West => (a.cols + b.cols - k, a.rows, (b.cols - k, 0), (0, 0)),
-        Direction::South => (a.cols, a.rows + b.rows - k, (0, 0), (0, a.rows - k)),
-        Direction::North => (a.cols, a.rows + b.rows - k, (0, b.rows - k), (0, 0)),
+        Direction::East => (a.cols + b.cols - k, a.rows, (0, 0), (ac, 0)),
+        Direction::West => (a.cols + b.cols - k, a.rows, (bc, 0), (0, 0)),
+        Direction::South => (a.cols, a.rows + b.rows - k, (0, 0), (0, ar)),
+        Direction::North => (a.cols, a.rows + b.rows - k, (0, br), (0, 0)),
     }
 }
 
 /// The first board's orientation with the stagger that keeps its hexes in place
 /// when its first hex goes to `at`.
-fn layout_keeping(a: &Map, at: (u32, u32)) -> Option<Layout> {
+pub(super) fn layout_keeping(a: &Map, at: (i32, i32)) -> Option<Layout> {
     [a.layout.stagger, other(a.layout.stagger)]
         .into_iter()
         .map(|stagger| Layout {
@@ -257,17 +263,17 @@ fn layout_keeping(a: &Map, at: (u32, u32)) -> Option<Layout> {
 
 /// The shift taking `board` onto `onto` with its first hex at `at`, if every hex
 /// lands where its offset position says (no half-hex slip).
-fn motion_onto(board: &Map, onto: &Map, at: (u32, u32)) -> Option<Motion> {
+pub(super) fn motion_onto(board: &Map, onto: &Map, at: (i32, i32)) -> Option<Motion> {
     let shift_at = |c: u32, r: u32| {
-        onto.layout.hex_at((at.0 + c) as i32, (at.1 + r) as i32)
-            - board.layout.hex_at(c as i32, r as i32)
+        let (c, r) = (c as i32, r as i32);
+        onto.layout.hex_at(at.0 + c, at.1 + r) - board.layout.hex_at(c, r)
     };
     let shift = shift_at(0, 0);
     let fits = (0..board.cols).all(|c| (0..board.rows).all(|r| shift_at(c, r) == shift));
     fits.then_some(Motion { turn: false, shift })
 }
 
-fn half_hex_error(which: &str, board: &Map, at: (u32, u32)) -> Error {
+fn half_hex_error(which: &str, board: &Map, at: (i32, i32)) -> Error {
     Error::new(
         ErrorKind::Invalid,
         format!(
@@ -283,17 +289,25 @@ fn half_hex_error(which: &str, board: &Map, at: (u32, u32)) -> Error {
 
 /// Copies a board's content onto `dst` moved by `m`. Hexes for which `taken` is
 /// true already hold the first board's content: that is kept, and differences noted.
-fn copy_board(
+/// Content that lands off `dst` (a resize that removes columns) is left out and
+/// listed in `notes`.
+pub(super) fn copy_board(
     dst: &mut Map,
     src: &Map,
     m: Motion,
     taken: &dyn Fn(Hex) -> bool,
     notes: &mut Vec<String>,
 ) -> Result<()> {
-    let mut differing = Vec::new();
+    let (mut differing, mut cut) = (Vec::new(), Vec::new());
     for h in src.hexes() {
         let to = m.apply(h);
         let cell = *src.cell(h).expect("hex of the board");
+        if !dst.contains(to) {
+            if cell != src.default || src.hex_extra.contains_key(&h) {
+                cut.push(src.label(h));
+            }
+            continue;
+        }
         if taken(to) {
             if dst.cell(to) != Some(&cell) {
                 differing.push(dst.label(to));
@@ -325,7 +339,7 @@ fn copy_board(
         }
     }
     for u in &src.units {
-        copy_unit(dst, src, u, m)?;
+        copy_unit(dst, src, u, m, notes)?;
     }
     for z in &src.zones {
         copy_zone(dst, src, z, m, notes)?;
@@ -336,6 +350,10 @@ fn copy_board(
 fn copy_hexsides(dst: &mut Map, src: &Map, m: Motion, notes: &mut Vec<String>) {
     for (side, f) in &src.hexsides {
         let (a, b) = (m.apply(side.a), m.apply(side.b));
+        if !dst.contains(a) || !dst.contains(b) {
+            notes.push(format!("hexside {} cut", src.side_label(side.a, side.b)));
+            continue;
+        }
         let mut f = f.clone();
         f.from = m.apply(f.from);
         match dst.hexsides.get(&crate::hex::Side::new(a, b)) {
@@ -351,9 +369,17 @@ fn copy_hexsides(dst: &mut Map, src: &Map, m: Motion, notes: &mut Vec<String>) {
     }
 }
 
-fn copy_unit(dst: &mut Map, src: &Map, u: &Unit, m: Motion) -> Result<()> {
+fn copy_unit(dst: &mut Map, src: &Map, u: &Unit, m: Motion, notes: &mut Vec<String>) -> Result<()> {
     let mut u = u.clone();
     u.hex = m.apply(u.hex);
+    if !dst.contains(u.hex) {
+        notes.push(format!(
+            "unit `{}` in {} cut",
+            u.id,
+            src.label(m.undo(u.hex))
+        ));
+        return Ok(());
+    }
     u.facing = u.facing.map(|f| m.facing(f));
     match dst.units.iter().find(|x| x.id == u.id) {
         Some(x) if *x == u => Ok(()),
@@ -412,6 +438,7 @@ fn moved_zone(dst: &Map, src: &Map, text: &str, m: Motion) -> Option<String> {
     let moved = |l: &str| -> Option<(u32, u32)> {
         let (c, r) = label::parse_label(l.trim(), src.first_row)?;
         let h = m.apply(src.layout.hex_at(c as i32, r as i32));
+        dst.contains(h).then_some(())?;
         let (c, r) = dst.layout.offset_of(h);
         Some((u32::try_from(c).ok()?, u32::try_from(r).ok()?))
     };

@@ -3,6 +3,8 @@
 pub mod combine;
 pub mod file;
 pub mod model;
+pub mod relabel;
+pub mod resize;
 
 pub use file::{resolve_ruleset, write_atomic};
 pub use model::{Cell, Extra, HexsideFeature, Map, Marker, NamedZone, Scale, Unit};
