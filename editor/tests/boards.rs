@@ -217,3 +217,69 @@ fn png_export_renders_the_view_headless_at_the_chosen_scale() {
         std::fs::copy(dir.path().join("view-2.png"), keep).unwrap();
     }
 }
+
+#[test]
+fn resize_in_map_properties_keeps_labels_says_what_is_cut_and_undoes() {
+    let dir = tempfile::tempdir().unwrap();
+    let pa = dir.path().join("demo.json");
+    std::fs::write(&pa, DEMO).unwrap();
+    let mut h = harness(&dir.path().join("data"), Some(pa));
+    let before = h.state().doc.map().clone();
+    let mut f = hexsight_editor::app::PropertiesForm::of(&before);
+    f.margins.east = -2;
+    f.margins.south = 1;
+    h.state_mut().dialog = Some(Dialog::Properties(f));
+    h.run_steps(2);
+    assert!(
+        h.query_by_label_contains("unit `9/H` in N9 cut").is_some(),
+        "the cut is shown before Apply"
+    );
+    h.get_by_label("Apply").click_accesskit();
+    h.run_steps(2);
+    let m = h.state().doc.map().clone();
+    assert_eq!((m.cols, m.rows), (13, 11));
+    for l in ["B7", "C3", "G5", "M3"] {
+        let t = |m: &Map| m.terrain(m.parse_hex(l).unwrap()).unwrap().id.clone();
+        assert_eq!(t(&m), t(&before), "{l} kept");
+    }
+    assert!(h.state().error.as_deref().unwrap_or("").contains("9/H"));
+    assert_eq!(h.state().doc.undo_label(), Some("Resize"));
+    h.state_mut().error = None;
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    assert_eq!(h.state().doc.map().cols, 15);
+    assert_eq!(h.state().doc.map().units.len(), before.units.len());
+}
+
+#[test]
+fn orientation_name_and_first_row_are_separate_undo_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let pa = dir.path().join("demo.json");
+    std::fs::write(&pa, DEMO).unwrap();
+    let mut h = harness(&dir.path().join("data"), Some(pa));
+    let before = h.state().doc.map().clone();
+    h.state_mut().dialog = Some(Dialog::Properties(
+        hexsight_editor::app::PropertiesForm::of(&before),
+    ));
+    h.run_steps(2);
+    h.get_by_label("Pointy top").click_accesskit();
+    h.run_steps(1);
+    h.get_by_label("0").click_accesskit();
+    h.run_steps(1);
+    h.get_by_label("Apply").click_accesskit();
+    h.run_steps(2);
+    let m = h.state().doc.map().clone();
+    assert_eq!(
+        m.layout.orientation,
+        hexsight_analysis::hex::Orientation::Pointy
+    );
+    assert_eq!(m.first_row, 0);
+    // C3 (woods) is now called C2, in the same place in the grid.
+    assert_eq!(m.terrain(m.parse_hex("C2").unwrap()).unwrap().id, "woods");
+    assert_eq!(h.state().doc.undo_label(), Some("Renumber rows"));
+    assert!(h.state_mut().doc.undo());
+    assert_eq!(h.state().doc.map().first_row, 1);
+    assert_eq!(h.state().doc.undo_label(), Some("Change orientation"));
+    assert!(h.state_mut().doc.undo());
+    assert_eq!(h.state().doc.map().layout, before.layout);
+}

@@ -282,61 +282,8 @@ impl EditorApp {
                     self.dialog = Some(Dialog::NewMap(f));
                 }
             }
-            Dialog::Properties(mut f) => {
-                let mut apply = false;
-                egui::Modal::new(egui::Id::unique("props")).show(ctx, |ui| {
-                    ui.heading("Map properties");
-                    egui::Grid::new("propgrid").num_columns(2).show(ui, |ui| {
-                        ui.label("Name");
-                        ui.text_edit_singleline(&mut f.name);
-                        ui.end_row();
-                        ui.checkbox(&mut f.has_scale, "Scale");
-                        ui.add_enabled_ui(f.has_scale, |ui| {
-                            ui.horizontal(|ui| {
-                                ui.add(
-                                    egui::DragValue::new(&mut f.hex)
-                                        .range(0.001..=1e6)
-                                        .speed(1.0),
-                                );
-                                ui.add(egui::TextEdit::singleline(&mut f.unit).desired_width(50.0));
-                                ui.label("per hex");
-                            });
-                        });
-                        ui.end_row();
-                    });
-                    ui.horizontal(|ui| {
-                        if ui.button("Apply").clicked() {
-                            apply = true;
-                        }
-                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape))
-                        {
-                            keep = false;
-                        }
-                    });
-                });
-                if apply {
-                    keep = false;
-                    let f2 = f.clone();
-                    self.doc.edit("Map properties", |m| {
-                        m.name = f2.name.clone();
-                        if !f2.has_scale {
-                            m.scale = None;
-                        } else if f2.hex.is_finite() && f2.hex > 0.0 {
-                            let extra = m
-                                .scale
-                                .as_ref()
-                                .map(|s| s.extra.clone())
-                                .unwrap_or_default();
-                            m.scale = Some(hexsight_analysis::map::Scale {
-                                hex: f2.hex,
-                                unit: f2.unit.trim().to_string(),
-                                extra,
-                            });
-                        }
-                    });
-                } else if keep {
-                    self.dialog = Some(Dialog::Properties(f));
-                }
+            Dialog::Properties(f) => {
+                keep = self.properties_dialog(ctx, f);
             }
             Dialog::Combine(f) => {
                 keep = self.combine_dialog(ctx, f);

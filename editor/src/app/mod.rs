@@ -6,6 +6,7 @@ mod boards;
 mod dialogs;
 mod editing;
 mod panels;
+mod properties;
 
 use crate::canvas::{self, EguiSurface, Overlay, Scene, SvgSurface, View};
 use crate::commands::Command;
@@ -19,6 +20,7 @@ use egui::{Color32, Key, PointerButton, Pos2, Rect, RichText, Sense, Ui, vec2};
 use hexsight_analysis::hex::{Hex, HexLine, Layout, Orientation, Side, Stagger};
 use hexsight_analysis::rules::Effect;
 use hexsight_analysis::{LosResult, Map, Ruleset, line_of_sight};
+pub use properties::PropertiesForm;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -95,19 +97,6 @@ impl Default for NewMapForm {
             ruleset: "combat-commander".into(),
         }
     }
-}
-
-/// The map-properties form.
-#[derive(Clone, Debug)]
-pub struct PropertiesForm {
-    /// Map name.
-    pub name: String,
-    /// Whether the map has a scale.
-    pub has_scale: bool,
-    /// Length of one hex.
-    pub hex: f64,
-    /// Unit of that length.
-    pub unit: String,
 }
 
 struct Stroke {
@@ -534,13 +523,7 @@ impl EditorApp {
                 })
             }
             Command::Properties => {
-                let m = self.doc.map();
-                self.dialog = Some(Dialog::Properties(PropertiesForm {
-                    name: m.name.clone(),
-                    has_scale: m.scale.is_some(),
-                    hex: m.scale.as_ref().map_or(40.0, |s| s.hex),
-                    unit: m.scale.as_ref().map_or("m".into(), |s| s.unit.clone()),
-                }));
+                self.dialog = Some(Dialog::Properties(PropertiesForm::of(self.doc.map())))
             }
             Command::Quit => {
                 self.allow_close = true;
