@@ -99,6 +99,17 @@ impl EditorApp {
                                 }
                             }
                         });
+                    let folders = self.store.recent_folders();
+                    if !folders.is_empty() {
+                        ui.label("Recent folders:");
+                        ui.horizontal_wrapped(|ui| {
+                            for d in folders {
+                                if ui.link(format!("{}/", d.display())).clicked() {
+                                    text = in_folder(&d, &text);
+                                }
+                            }
+                        });
+                    }
                     if purpose == PathPurpose::Open {
                         let recent = self.store.recent();
                         if !recent.is_empty() {
@@ -137,6 +148,7 @@ impl EditorApp {
                 if go {
                     keep = false;
                     self.confirm_overwrite = None;
+                    let _ = self.store.add_recent_folder(&path);
                     match purpose {
                         // The unsaved-changes question was asked before this dialog opened.
                         PathPurpose::Open => self.open(&path),
@@ -430,6 +442,16 @@ impl EditorApp {
             }
         }
     }
+}
+
+/// The typed file name (if any) in folder `dir`.
+fn in_folder(dir: &Path, typed: &str) -> String {
+    let name = Path::new(typed.trim())
+        .file_name()
+        .filter(|_| !typed.trim().ends_with('/'))
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{}/{name}", dir.display())
 }
 
 fn ago(t: u64) -> String {
