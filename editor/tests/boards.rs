@@ -29,7 +29,7 @@ fn demo() -> Map {
 /// Columns `c0..c0 + cols` of `w` as a board of their own, with its markers, units
 /// and the hexsides between its own hexes.
 fn cut_columns(w: &Map, c0: u32, cols: u32) -> Map {
-    let stagger = if c0 % 2 == 0 {
+    let stagger = if c0.is_multiple_of(2) {
         w.layout.stagger
     } else {
         match w.layout.stagger {

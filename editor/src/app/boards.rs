@@ -18,8 +18,11 @@ pub struct CombineForm {
     /// Turn it by 180 degrees.
     pub turn: bool,
     /// The result for the placement last checked: (columns, rows, notes) or why not.
-    checked: Option<(Placement, Result<(u32, u32, usize), String>)>,
+    checked: Option<(Placement, Preview)>,
 }
+
+/// The combined size and the number of notes, or why the boards do not fit.
+type Preview = Result<(u32, u32, usize), String>;
 
 impl CombineForm {
     /// A form for the board in `path`, placed east, abutting.
