@@ -37,6 +37,7 @@ pub fn render(
         let mut surface = EguiSurface {
             ctx: ui.ctx(),
             shapes: Vec::new(),
+            fill_alpha: 1.0,
         };
         if let Some(draw) = draw.take() {
             draw(&mut surface);

@@ -231,7 +231,7 @@ fn process_alive(pid: u32) -> bool {
     proc.is_dir() && proc.join(pid.to_string()).exists()
 }
 
-/// The folder a typed path points into, and its folders and `.ext` files
+/// The folder a typed path points into, and its folders and `.ext` files (`png|jpg`: either)
 /// (hidden ones left out), folders first, each group by name.
 pub fn list_dir(typed: &str, ext: &str) -> (PathBuf, Vec<(PathBuf, bool)>) {
     let p = PathBuf::from(if typed.is_empty() { "." } else { typed });
@@ -253,7 +253,7 @@ pub fn list_dir(typed: &str, ext: &str) -> (PathBuf, Vec<(PathBuf, bool)>) {
                     let wanted = is_dir
                         || path
                             .extension()
-                            .is_some_and(|x| x.eq_ignore_ascii_case(ext));
+                            .is_some_and(|x| ext.split('|').any(|e| x.eq_ignore_ascii_case(e)));
                     wanted.then_some((path, is_dir))
                 })
                 .collect()

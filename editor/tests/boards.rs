@@ -283,3 +283,86 @@ fn orientation_name_and_first_row_are_separate_undo_steps() {
     assert!(h.state_mut().doc.undo());
     assert_eq!(h.state().doc.map().layout, before.layout);
 }
+
+fn press_at(h: &mut Harness<'_, EditorApp>, p: egui::Pos2) {
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerMoved(p));
+        h.event(egui::Event::PointerButton {
+            pos: p,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+    }
+    h.run_steps(2);
+}
+
+#[test]
+fn a_background_calibrated_by_two_clicks_puts_them_on_the_hex_centres_and_is_saved() {
+    use hexsight_editor::background::Background;
+    let dir = tempfile::tempdir().unwrap();
+    let pa = dir.path().join("demo.json");
+    std::fs::write(&pa, DEMO).unwrap();
+    let scan = dir.path().join("scan.png");
+    image::RgbaImage::from_fn(200, 150, |x, y| {
+        image::Rgba([(x % 256) as u8, (y % 256) as u8, 90, 255])
+    })
+    .save(&scan)
+    .unwrap();
+    let mut h = harness(&dir.path().join("data"), Some(pa.clone()));
+    h.state_mut().set_background(&scan);
+    h.run_steps(2);
+    let bg = Background::of(h.state().doc.map()).expect("set");
+    assert_eq!(bg.image, "scan.png", "saved relative to the map");
+    h.state_mut().calibrating = Some(hexsight_editor::app::Calibration {
+        hexes: ["B2".into(), "K8".into()],
+        clicks: Vec::new(),
+    });
+    h.run_steps(2);
+    // Click two places on the picture: pixels (20, 30) and (150, 120).
+    let (q1, q2) = ((20.0, 30.0), (150.0, 120.0));
+    let screen = |h: &Harness<'_, EditorApp>, q| {
+        let app = h.state();
+        app.view
+            .to_screen(app.canvas_rect.min, bg.placement.to_map(q))
+    };
+    let (s1, s2) = (screen(&h, q1), screen(&h, q2));
+    press_at(&mut h, s1);
+    press_at(&mut h, s2);
+    assert!(h.state().calibrating.is_none(), "{}", h.state().status);
+    let m = h.state().doc.map().clone();
+    let cal = Background::of(&m).unwrap();
+    for (q, label) in [(q1, "B2"), (q2, "K8")] {
+        let want = m.layout.center(m.parse_hex(label).unwrap(), 1.0);
+        let got = cal.placement.to_map(q);
+        let off = ((got.0 - want.0).powi(2) + (got.1 - want.1).powi(2)).sqrt();
+        assert!(off < 0.1, "{label}: {got:?} vs {want:?}");
+    }
+    assert_eq!(h.state().doc.undo_label(), Some("Calibrate background"));
+    // Saved in the map file and read back.
+    assert!(h.state_mut().save_to(&pa));
+    let back = Map::load(&pa).unwrap();
+    assert_eq!(Background::of(&back), Some(cal));
+}
+
+#[test]
+fn a_missing_background_image_is_a_message_and_the_map_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let pa = dir.path().join("demo.json");
+    let text = DEMO.replacen(
+        '{',
+        r#"{"background": {"image": "gone.png", "scale": 0.1}, "#,
+        1,
+    );
+    std::fs::write(&pa, text).unwrap();
+    let mut h = harness(&dir.path().join("data"), Some(pa));
+    h.run_steps(2);
+    assert_eq!(h.state().doc.map().cols, 15, "the map opened");
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    assert!(
+        h.state().status.contains("gone.png"),
+        "{}",
+        h.state().status
+    );
+}

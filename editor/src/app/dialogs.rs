@@ -40,11 +40,13 @@ impl EditorApp {
                     PathPurpose::Png => "Export view as PNG",
                     PathPurpose::Svg => "Export view as SVG",
                     PathPurpose::Combine => "Combine with board",
+                    PathPurpose::Background => "Background image (PNG or JPEG)",
                 };
                 let ext = match purpose {
                     PathPurpose::Open | PathPurpose::SaveAs | PathPurpose::Combine => "json",
                     PathPurpose::Png => "png",
                     PathPurpose::Svg => "svg",
+                    PathPurpose::Background => "png|jpg|jpeg",
                 };
                 let mut go = false;
                 let confirm = self.confirm_overwrite.clone();
@@ -138,8 +140,10 @@ impl EditorApp {
                     self.status = "Type or pick a file name".into();
                 }
                 // Replacing another file needs a second OK: it may be someone's work.
-                let replaces = !matches!(purpose, PathPurpose::Open | PathPurpose::Combine)
-                    && path.exists()
+                let replaces = !matches!(
+                    purpose,
+                    PathPurpose::Open | PathPurpose::Combine | PathPurpose::Background
+                ) && path.exists()
                     && self.doc.path.as_deref() != Some(path.as_path());
                 if go && replaces && self.confirm_overwrite.as_ref() != Some(&path) {
                     go = false;
@@ -161,6 +165,7 @@ impl EditorApp {
                         }
                         PathPurpose::Png => self.export_png(&path),
                         PathPurpose::Svg => self.export_svg(&path),
+                        PathPurpose::Background => self.set_background(&path),
                         PathPurpose::Combine => {
                             self.dialog = Some(Dialog::Combine(CombineForm::new(path)));
                             keep = true;

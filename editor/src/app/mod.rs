@@ -7,6 +7,7 @@ mod dialogs;
 mod editing;
 mod panels;
 mod properties;
+mod trace;
 
 use crate::canvas::{self, EguiSurface, Overlay, Scene, SvgSurface, View};
 use crate::commands::Command;
@@ -25,6 +26,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+pub use trace::Calibration;
 
 /// The canvas background in exports.
 const EXPORT_BACKGROUND: Color32 = Color32::from_rgb(0x2b, 0x2d, 0x31);
@@ -67,6 +69,8 @@ pub enum PathPurpose {
     Svg,
     /// Pick the board to combine with.
     Combine,
+    /// Pick a background picture.
+    Background,
 }
 
 /// The new-map form.
@@ -156,6 +160,10 @@ pub struct EditorApp {
     autosaved_generation: Option<u64>,
     /// PNG export scale: pixels per point of the canvas (2: twice the screen size).
     pub export_scale: f32,
+    /// The background picture, loaded.
+    picture: Option<trace::Picture>,
+    /// A background calibration under way.
+    pub calibrating: Option<Calibration>,
     allow_close: bool,
     title: String,
     /// Exports to run once the first frames are drawn (command line).
@@ -215,6 +223,8 @@ impl EditorApp {
             last_autosave: Instant::now(),
             autosaved_generation: None,
             export_scale: 1.0,
+            picture: None,
+            calibrating: None,
             allow_close: false,
             title: String::new(),
             script: None,
@@ -522,6 +532,12 @@ impl EditorApp {
                     text: self.dir_hint(),
                 })
             }
+            Command::Background => {
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::Background,
+                    text: self.dir_hint(),
+                })
+            }
             Command::Properties => {
                 self.dialog = Some(Dialog::Properties(PropertiesForm::of(self.doc.map())))
             }
@@ -654,6 +670,7 @@ impl EditorApp {
         egui::CentralPanel::no_frame().show(ui, |ui| self.canvas(ui));
 
         self.help_window(&ctx);
+        self.calibration_window(&ctx);
         self.dialogs(&ctx);
         for c in cmds {
             self.run(&ctx, c);
