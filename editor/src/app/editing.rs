@@ -137,6 +137,8 @@ impl EditorApp {
             fill_alpha,
         };
         scene.draw(&mut surface);
+        // The legend stays opaque over a background picture.
+        surface.fill_alpha = 1.0;
         if self.legend {
             canvas::draw_legend(
                 &mut surface,
