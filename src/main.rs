@@ -49,6 +49,8 @@ enum Command {
     Report(cmd::report::Args),
     /// Where to stand: the hexes of a zone that together see most of another, or are seen least.
     Deploy(cmd::deploy::Args),
+    /// Place one board beside another (north, east, south, west; optionally turned) as one map.
+    Combine(cmd::combine::Args),
     /// Synthetic terrain (hills, woods, villages, hedgerows) for benchmarks and demos.
     Generate(cmd::generate::Args),
 }
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         Command::Merge(a) => cmd::merge::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Deploy(a) => cmd::deploy::run(a),
+        Command::Combine(a) => cmd::combine::run(a),
         Command::Generate(a) => cmd::generate::run(a),
     };
     let result = result.and_then(|code| out::flush().map(|()| code));

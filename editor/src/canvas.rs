@@ -149,10 +149,13 @@ pub struct EguiSurface<'a> {
     pub ctx: &'a egui::Context,
     /// The collected shapes, added to the painter at once.
     pub shapes: Vec<Shape>,
+    /// How opaque polygon fills are (below 1 over a background picture, so it shows through).
+    pub fill_alpha: f32,
 }
 
 impl Surface for EguiSurface<'_> {
     fn polygon(&mut self, pts: &[Pos2], fill: Color32, stroke: Stroke) {
+        let fill = fill.gamma_multiply(self.fill_alpha);
         self.shapes
             .push(Shape::convex_polygon(pts.to_vec(), fill, stroke));
     }

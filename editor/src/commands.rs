@@ -22,6 +22,10 @@ pub enum Command {
     ExportPng,
     /// Export the canvas view to SVG.
     ExportSvg,
+    /// Place another board file beside the map.
+    Combine,
+    /// Put a picture of the board under the grid.
+    Background,
     /// Edit the map's name and scale.
     Properties,
     /// Quit (asks first if there are unsaved changes).
@@ -69,6 +73,8 @@ impl Command {
             Command::SaveAs => "Save as...".into(),
             Command::ExportPng => "Export view as PNG...".into(),
             Command::ExportSvg => "Export view as SVG...".into(),
+            Command::Combine => "Combine with board...".into(),
+            Command::Background => "Background image...".into(),
             Command::Properties => "Map properties...".into(),
             Command::Quit => "Quit".into(),
             Command::Undo => "Undo".into(),
@@ -112,7 +118,9 @@ impl Command {
             Command::Help => k(Modifiers::NONE, Key::F1),
             Command::PrevKind => k(Modifiers::NONE, Key::OpenBracket),
             Command::NextKind => k(Modifiers::NONE, Key::CloseBracket),
-            Command::OpenPath(_) | Command::Brush(_) => None,
+            Command::OpenPath(_) | Command::Brush(_) | Command::Combine | Command::Background => {
+                None
+            }
         }
     }
 

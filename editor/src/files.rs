@@ -89,6 +89,36 @@ impl Store {
             .map_err(std::io::Error::other)
     }
 
+    fn folders_path(&self) -> PathBuf {
+        self.dir.join("recent-folders.txt")
+    }
+
+    /// Folders files were last opened from, saved or exported to, newest first.
+    pub fn recent_folders(&self) -> Vec<PathBuf> {
+        std::fs::read_to_string(self.folders_path())
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(PathBuf::from)
+            .collect()
+    }
+
+    /// Puts the folder of `file` first in the recent folders.
+    pub fn add_recent_folder(&self, file: &Path) -> std::io::Result<()> {
+        let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) else {
+            return Ok(());
+        };
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let mut list = self.recent_folders();
+        list.retain(|p| *p != dir);
+        list.insert(0, dir);
+        list.truncate(RECENT_LIMIT);
+        let text: String = list.iter().map(|p| format!("{}\n", p.display())).collect();
+        std::fs::create_dir_all(&self.dir)?;
+        hexsight_analysis::map::write_atomic(&self.folders_path(), text.as_bytes())
+            .map_err(std::io::Error::other)
+    }
+
     /// This process's recovery file.
     pub fn own_recovery(&self) -> PathBuf {
         self.dir
@@ -201,7 +231,7 @@ fn process_alive(pid: u32) -> bool {
     proc.is_dir() && proc.join(pid.to_string()).exists()
 }
 
-/// The folder a typed path points into, and its folders and `.ext` files
+/// The folder a typed path points into, and its folders and `.ext` files (`png|jpg`: either)
 /// (hidden ones left out), folders first, each group by name.
 pub fn list_dir(typed: &str, ext: &str) -> (PathBuf, Vec<(PathBuf, bool)>) {
     let p = PathBuf::from(if typed.is_empty() { "." } else { typed });
@@ -223,7 +253,7 @@ pub fn list_dir(typed: &str, ext: &str) -> (PathBuf, Vec<(PathBuf, bool)>) {
                     let wanted = is_dir
                         || path
                             .extension()
-                            .is_some_and(|x| x.eq_ignore_ascii_case(ext));
+                            .is_some_and(|x| ext.split('|').any(|e| x.eq_ignore_ascii_case(e)));
                     wanted.then_some((path, is_dir))
                 })
                 .collect()
@@ -280,6 +310,19 @@ mod tests {
     use hexsight_analysis::Ruleset;
     use hexsight_analysis::hex::Layout;
     use std::sync::Arc;
+
+    #[test]
+    fn recent_folders_are_the_folders_of_files_used_newest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::new(dir.path().join("data"));
+        s.add_recent_folder(Path::new("/x/a.json")).unwrap();
+        s.add_recent_folder(Path::new("/y/b.png")).unwrap();
+        s.add_recent_folder(Path::new("/x/c.svg")).unwrap();
+        assert_eq!(
+            s.recent_folders(),
+            vec![PathBuf::from("/x"), PathBuf::from("/y")]
+        );
+    }
 
     #[test]
     fn recent_files_are_newest_first_without_duplicates() {

@@ -2,6 +2,7 @@
 //! and see lines of sight and overlays computed live by `hexsight-analysis`.
 
 pub mod app;
+pub mod background;
 pub mod canvas;
 pub mod commands;
 pub mod document;

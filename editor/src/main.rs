@@ -1,7 +1,7 @@
 //! hexsight-editor: paint hex maps and see sight lines live.
 //!
 //! `hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting]
-//! [--export-png OUT] [--export-svg OUT] [--quit]`
+//! [--export-png OUT] [--export-scale N] [--export-svg OUT] [--quit]`
 //! The options set up a view at start and export it (screenshots, demos, CI).
 
 use hexsight_editor::EditorApp;
@@ -16,6 +16,7 @@ struct Args {
     los: Option<(String, String)>,
     overlay: Option<Overlay>,
     script: hexsight_editor::app::Script,
+    scale: f32,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -25,13 +26,14 @@ fn parse_args() -> Result<Args, String> {
         los: None,
         overlay: None,
         script: Default::default(),
+        scale: 1.0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "-h" | "--help" => {
                 println!(
-                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting] [--export-png OUT] [--export-svg OUT] [--quit]"
+                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting] [--export-png OUT] [--export-scale N] [--export-svg OUT] [--quit]"
                 );
                 std::process::exit(0);
             }
@@ -40,6 +42,13 @@ fn parse_args() -> Result<Args, String> {
             }
             "--export-svg" => {
                 a.script.svg = Some(PathBuf::from(it.next().ok_or("--export-svg needs a path")?))
+            }
+            "--export-scale" => {
+                let v = it.next().ok_or("--export-scale needs a number")?;
+                a.scale = match v.parse::<f32>() {
+                    Ok(s) if (0.25..=8.0).contains(&s) => s,
+                    _ => return Err(format!("--export-scale {v}: give a number from 0.25 to 8")),
+                };
             }
             "--quit" => a.script.quit = true,
             "--select" => a.select = Some(it.next().ok_or("--select needs a hex label")?),
@@ -89,6 +98,7 @@ fn main() -> ExitCode {
         app.selected = hex(s);
     }
     app.overlay = args.overlay;
+    app.export_scale = args.scale;
     let s = &args.script;
     if s.png.is_some() || s.svg.is_some() || s.quit {
         app.script = Some(args.script);

@@ -1,6 +1,7 @@
 //! One module per subcommand: parse arguments, call the library, print.
 
 pub mod blind;
+pub mod combine;
 pub mod deploy;
 pub mod exposure;
 pub mod generate;

@@ -1,7 +1,10 @@
 //! The map: in-memory model and the version-1 file format.
 
+pub mod combine;
 pub mod file;
 pub mod model;
+pub mod relabel;
+pub mod resize;
 
 pub use file::{resolve_ruleset, write_atomic};
 pub use model::{Cell, Extra, HexsideFeature, Map, Marker, NamedZone, Scale, Unit};

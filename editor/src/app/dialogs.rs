@@ -39,11 +39,14 @@ impl EditorApp {
                     PathPurpose::SaveAs => "Save map as",
                     PathPurpose::Png => "Export view as PNG",
                     PathPurpose::Svg => "Export view as SVG",
+                    PathPurpose::Combine => "Combine with board",
+                    PathPurpose::Background => "Background image (PNG or JPEG)",
                 };
                 let ext = match purpose {
-                    PathPurpose::Open | PathPurpose::SaveAs => "json",
+                    PathPurpose::Open | PathPurpose::SaveAs | PathPurpose::Combine => "json",
                     PathPurpose::Png => "png",
                     PathPurpose::Svg => "svg",
+                    PathPurpose::Background => "png|jpg|jpeg",
                 };
                 let mut go = false;
                 let confirm = self.confirm_overwrite.clone();
@@ -55,6 +58,9 @@ impl EditorApp {
                         ui.add(egui::TextEdit::singleline(&mut text).desired_width(f32::INFINITY));
                     if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
                         go = true;
+                    }
+                    if purpose == PathPurpose::Png {
+                        self.scale_choice(ui);
                     }
                     if let Some(c) = &confirm
                         && c.as_path() == Path::new(text.trim())
@@ -95,6 +101,17 @@ impl EditorApp {
                                 }
                             }
                         });
+                    let folders = self.store.recent_folders();
+                    if !folders.is_empty() {
+                        ui.label("Recent folders:");
+                        ui.horizontal_wrapped(|ui| {
+                            for d in folders {
+                                if ui.link(format!("{}/", d.display())).clicked() {
+                                    text = in_folder(&d, &text);
+                                }
+                            }
+                        });
+                    }
                     if purpose == PathPurpose::Open {
                         let recent = self.store.recent();
                         if !recent.is_empty() {
@@ -123,8 +140,10 @@ impl EditorApp {
                     self.status = "Type or pick a file name".into();
                 }
                 // Replacing another file needs a second OK: it may be someone's work.
-                let replaces = purpose != PathPurpose::Open
-                    && path.exists()
+                let replaces = !matches!(
+                    purpose,
+                    PathPurpose::Open | PathPurpose::Combine | PathPurpose::Background
+                ) && path.exists()
                     && self.doc.path.as_deref() != Some(path.as_path());
                 if go && replaces && self.confirm_overwrite.as_ref() != Some(&path) {
                     go = false;
@@ -133,6 +152,7 @@ impl EditorApp {
                 if go {
                     keep = false;
                     self.confirm_overwrite = None;
+                    let _ = self.store.add_recent_folder(&path);
                     match purpose {
                         // The unsaved-changes question was asked before this dialog opened.
                         PathPurpose::Open => self.open(&path),
@@ -143,8 +163,13 @@ impl EditorApp {
                                 self.run_confirmed(ctx, p);
                             }
                         }
-                        PathPurpose::Png => self.export_png(ctx, path),
+                        PathPurpose::Png => self.export_png(&path),
                         PathPurpose::Svg => self.export_svg(&path),
+                        PathPurpose::Background => self.set_background(&path),
+                        PathPurpose::Combine => {
+                            self.dialog = Some(Dialog::Combine(CombineForm::new(path)));
+                            keep = true;
+                        }
                     }
                 } else if keep {
                     self.dialog = Some(Dialog::Path { purpose, text });
@@ -274,61 +299,11 @@ impl EditorApp {
                     self.dialog = Some(Dialog::NewMap(f));
                 }
             }
-            Dialog::Properties(mut f) => {
-                let mut apply = false;
-                egui::Modal::new(egui::Id::unique("props")).show(ctx, |ui| {
-                    ui.heading("Map properties");
-                    egui::Grid::new("propgrid").num_columns(2).show(ui, |ui| {
-                        ui.label("Name");
-                        ui.text_edit_singleline(&mut f.name);
-                        ui.end_row();
-                        ui.checkbox(&mut f.has_scale, "Scale");
-                        ui.add_enabled_ui(f.has_scale, |ui| {
-                            ui.horizontal(|ui| {
-                                ui.add(
-                                    egui::DragValue::new(&mut f.hex)
-                                        .range(0.001..=1e6)
-                                        .speed(1.0),
-                                );
-                                ui.add(egui::TextEdit::singleline(&mut f.unit).desired_width(50.0));
-                                ui.label("per hex");
-                            });
-                        });
-                        ui.end_row();
-                    });
-                    ui.horizontal(|ui| {
-                        if ui.button("Apply").clicked() {
-                            apply = true;
-                        }
-                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape))
-                        {
-                            keep = false;
-                        }
-                    });
-                });
-                if apply {
-                    keep = false;
-                    let f2 = f.clone();
-                    self.doc.edit("Map properties", |m| {
-                        m.name = f2.name.clone();
-                        if !f2.has_scale {
-                            m.scale = None;
-                        } else if f2.hex.is_finite() && f2.hex > 0.0 {
-                            let extra = m
-                                .scale
-                                .as_ref()
-                                .map(|s| s.extra.clone())
-                                .unwrap_or_default();
-                            m.scale = Some(hexsight_analysis::map::Scale {
-                                hex: f2.hex,
-                                unit: f2.unit.trim().to_string(),
-                                extra,
-                            });
-                        }
-                    });
-                } else if keep {
-                    self.dialog = Some(Dialog::Properties(f));
-                }
+            Dialog::Properties(f) => {
+                keep = self.properties_dialog(ctx, f);
+            }
+            Dialog::Combine(f) => {
+                keep = self.combine_dialog(ctx, f);
             }
             Dialog::Recovery => {
                 let mut action: Option<(usize, bool)> = None;
@@ -404,6 +379,18 @@ impl EditorApp {
 }
 
 impl EditorApp {
+    /// The PNG scale buttons, with the picture's size in pixels.
+    fn scale_choice(&mut self, ui: &mut Ui) {
+        ui.horizontal(|ui| {
+            ui.label("Scale");
+            for s in [1.0, 2.0, 3.0, 4.0] {
+                ui.selectable_value(&mut self.export_scale, s, format!("{s}x"));
+            }
+            let size = self.canvas_rect.size() * self.export_scale;
+            ui.label(format!("{} x {} pixels", size.x.round(), size.y.round()));
+        });
+    }
+
     /// Asks what to do with a save whose file another program changed.
     fn conflict_dialog(&mut self, ctx: &egui::Context) {
         let Some(path) = self.conflict.clone() else {
@@ -460,6 +447,16 @@ impl EditorApp {
             }
         }
     }
+}
+
+/// The typed file name (if any) in folder `dir`.
+fn in_folder(dir: &Path, typed: &str) -> String {
+    let name = Path::new(typed.trim())
+        .file_name()
+        .filter(|_| !typed.trim().ends_with('/'))
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{}/{name}", dir.display())
 }
 
 fn ago(t: u64) -> String {

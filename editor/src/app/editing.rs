@@ -99,7 +99,8 @@ impl EditorApp {
             ctx.set_cursor_icon(icon);
         }
 
-        // Draw.
+        // Draw: the background picture first, under the hexes.
+        let fill_alpha = self.paint_background(&ctx, &ui.painter_at(rect), rect);
         let map = self.doc.map();
         let brush = match (self.tool.is_brush(), self.hover) {
             (true, Some(h)) => tools::brush_hexes(map, h, self.settings.brush),
@@ -133,8 +134,11 @@ impl EditorApp {
         let mut surface = EguiSurface {
             ctx: &ctx,
             shapes: Vec::with_capacity(map.len().min(20_000) * 2),
+            fill_alpha,
         };
         scene.draw(&mut surface);
+        // The legend stays opaque over a background picture.
+        surface.fill_alpha = 1.0;
         if self.legend {
             canvas::draw_legend(
                 &mut surface,
@@ -158,6 +162,14 @@ impl EditorApp {
     }
 
     pub(super) fn canvas_actions(&mut self, ctx: &egui::Context, resp: &egui::Response) {
+        if self.calibrating.is_some() {
+            if resp.clicked_by(PointerButton::Primary)
+                && let Some(p) = resp.interact_pointer_pos()
+            {
+                self.calibration_click(p);
+            }
+            return;
+        }
         let primary_down = ctx.input(|i| i.pointer.primary_down());
         let h = self.hover;
         // Right-click with a painting tool picks the terrain under it, as in most map editors.

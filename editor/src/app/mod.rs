@@ -2,9 +2,12 @@
 //! input and the dialogs live in the child modules. Map changes go through
 //! [`crate::tools`], analysis through [`crate::jobs`], files through [`crate::files`].
 
+mod boards;
 mod dialogs;
 mod editing;
 mod panels;
+mod properties;
+mod trace;
 
 use crate::canvas::{self, EguiSurface, Overlay, Scene, SvgSurface, View};
 use crate::commands::Command;
@@ -13,14 +16,20 @@ use crate::files::{self, Recovery, Store};
 use crate::jobs::{JobKey, JobKind, JobOutput, Jobs, Polled};
 use crate::stamp::Stamp;
 use crate::tools::{self, LevelMode, Tool, ToolSettings};
+pub use boards::CombineForm;
 use egui::{Color32, Key, PointerButton, Pos2, Rect, RichText, Sense, Ui, vec2};
 use hexsight_analysis::hex::{Hex, HexLine, Layout, Orientation, Side, Stagger};
 use hexsight_analysis::rules::Effect;
 use hexsight_analysis::{LosResult, Map, Ruleset, line_of_sight};
+pub use properties::PropertiesForm;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, mpsc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+pub use trace::Calibration;
+
+/// The canvas background in exports.
+const EXPORT_BACKGROUND: Color32 = Color32::from_rgb(0x2b, 0x2d, 0x31);
 
 /// Seconds between autosaves of unsaved work.
 pub const AUTOSAVE_SECS: u64 = 10;
@@ -39,6 +48,8 @@ pub enum Dialog {
     NewMap(NewMapForm),
     /// Map name and scale.
     Properties(PropertiesForm),
+    /// Place another board beside the map.
+    Combine(CombineForm),
     /// Save, discard or cancel before `pending` runs.
     Unsaved,
     /// Offer recovery of autosaved work.
@@ -56,6 +67,10 @@ pub enum PathPurpose {
     Png,
     /// Export SVG here.
     Svg,
+    /// Pick the board to combine with.
+    Combine,
+    /// Pick a background picture.
+    Background,
 }
 
 /// The new-map form.
@@ -86,19 +101,6 @@ impl Default for NewMapForm {
             ruleset: "combat-commander".into(),
         }
     }
-}
-
-/// The map-properties form.
-#[derive(Clone, Debug)]
-pub struct PropertiesForm {
-    /// Map name.
-    pub name: String,
-    /// Whether the map has a scale.
-    pub has_scale: bool,
-    /// Length of one hex.
-    pub hex: f64,
-    /// Unit of that length.
-    pub unit: String,
 }
 
 struct Stroke {
@@ -156,7 +158,12 @@ pub struct EditorApp {
     editing_unit: Option<String>,
     last_autosave: Instant,
     autosaved_generation: Option<u64>,
-    exports: Option<mpsc::Receiver<Result<PathBuf, String>>>,
+    /// PNG export scale: pixels per point of the canvas (2: twice the screen size).
+    pub export_scale: f32,
+    /// The background picture, loaded.
+    picture: Option<trace::Picture>,
+    /// A background calibration under way.
+    pub calibrating: Option<Calibration>,
     allow_close: bool,
     title: String,
     /// Exports to run once the first frames are drawn (command line).
@@ -215,7 +222,9 @@ impl EditorApp {
             editing_unit: None,
             last_autosave: Instant::now(),
             autosaved_generation: None,
-            exports: None,
+            export_scale: 1.0,
+            picture: None,
+            calibrating: None,
             allow_close: false,
             title: String::new(),
             script: None,
@@ -400,14 +409,14 @@ impl EditorApp {
         }
     }
 
-    /// Writes the canvas view (map, overlay, LOS, legend) as SVG.
-    pub fn export_svg(&mut self, path: &Path) {
-        let size = self.canvas_rect.size();
+    /// Draws the canvas view (map, overlay, LOS, legend) on a page the size of the
+    /// canvas, from 0,0: the one drawing behind both exports.
+    fn draw_view(&self, s: &mut impl canvas::Surface) {
         let overlay = self.overlay_data();
         let scene = Scene {
             map: self.doc.map(),
             view: self.view,
-            rect: Rect::from_min_size(Pos2::ZERO, size),
+            rect: Rect::from_min_size(Pos2::ZERO, self.canvas_rect.size()),
             labels: self.labels,
             overlay: overlay.as_ref().map(|(o, d, s)| (*o, d.as_ref(), *s)),
             los: self.los(),
@@ -416,29 +425,40 @@ impl EditorApp {
             brush: &[],
             side: None,
         };
-        let mut svg = SvgSurface::default();
-        scene.draw(&mut svg);
+        scene.draw(s);
         if self.legend {
-            canvas::draw_legend(&mut svg, self.doc.map(), self.overlay, Pos2::new(8.0, 8.0));
+            canvas::draw_legend(s, self.doc.map(), self.overlay, Pos2::new(8.0, 8.0));
         }
-        let text = svg.finish(size, Color32::from_rgb(0x2b, 0x2d, 0x31));
+    }
+
+    /// Writes the canvas view as SVG.
+    pub fn export_svg(&mut self, path: &Path) {
+        let mut svg = SvgSurface::default();
+        self.draw_view(&mut svg);
+        let text = svg.finish(self.canvas_rect.size(), EXPORT_BACKGROUND);
         match hexsight_analysis::map::write_atomic(path, text.as_bytes()) {
             Ok(()) => self.status = format!("Exported {}", path.display()),
             Err(e) => self.error = Some(format!("Could not export {}:\n\n{e}", path.display())),
         }
     }
 
-    fn export_png(&mut self, ctx: &egui::Context, path: PathBuf) {
-        let (tx, rx) = mpsc::channel();
-        let rect = self.canvas_rect;
-        let ctx2 = ctx.clone();
-        let ppp = ctx.pixels_per_point();
-        ctx.request_screenshot(move |img| {
-            let _ = tx.send(crate::export::save_png_crop(&img, rect, ppp, &path));
-            ctx2.request_repaint();
-        });
-        self.exports = Some(rx);
-        self.status = "Exporting PNG...".into();
+    /// Renders the canvas view without a window at `export_scale` pixels per point.
+    pub fn render_view(&self) -> Result<egui::ColorImage, String> {
+        let size = self.canvas_rect.size();
+        crate::export::render(size, self.export_scale, EXPORT_BACKGROUND, |s| {
+            self.draw_view(s)
+        })
+    }
+
+    /// Writes the canvas view as PNG, rendered headless at `export_scale`.
+    pub fn export_png(&mut self, path: &Path) {
+        match self
+            .render_view()
+            .and_then(|img| crate::export::save_png(&img, path).map(|()| img.size))
+        {
+            Ok([w, h]) => self.status = format!("Exported {} ({w} x {h} pixels)", path.display()),
+            Err(e) => self.error = Some(format!("Could not export {}:\n\n{e}", path.display())),
+        }
     }
 
     // ----- commands ----------------------------------------------------------
@@ -506,14 +526,20 @@ impl EditorApp {
                     text: self.export_hint("svg"),
                 })
             }
+            Command::Combine => {
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::Combine,
+                    text: self.dir_hint(),
+                })
+            }
+            Command::Background => {
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::Background,
+                    text: self.dir_hint(),
+                })
+            }
             Command::Properties => {
-                let m = self.doc.map();
-                self.dialog = Some(Dialog::Properties(PropertiesForm {
-                    name: m.name.clone(),
-                    has_scale: m.scale.is_some(),
-                    hex: m.scale.as_ref().map_or(40.0, |s| s.hex),
-                    unit: m.scale.as_ref().map_or("m".into(), |s| s.unit.clone()),
-                }));
+                self.dialog = Some(Dialog::Properties(PropertiesForm::of(self.doc.map())))
             }
             Command::Quit => {
                 self.allow_close = true;
@@ -626,15 +652,6 @@ impl EditorApp {
             Polled::Refused(why) => self.status = format!("No overlay: {why}"),
             Polled::Nothing => {}
         }
-        if let Some(rx) = &self.exports
-            && let Ok(r) = rx.try_recv()
-        {
-            match r {
-                Ok(p) => self.status = format!("Exported {}", p.display()),
-                Err(e) => self.error = Some(format!("Could not export the PNG:\n\n{e}")),
-            }
-            self.exports = None;
-        }
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui, &mut cmds));
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
@@ -653,6 +670,7 @@ impl EditorApp {
         egui::CentralPanel::no_frame().show(ui, |ui| self.canvas(ui));
 
         self.help_window(&ctx);
+        self.calibration_window(&ctx);
         self.dialogs(&ctx);
         for c in cmds {
             self.run(&ctx, c);
@@ -702,21 +720,17 @@ impl EditorApp {
             return;
         }
         if let Some(png) = script.png.take() {
-            self.export_png(ctx, png);
+            self.export_png(&png);
             ctx.request_repaint();
             return;
         }
-        if self.exports.is_none() {
-            let quit = script.quit;
-            self.script = None;
-            if quit {
-                if let Some(e) = &self.error {
-                    eprintln!("hexsight-editor: {e}");
-                }
-                self.run(ctx, Command::Quit);
+        let quit = script.quit;
+        self.script = None;
+        if quit {
+            if let Some(e) = &self.error {
+                eprintln!("hexsight-editor: {e}");
             }
-        } else {
-            ctx.request_repaint();
+            self.run(ctx, Command::Quit);
         }
     }
 

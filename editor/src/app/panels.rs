@@ -32,6 +32,8 @@ impl EditorApp {
                 }
                 ui.separator();
                 menu_item(ui, Command::Properties, true, cmds);
+                menu_item(ui, Command::Combine, true, cmds);
+                menu_item(ui, Command::Background, true, cmds);
                 ui.separator();
                 menu_item(ui, Command::Quit, true, cmds);
             });
@@ -59,6 +61,8 @@ impl EditorApp {
                     cmds.push(Command::ToggleLabels);
                 }
                 ui.checkbox(&mut self.legend, "Legend");
+                ui.separator();
+                self.background_menu(ui);
                 ui.separator();
                 self.overlay_choice(ui);
             });

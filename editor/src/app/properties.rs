@@ -1,0 +1,249 @@
+//! Map properties: name, scale, ruleset, orientation, stagger, first row and
+//! resizing. Each changed property is its own undo step; what a resize or a new
+//! layout cuts is shown before Apply and reported after.
+
+use super::*;
+use hexsight_analysis::map::relabel::{relayout, renumber, with_ruleset};
+use hexsight_analysis::map::resize::{Margins, resize};
+use hexsight_analysis::map::{Scale, resolve_ruleset};
+
+/// The map-properties form.
+#[derive(Clone, Debug)]
+pub struct PropertiesForm {
+    /// Map name.
+    pub name: String,
+    /// Whether the map has a scale.
+    pub has_scale: bool,
+    /// Length of one hex.
+    pub hex: f64,
+    /// Unit of that length.
+    pub unit: String,
+    /// Built-in ruleset name or ruleset file (relative to the map).
+    pub ruleset: String,
+    /// Orientation and stagger.
+    pub layout: Layout,
+    /// Number of the first row in labels.
+    pub first_row: u32,
+    /// Columns and rows to add (positive) or remove (negative) on each side.
+    pub margins: Margins,
+    /// What the resize in `margins` would cut: (margins, notes or why not).
+    preview: Option<(Margins, Result<Vec<String>, String>)>,
+}
+
+impl PropertiesForm {
+    /// The form filled in from the map.
+    pub fn of(m: &Map) -> PropertiesForm {
+        PropertiesForm {
+            name: m.name.clone(),
+            has_scale: m.scale.is_some(),
+            hex: m.scale.as_ref().map_or(40.0, |s| s.hex),
+            unit: m.scale.as_ref().map_or("m".into(), |s| s.unit.clone()),
+            ruleset: m.ruleset_ref.clone(),
+            layout: m.layout,
+            first_row: m.first_row,
+            margins: Margins::default(),
+            preview: None,
+        }
+    }
+}
+
+impl EditorApp {
+    /// Applies the form, one undo step per changed property. On an error the
+    /// steps before it stay applied (each undoable) and the error is returned.
+    pub fn apply_properties(&mut self, f: &PropertiesForm) -> Result<Vec<String>, String> {
+        self.end_stroke();
+        let mut notes = Vec::new();
+        if f.ruleset.trim() != self.doc.map().ruleset_ref {
+            let origin = self
+                .doc
+                .path
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("map.json"));
+            let reference = f.ruleset.trim();
+            let rs = resolve_ruleset(reference, &origin).map_err(|e| e.to_string())?;
+            let m = with_ruleset(self.doc.map(), reference, rs).map_err(|e| e.to_string())?;
+            self.doc.edit("Change ruleset", |x| *x = m);
+            self.fit_settings();
+        }
+        if f.layout != self.doc.map().layout {
+            let (m, cut) = relayout(self.doc.map(), f.layout);
+            notes.extend(cut);
+            self.doc.edit("Change orientation", |x| *x = m);
+        }
+        if f.first_row != self.doc.map().first_row {
+            let m = renumber(self.doc.map(), f.first_row);
+            self.doc.edit("Renumber rows", |x| *x = m);
+        }
+        if f.margins != Margins::default() {
+            let r = resize(self.doc.map(), f.margins).map_err(|e| e.to_string())?;
+            notes.extend(r.notes);
+            self.doc.edit("Resize", |x| *x = r.map);
+        }
+        let name = f.name.clone();
+        self.doc.edit("Rename map", |m| m.name = name);
+        let scale = f.scale(self.doc.map());
+        self.doc.edit("Map scale", |m| m.scale = scale);
+        // Hexes may have moved or gone: old picks are stale.
+        self.selected = None;
+        self.los_from = None;
+        self.los_to = None;
+        self.los = None;
+        self.fit_pending = true;
+        Ok(notes)
+    }
+
+    /// Draws the form; returns whether it stays open.
+    pub(super) fn properties_dialog(&mut self, ctx: &egui::Context, mut f: PropertiesForm) -> bool {
+        let (mut apply, mut cancel) = (false, false);
+        if f.preview.as_ref().is_none_or(|(g, _)| *g != f.margins) {
+            let cut = if f.margins == Margins::default() {
+                Ok(Vec::new())
+            } else {
+                resize(self.doc.map(), f.margins)
+                    .map(|r| r.notes)
+                    .map_err(|e| e.to_string())
+            };
+            f.preview = Some((f.margins, cut));
+        }
+        let (cols, rows) = (self.doc.map().cols, self.doc.map().rows);
+        egui::Modal::new(egui::Id::unique("props")).show(ctx, |ui| {
+            ui.set_max_width(560.0);
+            ui.heading("Map properties");
+            egui::Grid::new("propgrid").num_columns(2).show(ui, |ui| {
+                general_rows(ui, &mut f);
+                ui.label("Resize");
+                ui.vertical(|ui| resize_rows(ui, &mut f, cols, rows));
+                ui.end_row();
+            });
+            if let Some((_, cut)) = &f.preview {
+                match cut {
+                    Ok(notes) => {
+                        for n in notes {
+                            ui.colored_label(Color32::from_rgb(240, 180, 60), n);
+                        }
+                    }
+                    Err(e) => {
+                        ui.colored_label(Color32::from_rgb(240, 120, 90), e);
+                    }
+                }
+            }
+            ui.horizontal(|ui| {
+                apply = ui.button("Apply").clicked();
+                cancel = ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape));
+            });
+        });
+        if apply {
+            match self.apply_properties(&f) {
+                Ok(notes) if notes.is_empty() => self.status = "Map properties changed".into(),
+                Ok(notes) => {
+                    self.status = "Map properties changed; some content was cut".into();
+                    self.error = Some(format!(
+                        "Changed (Ctrl+Z undoes it):\n\n{}",
+                        notes.join("\n")
+                    ));
+                }
+                Err(e) => self.error = Some(format!("Could not change the map:\n\n{e}")),
+            }
+            return false;
+        }
+        if cancel {
+            return false;
+        }
+        self.dialog = Some(Dialog::Properties(f));
+        true
+    }
+}
+
+impl PropertiesForm {
+    /// The scale the form asks for (the old one's extra keys kept).
+    fn scale(&self, m: &Map) -> Option<Scale> {
+        if !self.has_scale {
+            return None;
+        }
+        if !(self.hex.is_finite() && self.hex > 0.0) {
+            return m.scale.clone();
+        }
+        let extra = m
+            .scale
+            .as_ref()
+            .map(|s| s.extra.clone())
+            .unwrap_or_default();
+        Some(Scale {
+            hex: self.hex,
+            unit: self.unit.trim().to_string(),
+            extra,
+        })
+    }
+}
+
+/// Name, scale, ruleset, orientation, stagger and first row.
+fn general_rows(ui: &mut Ui, f: &mut PropertiesForm) {
+    ui.label("Name");
+    ui.text_edit_singleline(&mut f.name);
+    ui.end_row();
+    ui.checkbox(&mut f.has_scale, "Scale");
+    ui.add_enabled_ui(f.has_scale, |ui| {
+        ui.horizontal(|ui| {
+            ui.add(
+                egui::DragValue::new(&mut f.hex)
+                    .range(0.001..=1e6)
+                    .speed(1.0),
+            );
+            ui.add(egui::TextEdit::singleline(&mut f.unit).desired_width(50.0));
+            ui.label("per hex");
+        });
+    });
+    ui.end_row();
+    ui.label("Ruleset");
+    ui.horizontal(|ui| {
+        egui::ComboBox::from_id_salt("props-rs")
+            .selected_text(f.ruleset.clone())
+            .show_ui(ui, |ui| {
+                for n in Ruleset::builtin_names() {
+                    ui.selectable_value(&mut f.ruleset, n.to_string(), n);
+                }
+            });
+        ui.text_edit_singleline(&mut f.ruleset)
+            .on_hover_text("A built-in name or the path of a ruleset file");
+    });
+    ui.end_row();
+    ui.label("Orientation");
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut f.layout.orientation, Orientation::Flat, "Flat top");
+        ui.selectable_value(&mut f.layout.orientation, Orientation::Pointy, "Pointy top");
+    });
+    ui.end_row();
+    ui.label("Shifted");
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut f.layout.stagger, Stagger::Odd, "Odd");
+        ui.selectable_value(&mut f.layout.stagger, Stagger::Even, "Even");
+    });
+    ui.end_row();
+    ui.label("First row");
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut f.first_row, 1, "1");
+        ui.selectable_value(&mut f.first_row, 0, "0");
+    });
+    ui.end_row();
+}
+
+/// Columns and rows to add or remove on each side, and the size it gives.
+fn resize_rows(ui: &mut Ui, f: &mut PropertiesForm, cols: u32, rows: u32) {
+    let g = &mut f.margins;
+    for (name, v) in [
+        ("West (columns)", &mut g.west),
+        ("East (columns)", &mut g.east),
+        ("North (rows)", &mut g.north),
+        ("South (rows)", &mut g.south),
+    ] {
+        ui.horizontal(|ui| {
+            ui.add(egui::DragValue::new(v).range(-1000..=1000));
+            ui.label(name);
+        });
+    }
+    let c = i64::from(cols) + i64::from(g.west) + i64::from(g.east);
+    let r = i64::from(rows) + i64::from(g.north) + i64::from(g.south);
+    ui.label(format!(
+        "{cols} x {rows} becomes {c} x {r} (negative numbers remove)"
+    ));
+}
