@@ -9,6 +9,7 @@ pub mod atomic;
 pub mod engine;
 pub mod error;
 pub mod export;
+pub mod georef;
 pub mod hex;
 pub mod los;
 pub mod map;

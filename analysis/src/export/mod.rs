@@ -5,8 +5,10 @@
 //! leaves a partial file at the target path.
 
 pub mod bin;
+pub mod geojson;
 pub mod html;
 pub mod npy;
+pub mod overlays;
 pub mod pictures;
 pub mod png;
 pub mod profile;
