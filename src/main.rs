@@ -47,6 +47,8 @@ enum Command {
     Report(cmd::report::Args),
     /// Where to stand: the hexes of a zone that together see most of another, or are seen least.
     Deploy(cmd::deploy::Args),
+    /// Maps from other data: `import dem` lays a hex grid over a GeoTIFF elevation model.
+    Import(cmd::import::Args),
     /// Synthetic terrain (hills, woods, villages, hedgerows) for benchmarks and demos.
     Generate(cmd::generate::Args),
 }
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
         Command::Report(a) => cmd::report::run(a),
         Command::Deploy(a) => cmd::deploy::run(a),
         Command::Generate(a) => cmd::generate::run(a),
+        Command::Import(a) => cmd::import::run(a),
     };
     let result = result.and_then(|code| out::flush().map(|()| code));
     match result {

@@ -11,6 +11,7 @@ pub mod error;
 pub mod export;
 pub mod georef;
 pub mod hex;
+pub mod import;
 pub mod los;
 pub mod map;
 pub mod memory;

@@ -4,6 +4,7 @@ pub mod blind;
 pub mod deploy;
 pub mod exposure;
 pub mod generate;
+pub mod import;
 pub mod los;
 pub mod matrix;
 pub mod movement;
