@@ -506,3 +506,54 @@ fn every_command_writes_geojson_and_grid_units_without_geo() {
     ]);
     assert!(ok, "{stderr}");
 }
+
+const GDAL_DEM: &str = r#"
+import sys
+import numpy as np
+from osgeo import gdal, osr
+ds = gdal.GetDriverByName("GTiff").Create(sys.argv[1], 50, 40, 1, gdal.GDT_Int16,
+    ["COMPRESS=DEFLATE", "TILED=YES", "BLOCKXSIZE=16", "BLOCKYSIZE=16"])
+ds.SetGeoTransform((500000, 20, 0, 5001000, 0, -20))
+srs = osr.SpatialReference(); srs.ImportFromEPSG(32631); ds.SetProjection(srs.ExportToWkt())
+a = np.indices((40, 50))[1] * 3
+b = ds.GetRasterBand(1); b.SetNoDataValue(-32768); b.WriteArray(a); ds = None
+"#;
+
+#[test]
+fn a_compressed_tiled_dem_made_by_gdal_imports() {
+    let Some(python) = gdal_python() else {
+        println!("skipped: /usr/bin/python3 with osgeo (python3-gdal) is not installed");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let tif = dir.path().join("gdal.tif");
+    let made = Command::new(python)
+        .args(["-c", GDAL_DEM, s(&tif)])
+        .output()
+        .unwrap();
+    if !made.status.success() {
+        println!("skipped: GDAL could not write the fixture (numpy missing?)");
+        return;
+    }
+    let out = dir.path().join("gdal.json");
+    let (ok, _, stderr) = hexsight(&[
+        "import",
+        "dem",
+        s(&tif),
+        "--hex-size",
+        "100",
+        "--level-height",
+        "3",
+        "--out",
+        s(&out),
+    ]);
+    assert!(ok, "{stderr}");
+    let map = Map::load(&out).unwrap();
+    let geo = map.geo.clone().unwrap();
+    // Elevation is 3 m per 20 m pixel eastwards: level = pixel column.
+    for h in map.hexes() {
+        let (x, _) = geo.hex_center(&map, h);
+        let col = ((x - 500_000.0) / 20.0).floor() as i32;
+        assert_eq!(map.level(h), col, "{}", map.label(h));
+    }
+}
