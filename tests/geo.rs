@@ -339,12 +339,12 @@ fn hex_centres_go_to_the_crs_and_to_lonlat_as_proj_says() {
     ] {
         let h = map.parse_hex(label).unwrap();
         let c = geo.hex_center(&map, h);
-        let (lo, la) = p.to_lonlat(c);
+        let (lo, la) = p.unproject(c);
         assert!(
             (lo - lon).abs() < 1e-8 && (la - lat).abs() < 1e-8,
             "{label}: {lo} {la}"
         );
-        let back = p.from_lonlat((lo, la));
+        let back = p.project((lo, la));
         assert!((back.0 - c.0).abs() < 1e-3 && (back.1 - c.1).abs() < 1e-3);
         assert_eq!(geo.hex_at(&map, back), h);
     }
@@ -427,7 +427,7 @@ fn gdal_reads_the_geojson_crs_features_and_polygons() {
     let geo = map.geo.clone().unwrap();
     let b2 = map.parse_hex("B2").unwrap();
     let centre = geo.hex_center(&map, b2);
-    let lonlat = Projection::from_epsg(32631).unwrap().to_lonlat(centre);
+    let lonlat = Projection::from_epsg(32631).unwrap().unproject(centre);
     for (crs, epsg, (x, y)) in [("lonlat", 4326, lonlat), ("native", 32631, centre)] {
         let gj = dir.path().join(format!("e-{crs}.geojson"));
         let (ok, _, stderr) = hexsight(&[

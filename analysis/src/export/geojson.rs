@@ -142,7 +142,7 @@ impl<'a> GeoJson<'a> {
     /// hex-grid units, both with y north).
     fn point(&self, (x, y): (f64, f64)) -> Value {
         let (x, y) = match &self.projection {
-            Some(p) => p.to_lonlat((x, y)),
+            Some(p) => p.unproject((x, y)),
             None => (x, y),
         };
         json!([x, y])

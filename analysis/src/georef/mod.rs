@@ -37,21 +37,21 @@ fn grid_offset(map: &Map, (px, py): (f64, f64), spacing: f64) -> (f64, f64) {
 
 impl Geo {
     /// Converts a point of the grid drawing (y down, hexes `hex_size` apart) to CRS.
-    fn from_grid(&self, map: &Map, p: (f64, f64)) -> (f64, f64) {
+    fn grid_to_crs(&self, map: &Map, p: (f64, f64)) -> (f64, f64) {
         let (dx, dy) = grid_offset(map, p, self.hex_size);
         (self.origin.0 + dx, self.origin.1 - dy)
     }
 
     /// The CRS coordinates of a hex's centre.
     pub fn hex_center(&self, map: &Map, h: Hex) -> (f64, f64) {
-        self.from_grid(map, map.layout.center(h, radius(self.hex_size)))
+        self.grid_to_crs(map, map.layout.center(h, radius(self.hex_size)))
     }
 
     /// The CRS coordinates of a hex's six corners, in the layout's order.
     pub fn hex_corners(&self, map: &Map, h: Hex) -> [(f64, f64); 6] {
         map.layout
             .corners(h, radius(self.hex_size))
-            .map(|p| self.from_grid(map, p))
+            .map(|p| self.grid_to_crs(map, p))
     }
 
     /// The hex (on the map or not) whose interior holds a CRS point.

@@ -66,7 +66,7 @@ impl Projection {
     }
 
     /// Longitude and latitude in degrees of a CRS point.
-    pub fn to_lonlat(&self, (x, y): (f64, f64)) -> (f64, f64) {
+    pub fn unproject(&self, (x, y): (f64, f64)) -> (f64, f64) {
         match *self {
             Projection::WebMercator => ((x / A).to_degrees(), (y / A).sinh().atan().to_degrees()),
             Projection::Utm {
@@ -78,7 +78,7 @@ impl Projection {
     }
 
     /// The CRS point of a longitude and latitude in degrees.
-    pub fn from_lonlat(&self, (lon, lat): (f64, f64)) -> (f64, f64) {
+    pub fn project(&self, (lon, lat): (f64, f64)) -> (f64, f64) {
         match *self {
             Projection::WebMercator => (A * lon.to_radians(), A * lat.to_radians().tan().asinh()),
             Projection::Utm {
@@ -186,12 +186,12 @@ mod tests {
         ];
         for (epsg, lon, lat, e, n) in cases {
             let p = Projection::from_epsg(epsg).unwrap();
-            let (x, y) = p.from_lonlat((lon, lat));
+            let (x, y) = p.project((lon, lat));
             assert!(
                 (x - e).abs() < 0.01 && (y - n).abs() < 0.01,
                 "{epsg}: {x} {y}"
             );
-            let (lo, la) = p.to_lonlat((e, n));
+            let (lo, la) = p.unproject((e, n));
             assert!(
                 (lo - lon).abs() < 1e-7 && (la - lat).abs() < 1e-7,
                 "{lo} {la}"
@@ -202,7 +202,7 @@ mod tests {
     #[test]
     fn web_mercator_round_trips() {
         let p = Projection::from_epsg(3857).unwrap();
-        let (lo, la) = p.to_lonlat(p.from_lonlat((12.5, 41.9)));
+        let (lo, la) = p.unproject(p.project((12.5, 41.9)));
         assert!((lo - 12.5).abs() < 1e-9 && (la - 41.9).abs() < 1e-9);
     }
 
