@@ -113,6 +113,10 @@ fn a_cone_imports_hex_by_hex_with_nodata_filled_from_the_nearest_pixel() {
     let geo = map.geo.clone().expect("import writes geo");
     assert_eq!(geo.epsg, 32631);
     assert_eq!(geo.hex_size, 100.0);
+    assert_eq!(
+        map.scale.as_ref().map(|s| (s.hex, s.unit.as_str())),
+        Some((100.0, "m"))
+    );
     let data = cone();
     let value = |c: usize, r: usize| data[r * W as usize + c];
     let mut filled = 0;
@@ -556,4 +560,31 @@ fn a_compressed_tiled_dem_made_by_gdal_imports() {
         let col = ((x - 500_000.0) / 20.0).floor() as i32;
         assert_eq!(map.level(h), col, "{}", map.label(h));
     }
+}
+
+#[test]
+fn report_writes_one_geojson_per_picture() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = imported(dir.path(), &[]);
+    let out = dir.path().join("report");
+    let (ok, _, stderr) = hexsight(&[
+        "report",
+        s(&path),
+        "--out",
+        s(&out),
+        "--keys",
+        "2",
+        "--geojson",
+    ]);
+    assert!(ok, "{stderr}");
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".geojson"))
+        .collect();
+    assert!(names.contains(&"exposure.geojson".to_string()), "{names:?}");
+    let viewsheds = names.iter().filter(|n| n.starts_with("viewshed-")).count();
+    assert_eq!(viewsheds, 2, "{names:?}");
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("exposure.geojson"));
 }

@@ -9,7 +9,7 @@ use crate::georef::Geo;
 use crate::hex::{Hex, Layout, Orientation};
 use crate::map::Map;
 use crate::map::file::MAX_HEXES;
-use crate::map::model::Extra;
+use crate::map::model::{Extra, Scale};
 use crate::rules::Ruleset;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -245,8 +245,8 @@ fn level_of(z: f64, o: &Options, label: &str) -> Result<i32> {
     Ok(level as i32)
 }
 
-/// Builds the map: levels from the DEM, terrain from the land cover if given.
-pub fn import(dem: &Raster, landcover: Option<&Landcover>, o: &Options) -> Result<Imported> {
+/// Refuses sizes that are not positive and a land cover in another CRS.
+fn check_options(dem: &Raster, landcover: Option<&Landcover>, o: &Options) -> Result<()> {
     if !(o.hex_size.is_finite() && o.hex_size > 0.0) {
         return Err(invalid(
             "--hex-size",
@@ -268,6 +268,12 @@ pub fn import(dem: &Raster, landcover: Option<&Landcover>, o: &Options) -> Resul
             ),
         ));
     }
+    Ok(())
+}
+
+/// Builds the map: levels from the DEM, terrain from the land cover if given.
+pub fn import(dem: &Raster, landcover: Option<&Landcover>, o: &Options) -> Result<Imported> {
+    check_options(dem, landcover, o)?;
     let layout = Layout {
         orientation: o.orientation,
         ..Layout::default()
@@ -294,35 +300,43 @@ pub fn import(dem: &Raster, landcover: Option<&Landcover>, o: &Options) -> Resul
     let (mut filled, mut unclassified) = (0, 0);
     for i in 0..map.len() {
         let h = map.hex_of(i);
-        let label = map.label(h);
-        let z = match elevation(dem, &geo, &map, h, o.sample) {
-            Some(z) => z,
-            None => {
-                filled += 1;
-                nearest_valid(dem, dem.pixel_at(geo.hex_center(&map, h))).ok_or_else(|| {
-                    invalid("DEM", "the DEM has no valid pixel (all no-data)".into())
-                })?
-            }
-        };
-        let level = level_of(z, o, &label)?;
+        let (level, was_filled) = hex_level(dem, &geo, &map, h, o)?;
+        filled += usize::from(was_filled);
         let t = match (landcover, &terrain) {
-            (Some(lc), Some(table)) => {
-                let found = class_terrain(lc, table, geo.hex_center(&map, h));
-                unclassified += usize::from(found.is_none());
-                found.unwrap_or(0)
-            }
-            _ => 0,
+            (Some(lc), Some(table)) => class_terrain(lc, table, geo.hex_center(&map, h)),
+            _ => Some(0),
         };
+        unclassified += usize::from(t.is_none());
         let cell = map.cell_mut(h).expect("on the map");
         cell.level = level;
-        cell.terrain = t;
+        cell.terrain = t.unwrap_or(0);
     }
+    // The projected CRSs hexsight reads are in metres: `--range 300m` works on the map.
+    map.scale = Some(Scale {
+        hex: o.hex_size,
+        unit: "m".into(),
+        extra: Extra::new(),
+    });
     map.geo = Some(geo);
     Ok(Imported {
         map,
         filled,
         unclassified,
     })
+}
+
+/// A hex's level, and whether its samples were all no-data (so the nearest
+/// valid pixel's value stood in).
+fn hex_level(dem: &Raster, geo: &Geo, map: &Map, h: Hex, o: &Options) -> Result<(i32, bool)> {
+    let (z, filled) = match elevation(dem, geo, map, h, o.sample) {
+        Some(z) => (z, false),
+        None => {
+            let z = nearest_valid(dem, dem.pixel_at(geo.hex_center(map, h)))
+                .ok_or_else(|| invalid("DEM", "the DEM has no valid pixel (all no-data)".into()))?;
+            (z, true)
+        }
+    };
+    Ok((level_of(z, o, &map.label(h))?, filled))
 }
 
 /// The class table resolved against the ruleset: class code to terrain index.

@@ -185,41 +185,9 @@ fn pixel_grid<R: std::io::Read + std::io::Seek>(
     path: &Path,
 ) -> Result<PixelGrid> {
     let point = raster_type(dec) == Some(PIXEL_IS_POINT);
-    let grid = if let Some(m) = f64_tag(dec, 34264, path)? {
-        if m.len() < 16 {
-            return Err(bad(path, "ModelTransformation must hold 16 numbers"));
-        }
-        if m[1] != 0.0 || m[4] != 0.0 {
-            return Err(bad(
-                path,
-                "the raster's pixels are rotated (ModelTransformation has shear terms); \
-                 warp it north-up first (gdalwarp)",
-            ));
-        }
-        PixelGrid {
-            left: m[3],
-            top: m[7],
-            dx: m[0],
-            dy: -m[5],
-        }
-    } else {
-        let scale = f64_tag(dec, 33550, path)?;
-        let tie = f64_tag(dec, 33922, path)?;
-        let (Some(s), Some(t)) = (scale, tie) else {
-            return Err(bad(
-                path,
-                "not georeferenced: no ModelPixelScale and ModelTiepoint, nor ModelTransformation",
-            ));
-        };
-        if s.len() < 2 || t.len() < 6 {
-            return Err(bad(path, "ModelPixelScale or ModelTiepoint is too short"));
-        }
-        PixelGrid {
-            left: t[3] - t[0] * s[0],
-            top: t[4] + t[1] * s[1],
-            dx: s[0],
-            dy: s[1],
-        }
+    let grid = match f64_tag(dec, 34264, path)? {
+        Some(m) => from_transformation(&m, path)?,
+        None => from_tiepoint(f64_tag(dec, 33550, path)?, f64_tag(dec, 33922, path)?, path)?,
     };
     let ok = |v: f64| v.is_finite() && v > 0.0;
     if !(ok(grid.dx) && ok(grid.dy) && grid.left.is_finite() && grid.top.is_finite()) {
@@ -240,6 +208,45 @@ fn pixel_grid<R: std::io::Read + std::io::Seek>(
         }
     } else {
         grid
+    })
+}
+
+/// The pixel grid of a ModelTransformation matrix; shear terms (rotation) are refused.
+fn from_transformation(m: &[f64], path: &Path) -> Result<PixelGrid> {
+    if m.len() < 16 {
+        return Err(bad(path, "ModelTransformation must hold 16 numbers"));
+    }
+    if m[1] != 0.0 || m[4] != 0.0 {
+        return Err(bad(
+            path,
+            "the raster's pixels are rotated (ModelTransformation has shear terms); \
+             warp it north-up first (gdalwarp)",
+        ));
+    }
+    Ok(PixelGrid {
+        left: m[3],
+        top: m[7],
+        dx: m[0],
+        dy: -m[5],
+    })
+}
+
+/// The pixel grid of ModelPixelScale and the first ModelTiepoint.
+fn from_tiepoint(scale: Option<Vec<f64>>, tie: Option<Vec<f64>>, path: &Path) -> Result<PixelGrid> {
+    let (Some(s), Some(t)) = (scale, tie) else {
+        return Err(bad(
+            path,
+            "not georeferenced: no ModelPixelScale and ModelTiepoint, nor ModelTransformation",
+        ));
+    };
+    if s.len() < 2 || t.len() < 6 {
+        return Err(bad(path, "ModelPixelScale or ModelTiepoint is too short"));
+    }
+    Ok(PixelGrid {
+        left: t[3] - t[0] * s[0],
+        top: t[4] + t[1] * s[1],
+        dx: s[0],
+        dy: s[1],
     })
 }
 
