@@ -464,17 +464,20 @@ fn gdal_reads_the_geojson_crs_features_and_polygons() {
 fn every_command_writes_geojson_and_grid_units_without_geo() {
     let dir = tempfile::tempdir().unwrap();
     let hill = concat!(env!("CARGO_MANIFEST_DIR"), "/maps/hill-112.json");
+    let hamlet = concat!(env!("CARGO_MANIFEST_DIR"), "/maps/miniatures-hamlet.json");
     for (cmd, extra) in [
         ("viewshed", vec!["--from", "H7"]),
         ("blind", vec!["--from", "H7"]),
         ("exposure", vec![]),
+        ("spot", vec!["--from", "C3"]),
         (
             "deploy",
             vec!["--zone", "A1:C12", "--watch", "H1:T12", "--count", "2"],
         ),
     ] {
         let gj = dir.path().join(format!("{cmd}.geojson"));
-        let mut args = vec![cmd, hill, "--geojson", s(&gj)];
+        let map = if cmd == "spot" { hamlet } else { hill };
+        let mut args = vec![cmd, map, "--geojson", s(&gj)];
         args.extend(extra);
         let (ok, _, stderr) = hexsight(&args);
         assert!(ok, "{cmd}: {stderr}");
@@ -482,7 +485,12 @@ fn every_command_writes_geojson_and_grid_units_without_geo() {
             serde_json::from_str(&std::fs::read_to_string(&gj).unwrap()).unwrap();
         assert_eq!(v["type"], "FeatureCollection");
         assert!(v.get("crs").is_none(), "hex-grid units name no CRS");
-        assert!(!v["features"].as_array().unwrap().is_empty(), "{cmd}");
+        let features = v["features"].as_array().unwrap();
+        assert!(!features.is_empty(), "{cmd}");
+        if cmd == "spot" {
+            let p = &features[0]["properties"];
+            assert!(p["probability"].is_number() && p["los"].is_boolean(), "{p}");
+        }
     }
     // Lon/lat from a CRS hexsight cannot project is refused before any work.
     let p = dir.path().join("lambert.json");
