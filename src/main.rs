@@ -51,6 +51,8 @@ enum Command {
     Deploy(cmd::deploy::Args),
     /// Place one board beside another (north, east, south, west; optionally turned) as one map.
     Combine(cmd::combine::Args),
+    /// Maps from other data: `import dem` lays a hex grid over a GeoTIFF elevation model.
+    Import(cmd::import::Args),
     /// Synthetic terrain (hills, woods, villages, hedgerows) for benchmarks and demos.
     Generate(cmd::generate::Args),
 }
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
         Command::Deploy(a) => cmd::deploy::run(a),
         Command::Combine(a) => cmd::combine::run(a),
         Command::Generate(a) => cmd::generate::run(a),
+        Command::Import(a) => cmd::import::run(a),
     };
     let result = result.and_then(|code| out::flush().map(|()| code));
     match result {

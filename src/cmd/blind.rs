@@ -2,6 +2,7 @@
 
 use clap::Args as ClapArgs;
 use hexsight_analysis::engine::viewshed::viewshed;
+use hexsight_analysis::export::overlays;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,6 +18,8 @@ pub struct Args {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    geojson: super::GeoJsonArgs,
 }
 
 /// Lists the blind hexes, each with the reason it is hidden.
@@ -24,7 +27,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let from = super::hex_arg(&map, &a.map, &a.from)?;
     super::check_per_hex(&a.map, &map, 256, "the viewshed")?;
+    a.geojson.check(&a.map, &map)?;
     let v = viewshed(&map, from);
+    a.geojson.write(|crs| overlays::blind(&map, &v, crs))?;
     let blind = v.blind();
     if a.json {
         let list: Vec<_> = blind

@@ -7,7 +7,7 @@ use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{BitMatrix, Control};
-use hexsight_analysis::export::{pictures, save_picture};
+use hexsight_analysis::export::{overlays, pictures, save_picture};
 use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Plan, Request, deploy};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -52,6 +52,8 @@ pub struct Args {
     /// The same as SVG.
     #[arg(long)]
     svg: Option<PathBuf>,
+    #[command(flatten)]
+    geojson: super::GeoJsonArgs,
 }
 
 fn parse_goal(s: &str) -> Result<Goal, String> {
@@ -162,6 +164,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let req = request(&a, &map)?;
     check_memory(&a.map, &map, &req)?;
     super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
+    a.geojson.check(&a.map, &map)?;
     let engine = Engine::try_new(&map)?;
     let ctl = Control {
         cancel: super::interrupt_flag(),
@@ -174,6 +177,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         a.png.as_deref(),
         a.svg.as_deref(),
     )?;
+    a.geojson
+        .write(|crs| overlays::deploy(&map, &plan, &req.watch, crs))?;
     if a.json {
         outln!(
             "{}",

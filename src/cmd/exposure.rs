@@ -5,7 +5,7 @@ use hexsight_analysis::Map;
 use hexsight_analysis::engine::exposure::{Exposure, exposure, shard_range, streaming_part};
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Selection};
-use hexsight_analysis::export::{npz, pictures, save_picture, write_with};
+use hexsight_analysis::export::{npz, overlays, pictures, save_picture, write_with};
 use hexsight_analysis::query::range::Range;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -35,6 +35,8 @@ pub struct Args {
     /// Heatmap of "sees" (how much each hex sees) as PNG.
     #[arg(long)]
     sees_png: Option<PathBuf>,
+    #[command(flatten)]
+    geojson: super::GeoJsonArgs,
     /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
     #[arg(long)]
     range: Option<String>,
@@ -215,6 +217,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         &map,
         (a.png.is_some() || a.svg.is_some() || a.sees_png.is_some()) as u64,
     )?;
+    a.geojson.check(&a.map, &map)?;
     let progress = super::Progress::new("pairs");
     let e = compute(&map, &sel, range.as_ref(), &progress)
         .map_err(|e| anyhow::anyhow!("{}: {e:#}", a.map.display()))?;
@@ -232,6 +235,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         a.svg.as_deref(),
     )?;
     save_picture(&pictures::sees(&map, &e), a.sees_png.as_deref(), None)?;
+    a.geojson.write(|crs| overlays::exposure(&map, &e, crs))?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&to_json(&map, &e))?)?;
         return Ok(ExitCode::SUCCESS);

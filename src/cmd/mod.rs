@@ -5,6 +5,7 @@ pub mod combine;
 pub mod deploy;
 pub mod exposure;
 pub mod generate;
+pub mod import;
 pub mod los;
 pub mod matrix;
 pub mod merge;
@@ -221,5 +222,46 @@ impl Progress {
     /// Seconds since the start.
     pub fn seconds(&self) -> f64 {
         self.start.elapsed().as_secs_f64()
+    }
+}
+
+/// `--geojson FILE [--geojson-crs lonlat|native]`, shared by the commands that map answers.
+#[derive(clap::Args)]
+pub struct GeoJsonArgs {
+    /// Also write the answer as GeoJSON: hexes as polygons, dissolved areas, sight lines.
+    #[arg(long, value_name = "FILE")]
+    pub geojson: Option<std::path::PathBuf>,
+    /// GeoJSON coordinates for a map with `geo`: `lonlat` (WGS 84) or `native` (the map's CRS).
+    #[arg(long, default_value = "lonlat", value_name = "CRS")]
+    pub geojson_crs: hexsight_analysis::export::geojson::CrsChoice,
+}
+
+impl GeoJsonArgs {
+    /// Refuses early, naming the map, a GeoJSON file that would not fit in memory
+    /// or a CRS that cannot be projected, before any long computation.
+    pub fn check(&self, path: &Path, map: &Map) -> anyhow::Result<()> {
+        if self.geojson.is_none() {
+            return Ok(());
+        }
+        use hexsight_analysis::export::geojson::{BYTES_PER_HEX, GeoJson};
+        check_per_hex(path, map, BYTES_PER_HEX, "the GeoJSON")?;
+        GeoJson::new(map, self.geojson_crs)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(())
+    }
+
+    /// Builds the collection with `build` and writes it, when `--geojson` is given.
+    pub fn write(
+        &self,
+        build: impl FnOnce(
+            hexsight_analysis::export::geojson::CrsChoice,
+        ) -> hexsight_analysis::Result<serde_json::Value>,
+    ) -> anyhow::Result<()> {
+        if let Some(p) = &self.geojson {
+            let v = build(self.geojson_crs)?;
+            hexsight_analysis::export::geojson::save(p, &v)?;
+            note!("wrote {}", p.display());
+        }
+        Ok(())
     }
 }

@@ -12,9 +12,10 @@ use hexsight_analysis::engine::exposure::from_matrix;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Matrix, Selection, matrix};
 use hexsight_analysis::engine::viewshed::viewshed;
+use hexsight_analysis::export::geojson::{self, CrsChoice};
 use hexsight_analysis::export::html::{Figure, index};
 use hexsight_analysis::export::style::{Layer, Picture, Scene};
-use hexsight_analysis::export::{pictures, profile, save_scene};
+use hexsight_analysis::export::{overlays, pictures, profile, save_scene};
 use hexsight_analysis::map::NamedZone;
 use hexsight_analysis::map::write_atomic;
 use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Request, deploy};
@@ -51,6 +52,29 @@ pub struct Args {
     /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
+    /// Also write a GeoJSON file beside the exposure, viewshed and spotting pictures.
+    #[arg(long)]
+    geojson: bool,
+    /// GeoJSON coordinates for a map with `geo`: `lonlat` (WGS 84) or `native` (the map's CRS).
+    #[arg(long, default_value = "lonlat", value_name = "CRS")]
+    geojson_crs: CrsChoice,
+}
+
+/// Writes one GeoJSON overlay `STEM.geojson` into the report folder, when asked for.
+fn overlay(
+    a: &Args,
+    files: &mut Vec<(String, String)>,
+    stem: &str,
+    what: &str,
+    build: impl FnOnce(CrsChoice) -> hexsight_analysis::Result<serde_json::Value>,
+) -> anyhow::Result<()> {
+    if !a.geojson {
+        return Ok(());
+    }
+    let name = format!("{stem}.geojson");
+    geojson::save(&a.out.join(&name), &build(a.geojson_crs)?)?;
+    files.push((name, format!("{what} as GeoJSON")));
+    Ok(())
 }
 
 /// Key hexes whose lines to each other the report draws as profiles.
@@ -72,6 +96,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let all = Selection::all(&map);
     super::matrix::check_matrix_memory(&a.map, &map, &all, 0, None)?;
     super::check_pictures(&a.map, &map, 1)?;
+    if a.geojson {
+        let args = super::GeoJsonArgs {
+            geojson: Some(a.out.clone()),
+            geojson_crs: a.geojson_crs,
+        };
+        args.check(&a.map, &map)?;
+    }
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("{}: cannot create the folder", a.out.display()))?;
     let path = |f: &str| a.out.join(f);
@@ -112,6 +143,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         ));
     }
     let e = from_matrix(&m, &zones.from, &zones.to);
+    overlay(
+        &a,
+        &mut files,
+        "exposure",
+        "sees / seen-by counts per hex",
+        |crs| overlays::exposure(&map, &e, crs),
+    )?;
     let mut figures = Vec::new();
     let mut figure = |pic: &Scene, stem: &str, title: &str, text: &str| -> anyhow::Result<()> {
         save_scene(
@@ -186,6 +224,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         for j in v.blind() {
             blind_count[j] += 1;
         }
+        let stem = format!("viewshed-{label}");
+        overlay(
+            &a,
+            &mut files,
+            &stem,
+            &format!("viewshed of {label}"),
+            |crs| overlays::viewshed(&map, &v, crs),
+        )?;
         summary.push(format!(
             "{label} sees {} hexes clear and {} hindered; {} blind hexes",
             v.count(Verdict::Clear),
@@ -249,6 +295,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             break;
         };
         let label = map.label(from);
+        let stem = format!("spotting-{label}");
+        overlay(
+            &a,
+            &mut files,
+            &stem,
+            &format!("spotting from {label}"),
+            |crs| overlays::spotting(&map, &cells, crs),
+        )?;
         let pic = pictures::spotting(&map, from, &cells, still);
         figure(
             &pic.scene(),

@@ -2,7 +2,7 @@
 //! miniatures spotting from one hex to every hex (seed 001, 8.E-8.G).
 
 use clap::Args as ClapArgs;
-use hexsight_analysis::export::{pictures, save_picture};
+use hexsight_analysis::export::{overlays, pictures, save_picture};
 use hexsight_analysis::query::spotting::spot;
 use hexsight_analysis::rules::miniatures::Activity;
 use std::path::PathBuf;
@@ -28,6 +28,8 @@ pub struct Args {
     /// Also draw the answer as an SVG.
     #[arg(long)]
     svg: Option<PathBuf>,
+    #[command(flatten)]
+    geojson: super::GeoJsonArgs,
 }
 
 fn parse_activity(s: &str) -> Result<Activity, String> {
@@ -40,7 +42,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let from = super::hex_arg(&map, &a.map, &a.from)?;
     super::check_per_hex(&a.map, &map, if a.json { 1024 } else { 512 }, "spotting")?;
     super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
+    a.geojson.check(&a.map, &map)?;
     let cells = spot(&map, from, a.activity)?;
+    a.geojson
+        .write(|crs| overlays::spotting(&map, &cells, crs))?;
     let mut out = String::new();
     if a.json {
         out = serde_json::to_string_pretty(&cells)? + "\n";

@@ -4,7 +4,7 @@ use clap::Args as ClapArgs;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::Control;
 use hexsight_analysis::engine::viewshed::{Viewshed, viewshed_of};
-use hexsight_analysis::export::{pictures, save_picture};
+use hexsight_analysis::export::{overlays, pictures, save_picture};
 use hexsight_analysis::{Map, Verdict};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -27,6 +27,8 @@ pub struct Args {
     /// Also draw it as an SVG.
     #[arg(long)]
     svg: Option<PathBuf>,
+    #[command(flatten)]
+    geojson: super::GeoJsonArgs,
     /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
     #[arg(long)]
     range: Option<String>,
@@ -78,6 +80,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         "the viewshed",
     )?;
     super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
+    a.geojson.check(&a.map, &map)?;
     let progress = super::Progress::new("targets");
     let engine = Engine::try_new(&map)?;
     let ctl = Control {
@@ -102,6 +105,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         a.png.as_deref(),
         a.svg.as_deref(),
     )?;
+    a.geojson.write(|crs| overlays::viewshed(&map, &v, crs))?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&to_json(&map, &v))?)?;
         return Ok(ExitCode::SUCCESS);

@@ -5,9 +5,11 @@
 //! leaves a partial file at the target path.
 
 pub mod bin;
+pub mod geojson;
 pub mod html;
 pub mod npy;
 pub mod npz;
+pub mod overlays;
 pub mod pictures;
 pub mod png;
 pub mod profile;

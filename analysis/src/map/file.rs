@@ -35,6 +35,8 @@ struct MapFile {
     grid: GridFile,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     scale: Option<ScaleFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    geo: Option<serde_json::Value>,
     #[serde(default)]
     default: EntryFile,
     #[serde(default)]
@@ -558,6 +560,9 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
             extra: s.extra,
         });
     }
+    if let Some(g) = &f.geo {
+        map.geo = Some(super::geo::parse(g)?);
+    }
     let terrain_ids: HashMap<&str, usize> = rs
         .terrain
         .iter()
@@ -926,6 +931,7 @@ fn to_file(map: &Map) -> MapFile {
             unit: s.unit.clone(),
             extra: s.extra.clone(),
         }),
+        geo: map.geo.as_ref().map(super::geo::to_value),
         default,
         hexes: Entries(entries),
         hexsides,
@@ -969,6 +975,7 @@ pub fn same_content(a: &Map, b: &Map) -> bool {
         && a.layout == b.layout
         && a.first_row == b.first_row
         && a.scale == b.scale
+        && a.geo == b.geo
         && a.default == b.default
         && a.cells() == b.cells()
         && a.hexsides == b.hexsides

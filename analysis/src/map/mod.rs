@@ -2,6 +2,7 @@
 
 pub mod combine;
 pub mod file;
+pub mod geo;
 pub mod model;
 pub mod relabel;
 pub mod resize;

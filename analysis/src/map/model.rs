@@ -99,6 +99,8 @@ pub struct Map {
     pub first_row: u32,
     /// Length of one hex, if the file gives one.
     pub scale: Option<Scale>,
+    /// Where the map lies on the ground, if the file says (`geo` block).
+    pub geo: Option<crate::georef::Geo>,
     /// What a hex not listed in the file holds.
     pub default: Cell,
     cells: Vec<Cell>,
@@ -144,6 +146,7 @@ impl Map {
             layout,
             first_row: 1,
             scale: None,
+            geo: None,
             default,
             cells: vec![default; (cols as usize) * (rows as usize)],
             hexsides: BTreeMap::new(),

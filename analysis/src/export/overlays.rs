@@ -1,0 +1,106 @@
+//! What each analysis puts in its GeoJSON file ([`super::geojson`]): the hexes
+//! with the answer's properties, the dissolved areas, the sight lines.
+
+use super::geojson::{CrsChoice, GeoJson};
+use crate::Verdict;
+use crate::engine::exposure::Exposure;
+use crate::engine::viewshed::Viewshed;
+use crate::error::Result;
+use crate::map::Map;
+use crate::query::deploy::Plan;
+use crate::query::spotting::SpotCell;
+use serde_json::{Value, json};
+
+/// Indices of the hexes for which `f` holds.
+fn which(n: usize, f: impl Fn(usize) -> bool) -> Vec<usize> {
+    (0..n).filter(|&i| f(i)).collect()
+}
+
+/// A viewshed: every hex with verdict, hindrance and blind flag; the areas
+/// `visible` (clear), `hindered`, `blind` and `unseen` (blocked, not blind); a
+/// sight line to each blind hex, the ones a reader most wants explained.
+pub fn viewshed(map: &Map, v: &Viewshed, crs: CrsChoice) -> Result<Value> {
+    let mut g = GeoJson::new(map, crs)?;
+    let t = &v.targets;
+    g.hexes(|j| {
+        Some(json!({"verdict": t[j].verdict, "hindrance": t[j].hindrance, "blind": t[j].blind}))
+    });
+    let n = map.len();
+    g.area("visible", &which(n, |j| t[j].verdict == Verdict::Clear));
+    g.area("hindered", &which(n, |j| t[j].verdict == Verdict::Hindered));
+    g.area("blind", &which(n, |j| t[j].blind));
+    let unseen = which(n, |j| t[j].verdict == Verdict::Blocked && !t[j].blind);
+    g.area("unseen", &unseen);
+    for j in v.blind() {
+        g.sight_line(
+            v.from,
+            map.hex_of(j),
+            json!({"verdict": t[j].verdict, "blind": true}),
+        );
+    }
+    Ok(g.to_value())
+}
+
+/// Blind hexes alone: each with its reason, their dissolved area and the sight lines.
+pub fn blind(map: &Map, v: &Viewshed, crs: CrsChoice) -> Result<Value> {
+    let mut g = GeoJson::new(map, crs)?;
+    let blind = v.blind();
+    g.hexes(|j| {
+        v.targets[j]
+            .blind
+            .then(|| json!({"blind": true, "reason": v.reason(map, j)}))
+    });
+    g.area("blind", &blind);
+    for j in blind {
+        g.sight_line(
+            v.from,
+            map.hex_of(j),
+            json!({"verdict": v.targets[j].verdict, "blind": true}),
+        );
+    }
+    Ok(g.to_value())
+}
+
+/// Exposure: every hex with `sees` and `seen_by`; the area `unseen` (seen by no observer).
+pub fn exposure(map: &Map, e: &Exposure, crs: CrsChoice) -> Result<Value> {
+    let mut g = GeoJson::new(map, crs)?;
+    g.hexes(|i| Some(json!({"sees": e.sees[i], "seen_by": e.seen_by[i]})));
+    g.area("unseen", &which(map.len(), |i| e.seen_by[i] == 0));
+    Ok(g.to_value())
+}
+
+/// Spotting: every hex with LOS, automatic spotting, the test's probability and
+/// the reason; the areas `visible` (in LOS), `spotted` (automatically) and `unseen`.
+pub fn spotting(map: &Map, cells: &[SpotCell], crs: CrsChoice) -> Result<Value> {
+    let mut g = GeoJson::new(map, crs)?;
+    g.hexes(|i| {
+        let c = &cells[i];
+        Some(
+            json!({"los": c.los, "auto": c.auto, "probability": c.p_spot,
+                    "distance": c.distance, "reason": c.reason}),
+        )
+    });
+    let n = cells.len();
+    g.area("visible", &which(n, |i| cells[i].los));
+    g.area("spotted", &which(n, |i| cells[i].auto));
+    g.area("unseen", &which(n, |i| !cells[i].los));
+    Ok(g.to_value())
+}
+
+/// A deployment: the chosen hexes with their order and gains, the watched hexes
+/// they see as the area `visible`, the rest of the watched ones as `unseen`.
+pub fn deploy(map: &Map, plan: &Plan, watch: &[usize], crs: CrsChoice) -> Result<Value> {
+    let mut g = GeoJson::new(map, crs)?;
+    g.hexes(|i| {
+        let k = plan.chosen.iter().position(|&c| c == i)?;
+        Some(json!({"chosen": k + 1, "adds": plan.adds[k], "seen_by": plan.seen_by[k]}))
+    });
+    let mut seen = vec![false; map.len()];
+    for &i in &plan.seen {
+        seen[i] = true;
+    }
+    g.area("visible", &plan.seen);
+    let unseen: Vec<usize> = watch.iter().copied().filter(|&i| !seen[i]).collect();
+    g.area("unseen", &unseen);
+    Ok(g.to_value())
+}
