@@ -113,6 +113,18 @@ pub fn streaming_part(
     part: std::ops::Range<usize>,
     ctl: &Control,
 ) -> Result<Exposure> {
+    streaming_where(engine, sel, part, ctl, |_, _| true)
+}
+
+/// [`streaming_part`] counting only the seen pairs `keep` keeps (a range, say);
+/// `keep(i, j)` must equal `keep(j, i)`, as one walk may stand for both.
+pub fn streaming_where(
+    engine: &Engine,
+    sel: &Selection,
+    part: std::ops::Range<usize>,
+    ctl: &Control,
+    keep: impl Fn(usize, usize) -> bool + Sync,
+) -> Result<Exposure> {
     let n = engine.map().len();
     let all: Vec<usize> = (0..n).collect();
     let mine =
@@ -145,6 +157,9 @@ pub fn streaming_part(
         };
         let in_both = |x: usize| is_to[x] || is_from[x];
         pairs::for_each_seen(engine, &both, &all, ctl, |i, j| {
+            if !keep(i, j) {
+                return;
+            }
             count(i, j);
             // The pair (j, i) where `j` is not itself a request hex is met only here.
             if !in_both(j) {
@@ -152,11 +167,15 @@ pub fn streaming_part(
             }
         })?;
     } else {
-        pairs::for_each_seen(engine, &mine(&sel.from), &all, ctl, |_, j| {
-            seen_by[j].fetch_add(1, Ordering::Relaxed);
+        pairs::for_each_seen(engine, &mine(&sel.from), &all, ctl, |i, j| {
+            if keep(i, j) {
+                seen_by[j].fetch_add(1, Ordering::Relaxed);
+            }
         })?;
-        pairs::for_each_seen(engine, &mine(&all), &sel.to, ctl, |i, _| {
-            sees[i].fetch_add(1, Ordering::Relaxed);
+        pairs::for_each_seen(engine, &mine(&all), &sel.to, ctl, |i, j| {
+            if keep(i, j) {
+                sees[i].fetch_add(1, Ordering::Relaxed);
+            }
         })?;
     }
     let unwrap = |v: Vec<AtomicU32>| v.into_iter().map(AtomicU32::into_inner).collect();

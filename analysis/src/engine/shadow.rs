@@ -29,7 +29,11 @@ const MAX_RINGS: usize = 128;
 /// Where a hex centre lies, with neighbouring centres one apart (an affine image
 /// of the axial grid: a line crosses the same hexes in any such image).
 fn point(h: Hex) -> (f64, f64) {
-    let (q, r) = (f64::from(h.q), f64::from(h.r));
+    plane(f64::from(h.q), f64::from(h.r))
+}
+
+/// [`point`] of axial coordinates `(q, r)`, whole or not.
+fn plane(q: f64, r: f64) -> (f64, f64) {
     (q + r / 2.0, r * 0.866_025_403_784_438_6)
 }
 
@@ -98,7 +102,8 @@ impl Table {
         let centre = pseudo_angle(x, y);
         let (mut lo, mut hi) = (0.0f64, 0.0f64);
         for (vq, vr) in VERTICES {
-            let (vx, vy) = (x + vq + vr / 2.0, y + vr * 0.866_025_403_784_438_6);
+            let (vx, vy) = plane(vq, vr);
+            let (vx, vy) = (x + vx, y + vy);
             // The vertex's angle relative to the centre's, unwrapped to (-2, 2].
             let mut d = pseudo_angle(vx, vy) - centre;
             if d > 2.0 {

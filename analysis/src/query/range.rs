@@ -10,14 +10,12 @@
 use crate::engine::exposure::Exposure;
 use crate::engine::fast::Engine;
 use crate::engine::matrix::{BLOCKED_BYTE, BitMatrix, Control, Selection};
-use crate::engine::pairs;
 use crate::engine::viewshed::Viewshed;
 use crate::error::{Error, ErrorKind, Result};
 use crate::hex::Hex;
 use crate::los::LosResult;
 use crate::map::Map;
 use crate::rules::Verdict;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 /// How far one sees, in whole hexes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,8 +175,8 @@ fn hex_length(map: &Map, unit: &str, shown: &str) -> Result<f64> {
     }
 }
 
-/// Exposure counts under a range: only pairs within it count. Counted from the
-/// engine's pair sweep, one pass for `seen_by` and one for `sees`.
+/// Exposure counts under a range: only pairs within it count (the engine's
+/// streaming counts, keeping the pairs within range).
 pub fn exposure(
     engine: &Engine,
     sel: &Selection,
@@ -198,30 +196,8 @@ pub fn exposure_part(
     ctl: &Control,
 ) -> Result<Exposure> {
     let map = engine.map();
-    let n = map.len();
-    let all: Vec<usize> = (0..n).collect();
-    let mine =
-        |v: &[usize]| -> Vec<usize> { v.iter().copied().filter(|i| part.contains(i)).collect() };
-    let zero = || (0..n).map(|_| AtomicU32::new(0)).collect::<Vec<_>>();
-    let (sees, seen_by) = (zero(), zero());
     let near = |i: usize, j: usize| range.reaches(map.hex_of(i), map.hex_of(j));
-    pairs::for_each_seen(engine, &mine(&sel.from), &all, ctl, |i, j| {
-        if near(i, j) {
-            seen_by[j].fetch_add(1, Ordering::Relaxed);
-        }
-    })?;
-    pairs::for_each_seen(engine, &mine(&all), &sel.to, ctl, |i, j| {
-        if near(i, j) {
-            sees[i].fetch_add(1, Ordering::Relaxed);
-        }
-    })?;
-    let unwrap = |v: Vec<AtomicU32>| v.into_iter().map(AtomicU32::into_inner).collect();
-    Ok(Exposure {
-        from: sel.from.clone(),
-        to: sel.to.clone(),
-        sees: unwrap(sees),
-        seen_by: unwrap(seen_by),
-    })
+    crate::engine::exposure::streaming_where(engine, sel, part, ctl, near)
 }
 
 #[cfg(test)]
