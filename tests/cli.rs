@@ -4,14 +4,8 @@
 
 use hexsight_analysis::Map;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn hexsight(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hexsight"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::hexsight;
 
 fn repo(path: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

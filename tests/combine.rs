@@ -3,14 +3,8 @@
 
 use hexsight_analysis::{Map, line_of_sight_labels};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn hexsight(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hexsight"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::hexsight;
 
 fn board(dir: &Path, name: &str, ruleset: &str, hexes: &str) -> String {
     let p = dir.join(name);

@@ -4,13 +4,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn hexsight(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hexsight"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::hexsight;
 
 fn ok(args: &[&str]) -> Output {
     let out = hexsight(args);

@@ -3,14 +3,9 @@
 //! family, with zones and a range; bad sets of shards are refused by name.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn hexsight(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hexsight"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use std::process::Output;
+mod common;
+use common::hexsight;
 
 fn ok(args: &[&str]) -> Output {
     let out = hexsight(args);

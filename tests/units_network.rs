@@ -6,14 +6,8 @@ use hexsight_analysis::query::units::unit_answers;
 use hexsight_analysis::rules::asl::FireKind;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn hexsight(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hexsight"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::hexsight;
 
 fn ok(args: &[&str]) -> String {
     let out = hexsight(args);

@@ -6,7 +6,8 @@ use hexsight_analysis::engine::zone::parse_zone;
 use hexsight_analysis::map::file::same_content;
 use hexsight_analysis::query::zones::resolve;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::hexsight;
 
 const ZONES: &str = r#"{"german-setup": "A1:F10,G3", "us-entry": "Q1:T12"}"#;
 
@@ -22,13 +23,6 @@ fn with_zones(dir: &Path, zones: &str) -> PathBuf {
     let p = dir.join("zoned.json");
     std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
     p
-}
-
-fn hexsight(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hexsight"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
 }
 
 fn stdout(args: &[&str]) -> String {

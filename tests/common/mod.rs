@@ -1,5 +1,16 @@
 //! Helpers shared by the integration tests.
 
+use std::process::{Command, Output};
+
+/// Runs the `hexsight` binary with `args`, capturing its output.
+#[allow(dead_code)] // Not every test file runs the binary.
+pub fn hexsight(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hexsight"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
 /// A tiny deterministic xorshift generator, so the property tests need no extra crate
 /// and a failing seed reproduces.
 pub struct Rng(pub u64);
