@@ -406,7 +406,7 @@ impl<'m> Engine<'m> {
     ) {
         let (pools, walk, g) = (o.pools, o.walk, o.g);
         match &self.family {
-            FamilyKernel::Geometric { sweep: Some(s), .. } => {
+            FamilyKernel::Geometric { sweep: Some(s), .. } if walk.narrow() => {
                 s.offset(o, pairs, dr, self.simd && o.wide, steps_buf, seen)
             }
             FamilyKernel::CombatCommander { kernel, grid, flat } => {

@@ -152,6 +152,7 @@ impl GeoSweep {
     ) {
         let cells = o.cells;
         let (pools, w) = (o.pools, o.walk);
+        debug_assert!(w.narrow(), "the sweep lays out 32-bit numerators");
         // The walk laid out once for this offset, then swept over the groups.
         steps_buf.clear();
         let hexes = pools.hexes_of(w);
@@ -162,13 +163,13 @@ impl GeoSweep {
                 hexes
                     .iter()
                     .zip(ends)
-                    .map(|(h, k1)| (o.delta(h.q, h.r) as i32, h.k0, k1)),
+                    .map(|(h, k1)| (o.delta(h.q, h.r) as i32, h.k0 as u32, k1 as u32)),
             );
         } else {
             steps_buf.extend(
                 pools
                     .hex_spans(w)
-                    .map(|(h, k1)| (o.delta(h.q, h.r) as i32, h.k0, k1)),
+                    .map(|(h, k1)| (o.delta(h.q, h.r) as i32, h.k0 as u32, k1 as u32)),
             );
         }
         let steps: &[(i32, u32, u32)] = steps_buf;
@@ -302,7 +303,7 @@ fn geometric_steps(
     if rest.iter().fold(false, |hit, st| hit | test(st)) {
         return false;
     }
-    let above = |h: &HexRec, k1: u32| {
+    let above = |h: &HexRec, k1: u64| {
         let s = surface[(base + fa * h.q as i64 + fb * h.r as i64) as usize] as i64;
         let k = if a >= 0 { h.k0 } else { k1 } as i64;
         (s - e0) * den > a * k

@@ -80,26 +80,30 @@ pub fn symmetries() -> [Symmetry; 12] {
 /// A hex stretch between the ends: its offset from the observer and where the
 /// line enters it (`k0`), as a numerator over the walk's `den`. Where it leaves
 /// is where the next stretch starts (see [`Lines::hex_spans`]), which keeps a
-/// record at 8 bytes: walks are most of the engine's memory.
+/// record at 12 bytes (packed: walks are most of the engine's memory). The
+/// numerator is 64-bit because a walk's denominator, the least common multiple of
+/// its three families' cut counts, passes 2^32 for some offsets beyond 1000 hexes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed(4))]
 pub struct HexRec {
     /// Axial offset from the observer.
     pub q: i16,
     /// Axial offset from the observer.
     pub r: i16,
     /// Entry fraction numerator.
-    pub k0: u32,
+    pub k0: u64,
 }
 
 /// A stretch exactly along the hexside between hexes `a` and `b`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed(4))]
 pub struct SideRec {
     /// First hex beside the stretch (with the entry fraction).
     pub a: HexRec,
     /// Second hex beside the stretch.
     pub b: HexRec,
     /// Exit fraction numerator.
-    pub k1: u32,
+    pub k1: u64,
 }
 
 /// A hexside crossing that touches neither end: from hex (`q`, `r`) across its side
@@ -145,11 +149,20 @@ pub struct Walk {
     /// The last between-stretch before the target.
     pub last: Edge,
     /// Common denominator of the `k` numerators.
-    pub den: u32,
+    pub den: u64,
     /// Where the last between-stretch ends (the target hex begins).
-    pub k_end: u32,
-    /// False when the fractions did not fit the compact form; such pairs take the plain path.
+    pub k_end: u64,
+    /// False when the offsets did not fit the compact form; such pairs take the plain path.
     pub exact: bool,
+}
+
+impl Walk {
+    /// True when every numerator fits 32 bits, as the geometric sweep's laid-out
+    /// steps and exact `i64` products need (every walk within 1000 hexes).
+    #[inline]
+    pub fn narrow(&self) -> bool {
+        self.den <= u64::from(u32::MAX)
+    }
 }
 
 /// All walks a map needs, and the table from offset to (walk, symmetry).
@@ -296,7 +309,7 @@ impl Pools {
     }
 
     /// The hex stretches of a walk with where each ends: `(record, k1)`.
-    pub fn hex_spans<'a>(&'a self, w: &'a Walk) -> impl Iterator<Item = (HexRec, u32)> + 'a {
+    pub fn hex_spans<'a>(&'a self, w: &'a Walk) -> impl Iterator<Item = (HexRec, u64)> + 'a {
         let hexes = self.hexes_of(w);
         let sides = self.sides_of(w);
         let mut side = 0;
@@ -306,7 +319,7 @@ impl Pools {
                 side += 1;
             }
             let next_hex = hexes.get(m + 1).map_or(w.k_end, |n| n.k0);
-            let next_side = sides.get(side).map_or(u32::MAX, |s| s.a.k0);
+            let next_side = sides.get(side).map_or(u64::MAX, |s| s.a.k0);
             (*h, next_hex.min(next_side))
         })
     }
@@ -391,13 +404,11 @@ impl Pools {
         let origin = Hex::new(0, 0);
         let mut cuts = Cuts::new(d, limit.max(2));
         let den = cuts.den;
-        // Every fraction of one walk is a numerator over `den`, kept if it fits.
+        // Every fraction of one walk is a numerator over `den` (below 2^51 for
+        // offsets that fit `i16`), kept if the offsets fit.
         let small = |h: Hex| i16::try_from(h.q).is_ok() && i16::try_from(h.r).is_ok();
-        let exact = den <= u32::MAX as i64
-            && small(d)
-            && small(d + Hex::new(1, 1))
-            && small(d - Hex::new(1, 1));
-        let k = |n: i64| if exact { n as u32 } else { 0 };
+        let exact = small(d) && small(d + Hex::new(1, 1)) && small(d - Hex::new(1, 1));
+        let k = |n: i64| if exact { n as u64 } else { 0 };
         let rec = |h: Hex, k0: i64| HexRec {
             q: h.q as i16,
             r: h.r as i16,
@@ -405,7 +416,7 @@ impl Pools {
         };
         let start = (self.hexes.len(), self.sides.len(), self.crosses.len());
         let mut walk = Walk {
-            den: if exact { den as u32 } else { 1 },
+            den: if exact { den as u64 } else { 1 },
             exact,
             ..Walk::default()
         };

@@ -221,6 +221,88 @@ mod tests {
         blind
     }
 
+    /// Offsets beyond 1000 hexes whose walks' common denominator passes 2^32
+    /// (offset (1, 1290) is the nearest on a 2-column map) are compiled and judged
+    /// by the kernel like any other: viewsheds and zone matrices over such lines
+    /// equal the explained query, for every family.
+    #[test]
+    fn walks_with_denominators_beyond_32_bits_are_exact() {
+        use crate::engine::lines::Pools;
+        use crate::engine::matrix::{Selection, matrix};
+        let wide = |d: Hex| {
+            let mut p = Pools::default();
+            p.compile(d);
+            p.walks[0].exact && !p.walks[0].narrow()
+        };
+        assert!(wide(Hex::new(1, 1290)));
+        for rs in [
+            "geometric",
+            "combat-commander",
+            "asl",
+            "napoleonic",
+            "miniatures",
+        ] {
+            // A random map opened up between its ends but for two hexes, so that
+            // far lines are seen (from column 1 to 0) as well as blocked. For the
+            // families that read heights along the line, the open ground is a ramp
+            // up to the far end, raised as high, so that far lines run close above
+            // the ground all the way and any error in where a stretch lies shows
+            // (the level families read a ramp as crests that hide everything).
+            let ramp = matches!(rs, "geometric" | "miniatures");
+            let mut map = crate::engine::testmaps::random_map(rs, 2, 2, 1320);
+            let open = map.default.clone();
+            let layout = map.layout;
+            let opened = |h: Hex| {
+                let (col, row) = layout.offset_of(h);
+                row > 5 && row < 1310 && (col, row) != (0, 300) && (col, row) != (1, 1000)
+            };
+            for i in 0..map.len() {
+                let h = map.hex_of(i);
+                let row = layout.offset_of(h).1;
+                let c = map.cell_mut(h).unwrap();
+                if opened(h) {
+                    *c = open.clone();
+                }
+                if ramp {
+                    c.level += row.min(1310) / 100;
+                }
+            }
+            map.units.retain(|u| !opened(u.hex));
+            map.markers.retain(|m| !opened(m.hex));
+            let e = Engine::new(&map);
+            let row_of = |i: usize| map.layout.offset_of(map.hex_of(i)).1;
+            let sel = Selection {
+                from: (0..map.len())
+                    .filter(|&i| row_of(i) < 12)
+                    .step_by(5)
+                    .collect(),
+                to: (0..map.len()).collect(),
+            };
+            let m = matrix(&e, &sel, &Control::default()).unwrap();
+            let (mut wide_seen, mut wide_blocked) = (0, 0);
+            for (r, &i) in sel.from.iter().enumerate() {
+                check_viewshed(&map, &e, i, rs);
+                let v = viewshed_of(&e, i, &Control::default()).unwrap();
+                for (j, t) in v.targets.iter().enumerate() {
+                    assert_eq!(m.bits.get(r, j), t.verdict.sees(), "{rs}: {i} -> {j}");
+                    if map.hex_of(i).distance(map.hex_of(j)) > 1200
+                        && wide(map.hex_of(j) - map.hex_of(i))
+                    {
+                        *if t.verdict.sees() {
+                            &mut wide_seen
+                        } else {
+                            &mut wide_blocked
+                        } += 1;
+                    }
+                }
+            }
+            assert!(
+                wide_seen > 0 && wide_blocked > 0,
+                "{rs}: {wide_seen} seen, {wide_blocked} blocked"
+            );
+        }
+    }
+
     /// Every family, random maps with units and depressions: each viewshed
     /// target equals the explained query's verdict, hindrance and blind flag.
     #[test]

@@ -87,7 +87,7 @@ impl<K: Kernel> Walker<'_, K> {
         let cell_at = |q: i16, r: i16| (base + fa * q as i64 + fb * r as i64) as usize;
         let hex_at = |q: i16, r: i16| from + sym.apply(Hex::new(q as i32, r as i32));
         let den = walk.den as i64;
-        let at = |h: Hex, k0: u32, k1: u32, e: Edge| At {
+        let at = |h: Hex, k0: u64, k1: u64, e: Edge| At {
             hex: h,
             t0: Ratio {
                 num: k0 as i64,
