@@ -10,6 +10,9 @@
 use super::*;
 use crate::files::Entry;
 
+/// Height of the places and listing columns, in points.
+const BODY_HEIGHT: f32 = 300.0;
+
 /// A browser under way.
 #[derive(Clone, Debug)]
 pub struct Browser {
@@ -225,13 +228,14 @@ impl Browser {
             self.path_bar(ui, &mut open_dir);
             ui.separator();
             ui.horizontal_top(|ui| {
-                ui.allocate_ui(vec2(170.0, 300.0), |ui| {
-                    ui.set_min_size(vec2(170.0, 300.0));
-                    ui.vertical(|ui| self.places(ui, places, &mut open_dir));
+                // A fixed height: the separator spans the row, which must not grow it.
+                ui.set_height(BODY_HEIGHT);
+                ui.vertical(|ui| {
+                    ui.set_width(170.0);
+                    self.places(ui, places, &mut open_dir);
                 });
                 ui.separator();
                 ui.vertical(|ui| {
-                    ui.set_min_height(300.0);
                     go |= self.listing_ui(ui, &mut open_dir);
                 });
             });
@@ -289,7 +293,7 @@ impl Browser {
     fn path_bar(&mut self, ui: &mut Ui, open_dir: &mut Option<PathBuf>) {
         ui.horizontal_wrapped(|ui| {
             let up = ui
-                .add_enabled(self.dir.parent().is_some(), egui::Button::new("⬆ Up"))
+                .add_enabled(self.dir.parent().is_some(), egui::Button::new("Up"))
                 .on_hover_text("Parent folder");
             if up.clicked() {
                 *open_dir = self.dir.parent().map(Path::to_path_buf);
@@ -341,12 +345,12 @@ impl Browser {
         }
         egui::ScrollArea::vertical()
             .id_salt("places")
-            .max_height(280.0)
+            .max_height(BODY_HEIGHT - 20.0)
             .show(ui, |ui| {
                 ui.with_layout(egui::Layout::top_down_justified(egui::Align::LEFT), |ui| {
                     for (name, d) in picks {
                         let r = ui
-                            .selectable_label(d == self.dir, format!("🗀 {name}"))
+                            .selectable_label(d == self.dir, name)
                             .on_hover_text(d.display().to_string());
                         if r.clicked() {
                             *open_dir = Some(d);
@@ -380,12 +384,12 @@ impl Browser {
         egui::ScrollArea::vertical()
             .id_salt(("listing", self.dir.clone()))
             .auto_shrink([false, false])
-            .max_height(300.0)
+            .max_height(BODY_HEIGHT)
             .show_rows(ui, row_h, rows.len(), |ui, range| {
                 ui.with_layout(egui::Layout::top_down_justified(egui::Align::LEFT), |ui| {
                     for e in &rows[range] {
                         let text = if e.is_dir {
-                            RichText::new(format!("🗀 {}", e.name)).strong()
+                            RichText::new(format!("{}/", e.name)).strong()
                         } else {
                             RichText::new(&e.name)
                         };
