@@ -1,7 +1,8 @@
 //! hexsight-editor: paint hex maps and see sight lines live.
 //!
 //! `hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting]
-//! [--export-png OUT] [--export-scale N] [--export-svg OUT] [--quit] [--browse open|save-as|png|background]`
+//! [--export-png OUT] [--export-scale N] [--export-svg OUT] [--export-background] [--quit]
+//! [--browse open|save-as|png|background]`
 //! The options set up a view at start and export it (screenshots, demos, CI);
 //! `--browse` opens the file browser at the map's folder (for screenshots of it).
 
@@ -20,6 +21,7 @@ struct Args {
     script: hexsight_editor::app::Script,
     scale: f32,
     browse: Option<PathPurpose>,
+    export_background: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -31,13 +33,14 @@ fn parse_args() -> Result<Args, String> {
         script: Default::default(),
         scale: 1.0,
         browse: None,
+        export_background: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "-h" | "--help" => {
                 println!(
-                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting] [--export-png OUT] [--export-scale N] [--export-svg OUT] [--quit] [--browse open|save-as|png|background]"
+                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting] [--export-png OUT] [--export-scale N] [--export-svg OUT] [--export-background] [--quit] [--browse open|save-as|png|background]"
                 );
                 std::process::exit(0);
             }
@@ -55,6 +58,7 @@ fn parse_args() -> Result<Args, String> {
                 };
             }
             "--quit" => a.script.quit = true,
+            "--export-background" => a.export_background = true,
             "--browse" => {
                 a.browse = Some(match it.next().as_deref() {
                     Some("open") => PathPurpose::Open,
@@ -127,6 +131,7 @@ fn main() -> ExitCode {
         });
     }
     app.export_scale = args.scale;
+    app.export_background = args.export_background;
     let s = &args.script;
     if s.png.is_some() || s.svg.is_some() || s.quit {
         app.script = Some(args.script);

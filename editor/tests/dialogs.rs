@@ -404,6 +404,10 @@ fn the_geo_block_is_edited_in_properties_undone_and_saved() {
     h.run_steps(2);
     h.get_by_label("Georeferenced").click_accesskit();
     h.run_steps(2);
+    // The grown dialog still fits the editor's default window (860 points high).
+    let apply = h.get_by_label("Apply").rect();
+    assert!(apply.max.y <= 860.0, "{apply:?}");
+    h.run_steps(2);
     h.get_by_label("Apply").click_accesskit();
     h.run_steps(3);
     assert!(h.state().error.is_none(), "{:?}", h.state().error);

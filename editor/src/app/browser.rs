@@ -362,13 +362,25 @@ impl Browser {
 
     /// The folder's rows; returns true when a file was double-clicked.
     fn listing_ui(&mut self, ui: &mut Ui, open_dir: &mut Option<PathBuf>) -> bool {
-        let rows = match self.entries() {
-            Ok(rows) => rows.clone(),
+        self.entries();
+        // Taken out for the frame (not cloned: a folder may hold thousands of rows).
+        let Some(listing) = self.listing.take() else {
+            return false;
+        };
+        let go = match &listing.2 {
+            Ok(rows) => self.rows_ui(ui, rows, open_dir),
             Err(e) => {
-                ui.colored_label(Color32::from_rgb(240, 120, 90), e.clone());
-                return false;
+                ui.colored_label(Color32::from_rgb(240, 120, 90), e);
+                false
             }
         };
+        if self.listing.is_none() {
+            self.listing = Some(listing);
+        }
+        go
+    }
+
+    fn rows_ui(&mut self, ui: &mut Ui, rows: &[Entry], open_dir: &mut Option<PathBuf>) -> bool {
         if rows.is_empty() {
             let exts: Vec<String> = self
                 .purpose

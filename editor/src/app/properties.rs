@@ -261,35 +261,35 @@ fn general_rows(ui: &mut Ui, f: &mut PropertiesForm) {
     ui.end_row();
 }
 
-/// The georeference: EPSG code, first hex's centre and hex size in CRS units.
+/// The georeference: EPSG code, first hex's centre and hex size in CRS units
+/// (two lines, so the dialog still fits a laptop screen).
 fn geo_rows(ui: &mut Ui, f: &mut PropertiesForm) {
     ui.checkbox(&mut f.georeferenced, "Georeferenced")
         .on_hover_text("Where the map lies on the ground: GeoJSON overlays and DEM imports use it");
     ui.add_enabled_ui(f.georeferenced, |ui| {
-        egui::Grid::new("geo-grid").num_columns(2).show(ui, |ui| {
-            ui.label("EPSG code");
-            ui.add(
-                egui::DragValue::new(&mut f.epsg)
-                    .range(1..=999_999)
-                    .speed(0.0),
-            )
-            .on_hover_text("A projected CRS, e.g. 32631 (WGS 84 / UTM zone 31N)");
-            ui.end_row();
-            let first = "first hex";
-            ui.label(format!("Origin x ({first})"));
-            ui.add(egui::DragValue::new(&mut f.origin.0).speed(1.0));
-            ui.end_row();
-            ui.label(format!("Origin y ({first})"));
-            ui.add(egui::DragValue::new(&mut f.origin.1).speed(1.0));
-            ui.end_row();
-            ui.label("Hex size");
-            ui.add(
-                egui::DragValue::new(&mut f.geo_hex)
-                    .range(0.001..=1e7)
-                    .speed(1.0),
-            )
-            .on_hover_text("Distance between neighbouring hex centres, in CRS units");
-            ui.end_row();
+        ui.vertical(|ui| {
+            ui.horizontal(|ui| {
+                ui.label("EPSG");
+                ui.add(
+                    egui::DragValue::new(&mut f.epsg)
+                        .range(1..=999_999)
+                        .speed(0.0),
+                )
+                .on_hover_text("A projected CRS, e.g. 32631 (WGS 84 / UTM zone 31N)");
+                ui.label("hex size");
+                ui.add(
+                    egui::DragValue::new(&mut f.geo_hex)
+                        .range(0.001..=1e7)
+                        .speed(1.0),
+                )
+                .on_hover_text("Distance between neighbouring hex centres, in CRS units");
+            });
+            ui.horizontal(|ui| {
+                ui.label("First hex's centre x");
+                ui.add(egui::DragValue::new(&mut f.origin.0).speed(1.0));
+                ui.label("y");
+                ui.add(egui::DragValue::new(&mut f.origin.1).speed(1.0));
+            });
         });
     });
     ui.end_row();
