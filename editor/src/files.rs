@@ -240,6 +240,10 @@ pub struct Entry {
     pub name: String,
     /// A folder (else a file).
     pub is_dir: bool,
+    /// A file's length in bytes.
+    pub size: Option<u64>,
+    /// When it was last changed, in seconds since the epoch.
+    pub modified: Option<u64>,
 }
 
 /// Most rows a listing holds: a folder of a million files must not stall a frame.
@@ -265,7 +269,22 @@ pub fn read_folder(dir: &Path, exts: &[&str], hidden: bool) -> Result<Vec<Entry>
                 || path
                     .extension()
                     .is_some_and(|x| exts.iter().any(|e| x.eq_ignore_ascii_case(e)));
-            wanted.then_some(Entry { path, name, is_dir })
+            if !wanted {
+                return None;
+            }
+            let meta = std::fs::metadata(&path).ok();
+            let modified = meta
+                .as_ref()
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_secs());
+            Some(Entry {
+                size: meta.filter(|m| m.is_file()).map(|m| m.len()),
+                modified,
+                path,
+                name,
+                is_dir,
+            })
         })
         .collect();
     out.sort_by(|a, b| {

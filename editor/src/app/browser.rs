@@ -405,8 +405,23 @@ impl Browser {
                         } else {
                             RichText::new(&e.name)
                         };
-                        let sel = self.selected.as_ref() == Some(&e.path);
+                        // The row the file-name field names is lit too (Save as starts on the map's file).
+                        let sel = self.selected.as_ref() == Some(&e.path)
+                            || (!e.is_dir && e.name == self.name.trim());
                         let r = ui.selectable_label(sel, text);
+                        // Size and age drawn at the row's right end (not part of its label).
+                        let info = [e.size.map(size_text), e.modified.map(super::dialogs::ago)]
+                            .into_iter()
+                            .flatten()
+                            .collect::<Vec<_>>()
+                            .join("   ");
+                        ui.painter().text(
+                            r.rect.right_center() - vec2(6.0, 0.0),
+                            egui::Align2::RIGHT_CENTER,
+                            info,
+                            egui::FontId::proportional(12.0),
+                            ui.visuals().weak_text_color(),
+                        );
                         if r.clicked() {
                             self.selected = Some(e.path.clone());
                             self.message = None;
@@ -470,6 +485,16 @@ fn expand_home(typed: &str) -> PathBuf {
     match (typed.strip_prefix("~/"), home()) {
         (Some(rest), Some(h)) => h.join(rest),
         _ => PathBuf::from(typed),
+    }
+}
+
+/// A file length for people: `812 B`, `4.2 kB`, `13.0 MB`.
+fn size_text(n: u64) -> String {
+    match n {
+        0..1_000 => format!("{n} B"),
+        1_000..1_000_000 => format!("{:.1} kB", n as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
+        _ => format!("{:.1} GB", n as f64 / 1e9),
     }
 }
 

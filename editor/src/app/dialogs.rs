@@ -314,7 +314,8 @@ impl EditorApp {
     }
 }
 
-fn ago(t: u64) -> String {
+/// How long ago a time (seconds since the epoch) was, in words.
+pub(super) fn ago(t: u64) -> String {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
