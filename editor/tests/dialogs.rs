@@ -154,6 +154,28 @@ fn the_open_button_and_enter_open_the_picked_file_and_escape_cancels() {
     h.key_press(Key::Enter);
     h.run_steps(3);
     assert_eq!(h.state().doc.map().name, "First map");
+
+    // Typed into the name field: a folder's name goes there, a path opens its file.
+    browse(&mut h, PathPurpose::Open, format!("{}/", root.display()));
+    let set_name = |h: &mut Harness<'_, EditorApp>, text: &str| {
+        if let Some(Dialog::Browse(b)) = &mut h.state_mut().dialog {
+            b.name = text.into();
+        }
+        h.run_steps(1);
+        h.key_press(Key::Enter);
+        h.run_steps(3);
+    };
+    set_name(&mut h, "boards");
+    assert_eq!(browser_dir(&h), root.join("boards"));
+    set_name(&mut h, "missing.json");
+    h.get_by_label_contains("There is no file");
+    assert!(matches!(h.state().dialog, Some(Dialog::Browse(_))));
+    set_name(&mut h, &root.join("first.json").display().to_string());
+    assert!(h.state().dialog.is_none());
+    assert_eq!(
+        h.state().doc.path.as_deref(),
+        Some(root.join("first.json").as_path())
+    );
 }
 
 #[test]
