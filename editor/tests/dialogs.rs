@@ -170,12 +170,11 @@ fn the_open_button_and_enter_open_the_picked_file_and_escape_cancels() {
     set_name(&mut h, "missing.json");
     h.get_by_label_contains("There is no file");
     assert!(matches!(h.state().dialog, Some(Dialog::Browse(_))));
-    set_name(&mut h, &root.join("first.json").display().to_string());
+    let north = root.join("boards/north.json");
+    set_name(&mut h, &north.display().to_string());
     assert!(h.state().dialog.is_none());
-    assert_eq!(
-        h.state().doc.path.as_deref(),
-        Some(root.join("first.json").as_path())
-    );
+    assert_eq!(h.state().doc.map().name, "North board");
+    assert_eq!(h.state().doc.path.as_deref(), Some(north.as_path()));
 }
 
 #[test]
