@@ -178,6 +178,37 @@ fn the_open_button_and_enter_open_the_picked_file_and_escape_cancels() {
 }
 
 #[test]
+fn the_browser_is_used_from_the_keyboard() {
+    let (_t, root) = folder();
+    let mut h = harness(&root.join("data"), None);
+    browse(&mut h, PathPurpose::Open, format!("{}/", root.display()));
+    // Down picks the first row (the folder), Enter goes in.
+    h.key_press(Key::ArrowDown);
+    h.run_steps(2);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert_eq!(browser_dir(&h), root.join("boards"));
+    // Backspace goes back up; down twice picks the folder, then the map after it.
+    h.key_press(Key::Backspace);
+    h.run_steps(3);
+    assert_eq!(browser_dir(&h), root);
+    for k in [Key::ArrowDown, Key::ArrowDown] {
+        h.key_press(k);
+        h.run_steps(1);
+    }
+    let Some(Dialog::Browse(b)) = &h.state().dialog else {
+        panic!("the browser closed");
+    };
+    assert_eq!(
+        b.name, "first.json",
+        "a file picked by arrow fills the name"
+    );
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert_eq!(h.state().doc.map().name, "First map");
+}
+
+#[test]
 fn a_folder_that_cannot_be_read_is_a_message_in_the_browser() {
     let (_t, root) = folder();
     let mut h = harness(&root.join("data"), None);

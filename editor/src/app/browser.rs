@@ -222,6 +222,15 @@ impl Browser {
         let mut outcome = Outcome::Stay;
         let mut go = enter && !asking;
         let mut open_dir: Option<PathBuf> = None;
+        // Backspace or Alt+Up: the parent folder (unless typing in the name field).
+        if !asking
+            && !ctx.egui_wants_keyboard_input()
+            && ctx.input(|i| {
+                i.key_pressed(Key::Backspace) || (i.modifiers.alt && i.key_pressed(Key::ArrowUp))
+            })
+        {
+            open_dir = self.dir.parent().map(Path::to_path_buf);
+        }
         egui::Modal::new(egui::Id::unique("file-browser")).show(ctx, |ui| {
             ui.set_width(680.0);
             ui.heading(self.purpose.title());
@@ -393,53 +402,86 @@ impl Browser {
         }
         let mut go = false;
         let row_h = ui.spacing().interact_size.y;
-        egui::ScrollArea::vertical()
+        // Arrow keys move the selection while no text field has the keyboard.
+        let step = if ui.ctx().egui_wants_keyboard_input() {
+            0
+        } else {
+            ui.input(|i| {
+                let (down, up) = (i.key_pressed(Key::ArrowDown), i.key_pressed(Key::ArrowUp));
+                if i.modifiers.alt {
+                    0
+                } else {
+                    i64::from(down) - i64::from(up)
+                }
+            })
+        };
+        let mut area = egui::ScrollArea::vertical()
             .id_salt(("listing", self.dir.clone()))
             .auto_shrink([false, false])
-            .max_height(BODY_HEIGHT)
-            .show_rows(ui, row_h, rows.len(), |ui, range| {
-                ui.with_layout(egui::Layout::top_down_justified(egui::Align::LEFT), |ui| {
-                    for e in &rows[range] {
-                        let text = if e.is_dir {
-                            RichText::new(format!("{}/", e.name)).strong()
-                        } else {
-                            RichText::new(&e.name)
-                        };
-                        // The row the file-name field names is lit too (Save as starts on the map's file).
-                        let sel = self.selected.as_ref() == Some(&e.path)
-                            || (!e.is_dir && e.name == self.name.trim());
-                        let r = ui.selectable_label(sel, text);
-                        // Size and age drawn at the row's right end (not part of its label).
-                        let info = [e.size.map(size_text), e.modified.map(super::dialogs::ago)]
-                            .into_iter()
-                            .flatten()
-                            .collect::<Vec<_>>()
-                            .join("   ");
-                        ui.painter().text(
-                            r.rect.right_center() - vec2(6.0, 0.0),
-                            egui::Align2::RIGHT_CENTER,
-                            info,
-                            egui::FontId::proportional(12.0),
-                            ui.visuals().weak_text_color(),
-                        );
-                        if r.clicked() {
-                            self.selected = Some(e.path.clone());
-                            self.message = None;
-                            if !e.is_dir {
-                                self.name = e.name.clone();
-                            }
-                        }
-                        if r.double_clicked() {
-                            if e.is_dir {
-                                *open_dir = Some(e.path.clone());
-                            } else {
-                                self.name = e.name.clone();
-                                go = true;
-                            }
+            .max_height(BODY_HEIGHT);
+        if step != 0 {
+            let at = self
+                .selected
+                .as_ref()
+                .and_then(|s| rows.iter().position(|e| e.path == *s));
+            let next = at.map_or(0, |i| {
+                (i as i64 + step).clamp(0, rows.len() as i64 - 1) as usize
+            });
+            let e = &rows[next];
+            self.selected = Some(e.path.clone());
+            self.message = None;
+            if !e.is_dir {
+                self.name = e.name.clone();
+            } else if !self.purpose.writes() {
+                // Enter then goes into the folder rather than opening the last file named.
+                self.name.clear();
+            }
+            let full = row_h + ui.spacing().item_spacing.y;
+            area = area.vertical_scroll_offset((next as f32 * full - BODY_HEIGHT / 2.0).max(0.0));
+        }
+        area.show_rows(ui, row_h, rows.len(), |ui, range| {
+            ui.with_layout(egui::Layout::top_down_justified(egui::Align::LEFT), |ui| {
+                for e in &rows[range] {
+                    let text = if e.is_dir {
+                        RichText::new(format!("{}/", e.name)).strong()
+                    } else {
+                        RichText::new(&e.name)
+                    };
+                    // The row the file-name field names is lit too (Save as starts on the map's file).
+                    let sel = self.selected.as_ref() == Some(&e.path)
+                        || (!e.is_dir && e.name == self.name.trim());
+                    let r = ui.selectable_label(sel, text);
+                    // Size and age drawn at the row's right end (not part of its label).
+                    let info = [e.size.map(size_text), e.modified.map(super::dialogs::ago)]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join("   ");
+                    ui.painter().text(
+                        r.rect.right_center() - vec2(6.0, 0.0),
+                        egui::Align2::RIGHT_CENTER,
+                        info,
+                        egui::FontId::proportional(12.0),
+                        ui.visuals().weak_text_color(),
+                    );
+                    if r.clicked() {
+                        self.selected = Some(e.path.clone());
+                        self.message = None;
+                        if !e.is_dir {
+                            self.name = e.name.clone();
                         }
                     }
-                });
+                    if r.double_clicked() {
+                        if e.is_dir {
+                            *open_dir = Some(e.path.clone());
+                        } else {
+                            self.name = e.name.clone();
+                            go = true;
+                        }
+                    }
+                }
             });
+        });
         go
     }
 
