@@ -494,3 +494,40 @@ fn the_geo_block_is_edited_in_properties_undone_and_saved() {
     h.run_steps(2);
     assert_eq!(h.state().doc.map().geo, Some(g));
 }
+
+#[test]
+fn combine_and_background_pick_their_files_in_the_browser() {
+    let (_t, root) = folder();
+    let scan = root.join("scan.jpg");
+    image::RgbImage::from_pixel(8, 8, image::Rgb([10, 200, 10]))
+        .save(&scan)
+        .unwrap();
+    let mut h = harness(&root.join("data"), Some(root.join("first.json")));
+    browse(
+        &mut h,
+        PathPurpose::Combine,
+        format!("{}/boards/", root.display()),
+    );
+    double_click(&mut h, "north.json");
+    assert!(
+        matches!(h.state().dialog, Some(Dialog::Combine(_))),
+        "{:?}",
+        h.state().dialog
+    );
+    h.state_mut().dialog = None;
+    h.run_steps(2);
+    // Pictures only: the maps are not offered for a background.
+    browse(
+        &mut h,
+        PathPurpose::Background,
+        format!("{}/", root.display()),
+    );
+    assert!(h.query_by_label("first.json").is_none());
+    h.get_by_label("scan.png");
+    double_click(&mut h, "scan.jpg");
+    assert!(h.state().dialog.is_none());
+    assert_eq!(
+        Background::of(h.state().doc.map()).unwrap().image,
+        "scan.jpg"
+    );
+}
