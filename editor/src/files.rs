@@ -231,37 +231,70 @@ fn process_alive(pid: u32) -> bool {
     proc.is_dir() && proc.join(pid.to_string()).exists()
 }
 
-/// The folder a typed path points into, and its folders and `.ext` files (`png|jpg`: either)
-/// (hidden ones left out), folders first, each group by name.
-pub fn list_dir(typed: &str, ext: &str) -> (PathBuf, Vec<(PathBuf, bool)>) {
-    let p = PathBuf::from(if typed.is_empty() { "." } else { typed });
-    let dir = if typed.ends_with('/') || p.is_dir() {
-        p
-    } else {
-        p.parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("."))
-    };
-    let mut out: Vec<(PathBuf, bool)> = std::fs::read_dir(&dir)
-        .map(|rd| {
-            rd.flatten()
-                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-                .filter_map(|e| {
-                    let path = e.path();
-                    let is_dir = path.is_dir();
-                    let wanted = is_dir
-                        || path
-                            .extension()
-                            .is_some_and(|x| ext.split('|').any(|e| x.eq_ignore_ascii_case(e)));
-                    wanted.then_some((path, is_dir))
-                })
-                .collect()
+/// One row of a folder listing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The full path.
+    pub path: PathBuf,
+    /// The name shown.
+    pub name: String,
+    /// A folder (else a file).
+    pub is_dir: bool,
+    /// A file's length in bytes.
+    pub size: Option<u64>,
+    /// When it was last changed, in seconds since the epoch.
+    pub modified: Option<u64>,
+}
+
+/// Most rows a listing holds: a folder of a million files must not stall a frame.
+pub const LISTING_LIMIT: usize = 2000;
+
+/// The subfolders of `dir` and its files whose extension is one of `exts`
+/// (any case), folders first, each group by name; names starting with a dot
+/// only when `hidden`. The error is the system's message (no permission, gone),
+/// for the file browser to show instead of a listing.
+pub fn read_folder(dir: &Path, exts: &[&str], hidden: bool) -> Result<Vec<Entry>, String> {
+    let rd = std::fs::read_dir(dir).map_err(|e| format!("Cannot read {}: {e}", dir.display()))?;
+    let mut out: Vec<Entry> = rd
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !hidden && name.starts_with('.') {
+                return None;
+            }
+            let path = e.path();
+            // Follows links: a link to a folder is browsed as one.
+            let is_dir = path.is_dir();
+            let wanted = is_dir
+                || path
+                    .extension()
+                    .is_some_and(|x| exts.iter().any(|e| x.eq_ignore_ascii_case(e)));
+            if !wanted {
+                return None;
+            }
+            let meta = std::fs::metadata(&path).ok();
+            let modified = meta
+                .as_ref()
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_secs());
+            Some(Entry {
+                size: meta.filter(|m| m.is_file()).map(|m| m.len()),
+                modified,
+                path,
+                name,
+                is_dir,
+            })
         })
-        .unwrap_or_default();
-    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    out.truncate(500);
-    (dir, out)
+        .collect();
+    out.sort_by(|a, b| {
+        b.is_dir
+            .cmp(&a.is_dir)
+            .then_with(|| a.name.to_lowercase().cmp(&b.name.to_lowercase()))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    out.truncate(LISTING_LIMIT);
+    Ok(out)
 }
 
 /// Loads a map for the editor; the error text is the loader's own message.
@@ -322,6 +355,30 @@ mod tests {
             s.recent_folders(),
             vec![PathBuf::from("/x"), PathBuf::from("/y")]
         );
+    }
+
+    #[test]
+    fn a_folder_lists_subfolders_then_matching_files_and_hides_dot_names() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["b.json", "A.JSON", "c.txt", ".hidden.json", "pic.png"] {
+            std::fs::write(dir.path().join(f), "x").unwrap();
+        }
+        std::fs::create_dir(dir.path().join("zone")).unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        let names = |hidden| -> Vec<String> {
+            read_folder(dir.path(), &["json"], hidden)
+                .unwrap()
+                .into_iter()
+                .map(|e| e.name)
+                .collect()
+        };
+        assert_eq!(names(false), ["zone", "A.JSON", "b.json"]);
+        assert_eq!(
+            names(true),
+            [".git", "zone", ".hidden.json", "A.JSON", "b.json"]
+        );
+        let err = read_folder(&dir.path().join("gone"), &["json"], false).unwrap_err();
+        assert!(err.contains("gone"), "{err}");
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! hexsight-editor: paint hex maps and see sight lines live.
 //!
 //! `hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting]
-//! [--export-png OUT] [--export-scale N] [--export-svg OUT] [--quit]`
-//! The options set up a view at start and export it (screenshots, demos, CI).
+//! [--export-png OUT] [--export-scale N] [--export-svg OUT] [--export-background] [--quit]
+//! [--browse open|save-as|png|background]`
+//! The options set up a view at start and export it (screenshots, demos, CI);
+//! `--browse` opens the file browser at the map's folder (for screenshots of it).
 
 use hexsight_editor::EditorApp;
+use hexsight_editor::app::{Dialog, PathPurpose};
 use hexsight_editor::canvas::Overlay;
 use hexsight_editor::files::{Store, data_dir};
 use std::path::PathBuf;
@@ -17,6 +20,8 @@ struct Args {
     overlay: Option<Overlay>,
     script: hexsight_editor::app::Script,
     scale: f32,
+    browse: Option<PathPurpose>,
+    export_background: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -27,13 +32,15 @@ fn parse_args() -> Result<Args, String> {
         overlay: None,
         script: Default::default(),
         scale: 1.0,
+        browse: None,
+        export_background: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "-h" | "--help" => {
                 println!(
-                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting] [--export-png OUT] [--export-scale N] [--export-svg OUT] [--quit]"
+                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting] [--export-png OUT] [--export-scale N] [--export-svg OUT] [--export-background] [--quit] [--browse open|save-as|png|background]"
                 );
                 std::process::exit(0);
             }
@@ -51,6 +58,20 @@ fn parse_args() -> Result<Args, String> {
                 };
             }
             "--quit" => a.script.quit = true,
+            "--export-background" => a.export_background = true,
+            "--browse" => {
+                a.browse = Some(match it.next().as_deref() {
+                    Some("open") => PathPurpose::Open,
+                    Some("save-as") => PathPurpose::SaveAs,
+                    Some("png") => PathPurpose::Png,
+                    Some("background") => PathPurpose::Background,
+                    other => {
+                        return Err(format!(
+                            "unknown browser {other:?} (open, save-as, png, background)"
+                        ));
+                    }
+                })
+            }
             "--select" => a.select = Some(it.next().ok_or("--select needs a hex label")?),
             "--los" => {
                 let from = it.next().ok_or("--los needs two hex labels")?;
@@ -98,7 +119,19 @@ fn main() -> ExitCode {
         app.selected = hex(s);
     }
     app.overlay = args.overlay;
+    if let Some(purpose) = args.browse {
+        let start = match (&app.doc.path, purpose) {
+            (Some(p), PathPurpose::Png) => p.with_extension("png").display().to_string(),
+            (Some(p), _) => p.display().to_string(),
+            (None, _) => String::new(),
+        };
+        app.dialog = Some(Dialog::Path {
+            purpose,
+            text: start,
+        });
+    }
     app.export_scale = args.scale;
+    app.export_background = args.export_background;
     let s = &args.script;
     if s.png.is_some() || s.svg.is_some() || s.quit {
         app.script = Some(args.script);

@@ -453,7 +453,9 @@ fn open_asks_once_and_save_as_asks_before_replacing_a_file() {
         text,
     });
     h.run_steps(3);
-    h.get_by_label("OK").click();
+    h.get_by_label("other.json").click();
+    h.run_steps(2);
+    h.get_by_label("Open").click();
     h.run_steps(3);
     assert_eq!(
         h.state().doc.map().name,
@@ -462,7 +464,7 @@ fn open_asks_once_and_save_as_asks_before_replacing_a_file() {
     );
     assert!(h.state().dialog.is_none());
 
-    // Save as over the first map: the first OK only warns.
+    // Save as over the first map: Save only asks.
     key(&mut h, Key::B);
     click(&mut h, "J3");
     let text = s.map.display().to_string();
@@ -471,15 +473,15 @@ fn open_asks_once_and_save_as_asks_before_replacing_a_file() {
         text,
     });
     h.run_steps(3);
-    h.get_by_label("OK").click();
+    h.get_by_label("Save").click();
     h.run_steps(3);
-    h.get_by_label_contains("exists. Press OK again");
+    h.get_by_label("Replace demo.json?");
     assert_eq!(
         Map::load(&s.map).unwrap().name,
         "Demo hill",
         "not replaced yet"
     );
-    h.get_by_label("OK").click();
+    h.get_by_label("Replace").click();
     h.run_steps(3);
     assert_eq!(Map::load(&s.map).unwrap().name, "Other map");
     assert_eq!(h.state().doc.path.as_deref(), Some(s.map.as_path()));

@@ -1,4 +1,4 @@
-//! Modal dialogs: paths, new map, properties, unsaved changes, recovery, errors,
+//! Modal dialogs: the file browser (in `browser`), new map, properties, unsaved changes, recovery, errors,
 //! a file changed on disk.
 
 use super::*;
@@ -33,149 +33,14 @@ impl EditorApp {
         };
         let mut keep = true;
         match dialog {
-            Dialog::Path { purpose, mut text } => {
-                let title = match purpose {
-                    PathPurpose::Open => "Open map",
-                    PathPurpose::SaveAs => "Save map as",
-                    PathPurpose::Png => "Export view as PNG",
-                    PathPurpose::Svg => "Export view as SVG",
-                    PathPurpose::Combine => "Combine with board",
-                    PathPurpose::Background => "Background image (PNG or JPEG)",
-                };
-                let ext = match purpose {
-                    PathPurpose::Open | PathPurpose::SaveAs | PathPurpose::Combine => "json",
-                    PathPurpose::Png => "png",
-                    PathPurpose::Svg => "svg",
-                    PathPurpose::Background => "png|jpg|jpeg",
-                };
-                let mut go = false;
-                let confirm = self.confirm_overwrite.clone();
-                egui::Modal::new(egui::Id::unique("path")).show(ctx, |ui| {
-                    ui.set_min_width(520.0);
-                    ui.heading(title);
-                    ui.label("Path:");
-                    let r =
-                        ui.add(egui::TextEdit::singleline(&mut text).desired_width(f32::INFINITY));
-                    if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
-                        go = true;
-                    }
-                    if purpose == PathPurpose::Png {
-                        self.scale_choice(ui);
-                    }
-                    if let Some(c) = &confirm
-                        && c.as_path() == Path::new(text.trim())
-                    {
-                        ui.colored_label(
-                            Color32::from_rgb(240, 180, 60),
-                            format!("{} exists. Press OK again to replace it.", c.display()),
-                        );
-                    }
-                    // A small browser: the folder of the typed path, folders first.
-                    let (dir, entries) = files::list_dir(text.trim(), ext);
-                    ui.label(RichText::new(format!("In {}", dir.display())).small());
-                    egui::ScrollArea::vertical()
-                        .max_height(220.0)
-                        .id_salt("browse")
-                        .show(ui, |ui| {
-                            if let Some(parent) = dir.parent()
-                                && ui.link("../").clicked()
-                            {
-                                text = format!("{}/", parent.display());
-                            }
-                            for (path, is_dir) in entries {
-                                let name = path
-                                    .file_name()
-                                    .map(|n| n.to_string_lossy().into_owned())
-                                    .unwrap_or_default();
-                                let shown = if is_dir { format!("{name}/") } else { name };
-                                let r = ui.link(shown);
-                                if r.clicked() {
-                                    text = if is_dir {
-                                        format!("{}/", path.display())
-                                    } else {
-                                        path.display().to_string()
-                                    };
-                                }
-                                if !is_dir && r.double_clicked() {
-                                    go = true;
-                                }
-                            }
-                        });
-                    let folders = self.store.recent_folders();
-                    if !folders.is_empty() {
-                        ui.label("Recent folders:");
-                        ui.horizontal_wrapped(|ui| {
-                            for d in folders {
-                                if ui.link(format!("{}/", d.display())).clicked() {
-                                    text = in_folder(&d, &text);
-                                }
-                            }
-                        });
-                    }
-                    if purpose == PathPurpose::Open {
-                        let recent = self.store.recent();
-                        if !recent.is_empty() {
-                            ui.label("Recent:");
-                            for p in recent {
-                                if ui.link(p.display().to_string()).clicked() {
-                                    text = p.display().to_string();
-                                }
-                            }
-                        }
-                    }
-                    ui.horizontal(|ui| {
-                        if ui.button("OK").clicked() {
-                            go = true;
-                        }
-                        if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape))
-                        {
-                            keep = false;
-                            self.pending = None;
-                        }
-                    });
-                });
-                let path = PathBuf::from(text.trim());
-                if go && (text.trim().is_empty() || text.trim().ends_with('/') || path.is_dir()) {
-                    go = false;
-                    self.status = "Type or pick a file name".into();
-                }
-                // Replacing another file needs a second OK: it may be someone's work.
-                let replaces = !matches!(
-                    purpose,
-                    PathPurpose::Open | PathPurpose::Combine | PathPurpose::Background
-                ) && path.exists()
-                    && self.doc.path.as_deref() != Some(path.as_path());
-                if go && replaces && self.confirm_overwrite.as_ref() != Some(&path) {
-                    go = false;
-                    self.confirm_overwrite = Some(path.clone());
-                }
-                if go {
-                    keep = false;
-                    self.confirm_overwrite = None;
-                    let _ = self.store.add_recent_folder(&path);
-                    match purpose {
-                        // The unsaved-changes question was asked before this dialog opened.
-                        PathPurpose::Open => self.open(&path),
-                        PathPurpose::SaveAs => {
-                            if self.save_to(&path)
-                                && let Some(p) = self.pending.take()
-                            {
-                                self.run_confirmed(ctx, p);
-                            }
-                        }
-                        PathPurpose::Png => self.export_png(&path),
-                        PathPurpose::Svg => self.export_svg(&path),
-                        PathPurpose::Background => self.set_background(&path),
-                        PathPurpose::Combine => {
-                            self.dialog = Some(Dialog::Combine(CombineForm::new(path)));
-                            keep = true;
-                        }
-                    }
-                } else if keep {
-                    self.dialog = Some(Dialog::Path { purpose, text });
-                } else {
-                    self.confirm_overwrite = None;
-                }
+            Dialog::Path { purpose, text } => {
+                keep = self.browser_dialog(ctx, Browser::new(purpose, &text));
+            }
+            Dialog::Browse(b) => {
+                keep = self.browser_dialog(ctx, *b);
+            }
+            Dialog::Placement(f) => {
+                keep = self.placement_dialog(ctx, f);
             }
             Dialog::Unsaved => {
                 let mut choice = None;
@@ -380,7 +245,7 @@ impl EditorApp {
 
 impl EditorApp {
     /// The PNG scale buttons, with the picture's size in pixels.
-    fn scale_choice(&mut self, ui: &mut Ui) {
+    pub(super) fn scale_choice(&mut self, ui: &mut Ui) {
         ui.horizontal(|ui| {
             ui.label("Scale");
             for s in [1.0, 2.0, 3.0, 4.0] {
@@ -449,17 +314,8 @@ impl EditorApp {
     }
 }
 
-/// The typed file name (if any) in folder `dir`.
-fn in_folder(dir: &Path, typed: &str) -> String {
-    let name = Path::new(typed.trim())
-        .file_name()
-        .filter(|_| !typed.trim().ends_with('/'))
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    format!("{}/{name}", dir.display())
-}
-
-fn ago(t: u64) -> String {
+/// How long ago a time (seconds since the epoch) was, in words.
+pub(super) fn ago(t: u64) -> String {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())

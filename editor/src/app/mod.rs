@@ -3,6 +3,7 @@
 //! [`crate::tools`], analysis through [`crate::jobs`], files through [`crate::files`].
 
 mod boards;
+mod browser;
 mod dialogs;
 mod editing;
 mod panels;
@@ -17,6 +18,7 @@ use crate::jobs::{JobKey, JobKind, JobOutput, Jobs, Polled};
 use crate::stamp::Stamp;
 use crate::tools::{self, LevelMode, Tool, ToolSettings};
 pub use boards::CombineForm;
+pub use browser::{Browser, Outcome};
 use egui::{Color32, Key, PointerButton, Pos2, Rect, RichText, Sense, Ui, vec2};
 use hexsight_analysis::hex::{Hex, HexLine, Layout, Orientation, Side, Stagger};
 use hexsight_analysis::rules::Effect;
@@ -26,7 +28,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-pub use trace::Calibration;
+pub use trace::{Calibration, PlacementForm};
 
 /// The canvas background in exports.
 const EXPORT_BACKGROUND: Color32 = Color32::from_rgb(0x2b, 0x2d, 0x31);
@@ -37,13 +39,18 @@ pub const AUTOSAVE_SECS: u64 = 10;
 /// An open dialog.
 #[derive(Clone, Debug)]
 pub enum Dialog {
-    /// Ask for a path, then run the action with it.
+    /// Ask for a path, then run the action with it: opens the file browser
+    /// at `text` (a folder, or a file whose name fills the name field).
     Path {
         /// What the path is for.
         purpose: PathPurpose,
-        /// The text field.
+        /// Where the browser starts.
         text: String,
     },
+    /// The file browser under way.
+    Browse(Box<Browser>),
+    /// The background placement typed as numbers.
+    Placement(PlacementForm),
     /// New map settings.
     NewMap(NewMapForm),
     /// Map name and scale.
@@ -168,7 +175,8 @@ pub struct EditorApp {
     title: String,
     /// Exports to run once the first frames are drawn (command line).
     pub script: Option<Script>,
-    confirm_overwrite: Option<PathBuf>,
+    /// PNG export draws the background picture too.
+    pub export_background: bool,
     show_help: bool,
     /// The unit id field: (unit it belongs to, text typed).
     id_buf: Option<(String, String)>,
@@ -228,7 +236,7 @@ impl EditorApp {
             allow_close: false,
             title: String::new(),
             script: None,
-            confirm_overwrite: None,
+            export_background: false,
             show_help: false,
             id_buf: None,
             frame: 0,
@@ -412,6 +420,12 @@ impl EditorApp {
     /// Draws the canvas view (map, overlay, LOS, legend) on a page the size of the
     /// canvas, from 0,0: the one drawing behind both exports.
     fn draw_view(&self, s: &mut impl canvas::Surface) {
+        self.draw_scene(s);
+        self.draw_view_legend(s);
+    }
+
+    /// The map, overlay and LOS of [`Self::draw_view`], without the legend.
+    fn draw_scene(&self, s: &mut impl canvas::Surface) {
         let overlay = self.overlay_data();
         let scene = Scene {
             map: self.doc.map(),
@@ -426,6 +440,9 @@ impl EditorApp {
             side: None,
         };
         scene.draw(s);
+    }
+
+    fn draw_view_legend(&self, s: &mut impl canvas::Surface) {
         if self.legend {
             canvas::draw_legend(s, self.doc.map(), self.overlay, Pos2::new(8.0, 8.0));
         }
@@ -442,11 +459,21 @@ impl EditorApp {
         }
     }
 
-    /// Renders the canvas view without a window at `export_scale` pixels per point.
+    /// Renders the canvas view without a window at `export_scale` pixels per
+    /// point, over the background picture when `export_background` asks.
     pub fn render_view(&self) -> Result<egui::ColorImage, String> {
         let size = self.canvas_rect.size();
+        let picture = if self.export_background {
+            self.export_picture()?
+        } else {
+            None
+        };
         crate::export::render(size, self.export_scale, EXPORT_BACKGROUND, |s| {
-            self.draw_view(s)
+            s.fill_alpha = picture.map_or(1.0, |p| p.paint(s, &self.view));
+            self.draw_scene(s);
+            // The legend stays opaque, as on the canvas.
+            s.fill_alpha = 1.0;
+            self.draw_view_legend(s);
         })
     }
 

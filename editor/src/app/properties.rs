@@ -1,5 +1,5 @@
-//! Map properties: name, scale, ruleset, orientation, stagger, first row and
-//! resizing. Each changed property is its own undo step; what a resize or a new
+//! Map properties: name, scale, georeference (the `geo` block), ruleset,
+//! orientation, stagger, first row and resizing. Each changed property is its own undo step; what a resize or a new
 //! layout cuts is shown before Apply and reported after.
 
 use super::*;
@@ -24,6 +24,14 @@ pub struct PropertiesForm {
     pub layout: Layout,
     /// Number of the first row in labels.
     pub first_row: u32,
+    /// Whether the map has a `geo` block.
+    pub georeferenced: bool,
+    /// Its CRS as an EPSG code (projected).
+    pub epsg: u32,
+    /// CRS coordinates of the first hex's centre.
+    pub origin: (f64, f64),
+    /// Distance between neighbouring hex centres, in CRS units.
+    pub geo_hex: f64,
     /// Columns and rows to add (positive) or remove (negative) on each side.
     pub margins: Margins,
     /// What the resize in `margins` would cut: (margins, notes or why not).
@@ -41,6 +49,11 @@ impl PropertiesForm {
             ruleset: m.ruleset_ref.clone(),
             layout: m.layout,
             first_row: m.first_row,
+            georeferenced: m.geo.is_some(),
+            // UTM 31N and 100 m hexes: a start that loads, to be typed over.
+            epsg: m.geo.as_ref().map_or(32631, |g| g.epsg),
+            origin: m.geo.as_ref().map_or((0.0, 0.0), |g| g.origin),
+            geo_hex: m.geo.as_ref().map_or(100.0, |g| g.hex_size),
             margins: Margins::default(),
             preview: None,
         }
@@ -52,6 +65,8 @@ impl EditorApp {
     /// steps before it stay applied (each undoable) and the error is returned.
     pub fn apply_properties(&mut self, f: &PropertiesForm) -> Result<Vec<String>, String> {
         self.end_stroke();
+        // Checked before any step, so a bad EPSG code changes nothing.
+        let geo = f.geo(self.doc.map())?;
         let mut notes = Vec::new();
         if f.ruleset.trim() != self.doc.map().ruleset_ref {
             let origin = self
@@ -83,6 +98,7 @@ impl EditorApp {
         self.doc.edit("Rename map", |m| m.name = name);
         let scale = f.scale(self.doc.map());
         self.doc.edit("Map scale", |m| m.scale = scale);
+        self.doc.edit("Georeference", |m| m.geo = geo);
         // Hexes may have moved or gone: old picks are stale.
         self.selected = None;
         self.los_from = None;
@@ -155,6 +171,23 @@ impl EditorApp {
 }
 
 impl PropertiesForm {
+    /// The `geo` block the form asks for (the old one's extra keys kept),
+    /// checked by the map format's own reader so the file loads again.
+    pub fn geo(&self, m: &Map) -> Result<Option<hexsight_analysis::georef::Geo>, String> {
+        if !self.georeferenced {
+            return Ok(None);
+        }
+        let mut g = hexsight_analysis::georef::Geo {
+            epsg: self.epsg,
+            origin: self.origin,
+            hex_size: self.geo_hex,
+            extra: m.geo.as_ref().map(|g| g.extra.clone()).unwrap_or_default(),
+        };
+        let v = hexsight_analysis::map::geo::to_value(&g);
+        g = hexsight_analysis::map::geo::parse(&v).map_err(|e| e.to_string())?;
+        Ok(Some(g))
+    }
+
     /// The scale the form asks for (the old one's extra keys kept).
     fn scale(&self, m: &Map) -> Option<Scale> {
         if !self.has_scale {
@@ -194,6 +227,7 @@ fn general_rows(ui: &mut Ui, f: &mut PropertiesForm) {
         });
     });
     ui.end_row();
+    geo_rows(ui, f);
     ui.label("Ruleset");
     ui.horizontal(|ui| {
         egui::ComboBox::from_id_salt("props-rs")
@@ -223,6 +257,40 @@ fn general_rows(ui: &mut Ui, f: &mut PropertiesForm) {
     ui.horizontal(|ui| {
         ui.selectable_value(&mut f.first_row, 1, "1");
         ui.selectable_value(&mut f.first_row, 0, "0");
+    });
+    ui.end_row();
+}
+
+/// The georeference: EPSG code, first hex's centre and hex size in CRS units
+/// (two lines, so the dialog still fits a laptop screen).
+fn geo_rows(ui: &mut Ui, f: &mut PropertiesForm) {
+    ui.checkbox(&mut f.georeferenced, "Georeferenced")
+        .on_hover_text("Where the map lies on the ground: GeoJSON overlays and DEM imports use it");
+    ui.add_enabled_ui(f.georeferenced, |ui| {
+        ui.vertical(|ui| {
+            ui.horizontal(|ui| {
+                ui.label("EPSG");
+                ui.add(
+                    egui::DragValue::new(&mut f.epsg)
+                        .range(1..=999_999)
+                        .speed(0.0),
+                )
+                .on_hover_text("A projected CRS, e.g. 32631 (WGS 84 / UTM zone 31N)");
+                ui.label("hex size");
+                ui.add(
+                    egui::DragValue::new(&mut f.geo_hex)
+                        .range(0.001..=1e7)
+                        .speed(1.0),
+                )
+                .on_hover_text("Distance between neighbouring hex centres, in CRS units");
+            });
+            ui.horizontal(|ui| {
+                ui.label("First hex's centre x");
+                ui.add(egui::DragValue::new(&mut f.origin.0).speed(1.0));
+                ui.label("y");
+                ui.add(egui::DragValue::new(&mut f.origin.1).speed(1.0));
+            });
+        });
     });
     ui.end_row();
 }

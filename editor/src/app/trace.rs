@@ -1,6 +1,7 @@
 //! Tracing a scanned board: the background picture under the grid (File >
 //! Background image, the View menu's opacity and show/hide) and its calibration
-//! by clicking the centres of two known hexes.
+//! by clicking the centres of two known hexes or by typing the numbers (hex
+//! size in picture pixels, where a known hex's centre is, rotation).
 
 use super::*;
 use crate::background::{Background, Placement, relative_name};
@@ -12,6 +13,108 @@ pub struct Calibration {
     pub hexes: [String; 2],
     /// Image pixels clicked, in order.
     pub clicks: Vec<(f64, f64)>,
+}
+
+/// The background placement as numbers a user can read off the scan: how
+/// far apart neighbouring hex centres are in picture pixels (the same for flat
+/// and pointy grids), which picture pixel is the centre of a known hex, and the
+/// picture's turn. Map units are hex radii, so one hex size of `hex_px` pixels
+/// is `sqrt(3) / hex_px` map units per pixel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlacementForm {
+    /// Distance between the centres of two neighbouring hexes on the picture, in pixels.
+    pub hex_px: f64,
+    /// The known hex (its label).
+    pub hex: String,
+    /// The picture pixel at that hex's centre.
+    pub x: f64,
+    /// The picture pixel at that hex's centre.
+    pub y: f64,
+    /// Turn of the picture, in degrees, clockwise on screen.
+    pub rotation: f64,
+}
+
+impl PlacementForm {
+    /// The form that describes `p` on `map`, about its first hex.
+    pub fn of(map: &Map, p: &Placement) -> PlacementForm {
+        let h = map.hex_of(0);
+        let (x, y) = p.to_image(map.layout.center(h, 1.0));
+        PlacementForm {
+            hex_px: 3f64.sqrt() / p.scale,
+            hex: map.label(h),
+            x,
+            y,
+            rotation: p.rotation,
+        }
+    }
+
+    /// The placement it asks for; the error says which number is wrong.
+    pub fn placement(&self, map: &Map) -> Result<Placement, String> {
+        if !(self.hex_px.is_finite() && self.hex_px > 0.0) {
+            return Err("The hex size must be a positive number of pixels".into());
+        }
+        if ![self.x, self.y, self.rotation]
+            .iter()
+            .all(|v| v.is_finite())
+        {
+            return Err("The centre and the rotation must be numbers".into());
+        }
+        let h = map
+            .parse_hex(self.hex.trim())
+            .filter(|h| map.contains(*h))
+            .ok_or_else(|| format!("{} is not a hex of this map", self.hex.trim()))?;
+        let mut p = Placement {
+            scale: 3f64.sqrt() / self.hex_px,
+            rotation: self.rotation,
+            offset: (0.0, 0.0),
+        };
+        let (at, want) = (p.to_map((self.x, self.y)), map.layout.center(h, 1.0));
+        p.offset = (want.0 - at.0, want.1 - at.1);
+        Ok(p)
+    }
+}
+
+/// The picture as a textured quad on a canvas whose top-left is `origin`.
+fn picture_mesh(
+    view: &View,
+    origin: Pos2,
+    bg: &Background,
+    tex: egui::TextureId,
+    [w, h]: [usize; 2],
+) -> egui::Shape {
+    let mut mesh = egui::Mesh::with_texture(tex);
+    let (w, h) = (w as f64, h as f64);
+    for (px, uv) in [
+        ((0.0, 0.0), (0.0, 0.0)),
+        ((w, 0.0), (1.0, 0.0)),
+        ((w, h), (1.0, 1.0)),
+        ((0.0, h), (0.0, 1.0)),
+    ] {
+        mesh.vertices.push(egui::epaint::Vertex {
+            pos: view.to_screen(origin, bg.placement.to_map(px)),
+            uv: Pos2::new(uv.0, uv.1),
+            color: Color32::WHITE,
+        });
+    }
+    mesh.indices = vec![0, 1, 2, 0, 2, 3];
+    egui::Shape::mesh(mesh)
+}
+
+/// A background read for a PNG export: the placement and the pixels.
+pub(super) struct ExportPicture(Background, egui::ColorImage);
+
+impl ExportPicture {
+    /// Paints the picture first on an export page; returns how opaque hex fills are over it.
+    pub(super) fn paint(self, s: &mut EguiSurface, view: &View) -> f32 {
+        let ExportPicture(bg, img) = self;
+        let size = img.size;
+        let tex = s
+            .ctx
+            .load_texture("export-background", img, Default::default());
+        s.shapes
+            .push(picture_mesh(view, Pos2::ZERO, &bg, tex.id(), size));
+        1.0 - bg.opacity
+    }
 }
 
 /// The loaded picture: the file it came from, and its texture (`None`: unreadable).
@@ -71,6 +174,87 @@ impl EditorApp {
         tex.as_ref().map(|(t, s)| (t.id(), *s))
     }
 
+    /// The shown background read for a PNG export (`None`: no background, or hidden);
+    /// an unreadable file is an error, not a silently different picture.
+    pub(super) fn export_picture(&self) -> Result<Option<ExportPicture>, String> {
+        let Some(bg) = Background::of(self.doc.map()).filter(|b| b.visible) else {
+            return Ok(None);
+        };
+        let path = bg.resolve(self.doc.path.as_deref());
+        let img = image::open(&path)
+            .map_err(|e| format!("background image {}: {e}", path.display()))?
+            .to_rgba8();
+        let size = [img.width() as usize, img.height() as usize];
+        let color = egui::ColorImage::from_rgba_unmultiplied(size, img.as_raw());
+        Ok(Some(ExportPicture(bg, color)))
+    }
+
+    /// Applies the typed placement as one undo step.
+    pub fn apply_placement(&mut self, f: &PlacementForm) -> Result<(), String> {
+        let mut bg = Background::of(self.doc.map())
+            .ok_or("The map has no background image (File > Background image)")?;
+        bg.placement = f.placement(self.doc.map())?;
+        self.end_stroke();
+        self.doc.edit("Place background", |m| bg.store(m));
+        Ok(())
+    }
+
+    /// The typed placement form; returns whether it stays open.
+    pub(super) fn placement_dialog(&mut self, ctx: &egui::Context, mut f: PlacementForm) -> bool {
+        let (mut apply, mut cancel) = (false, false);
+        egui::Modal::new(egui::Id::unique("placement")).show(ctx, |ui| {
+            ui.set_max_width(460.0);
+            ui.heading("Place background by numbers");
+            ui.label("Read these off the picture (in its pixels), e.g. in an image viewer.");
+            egui::Grid::new("placement-grid")
+                .num_columns(2)
+                .show(ui, |ui| {
+                    ui.label("Hex size (pixels)");
+                    ui.add(
+                        egui::DragValue::new(&mut f.hex_px)
+                            .range(0.01..=1e5)
+                            .speed(0.1),
+                    )
+                    .on_hover_text("Distance between the centres of two neighbouring hexes");
+                    ui.end_row();
+                    ui.label("Centre of hex");
+                    ui.add(egui::TextEdit::singleline(&mut f.hex).desired_width(60.0));
+                    ui.end_row();
+                    ui.label("is at pixel x, y");
+                    ui.horizontal(|ui| {
+                        ui.add(egui::DragValue::new(&mut f.x).speed(0.5));
+                        ui.add(egui::DragValue::new(&mut f.y).speed(0.5));
+                    });
+                    ui.end_row();
+                    ui.label("Rotation (degrees)");
+                    ui.add(
+                        egui::DragValue::new(&mut f.rotation)
+                            .range(-360.0..=360.0)
+                            .speed(0.1)
+                            .suffix("°"),
+                    )
+                    .on_hover_text("Clockwise on screen");
+                    ui.end_row();
+                });
+            ui.horizontal(|ui| {
+                apply = ui.button("Apply").clicked() || ui.input(|i| i.key_pressed(Key::Enter));
+                cancel = ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(Key::Escape));
+            });
+        });
+        if apply {
+            match self.apply_placement(&f) {
+                Ok(()) => self.status = "Background placed (Ctrl+Z undoes it)".into(),
+                Err(e) => self.error = Some(e),
+            }
+            return false;
+        }
+        if cancel {
+            return false;
+        }
+        self.dialog = Some(Dialog::Placement(f));
+        true
+    }
+
     /// Paints the background under the hexes; returns how opaque hex fills
     /// should be over it (1 with no picture shown).
     pub(super) fn paint_background(
@@ -85,23 +269,7 @@ impl EditorApp {
         let Some((tex, [w, h])) = self.picture(ctx, &bg) else {
             return 1.0;
         };
-        let mut mesh = egui::Mesh::with_texture(tex);
-        let (w, h) = (w as f64, h as f64);
-        for (px, uv) in [
-            ((0.0, 0.0), (0.0, 0.0)),
-            ((w, 0.0), (1.0, 0.0)),
-            ((w, h), (1.0, 1.0)),
-            ((0.0, h), (0.0, 1.0)),
-        ] {
-            let at = self.view.to_screen(rect.min, bg.placement.to_map(px));
-            mesh.vertices.push(egui::epaint::Vertex {
-                pos: at,
-                uv: Pos2::new(uv.0, uv.1),
-                color: Color32::WHITE,
-            });
-        }
-        mesh.indices = vec![0, 1, 2, 0, 2, 3];
-        painter.add(egui::Shape::mesh(mesh));
+        painter.add(picture_mesh(&self.view, rect.min, &bg, tex, [w, h]));
         1.0 - bg.opacity
     }
 
@@ -156,6 +324,13 @@ impl EditorApp {
             });
             ui.close();
         }
+        if ui.button("Place background by numbers...").clicked() {
+            self.dialog = Some(Dialog::Placement(PlacementForm::of(
+                self.doc.map(),
+                &bg.placement,
+            )));
+            ui.close();
+        }
         if ui.button("Remove background").clicked() {
             self.doc.edit("Remove background", |m| {
                 m.extra.remove(crate::background::KEY);
@@ -172,7 +347,7 @@ impl EditorApp {
         let Some(cal) = self.calibrating.as_mut() else {
             return;
         };
-        let mut cancel = false;
+        let (mut cancel, mut typed) = (false, false);
         egui::Window::new("Calibrate background")
             .collapsible(false)
             .resizable(false)
@@ -195,9 +370,21 @@ impl EditorApp {
                     "Click the centre of {} on the picture.",
                     cal.hexes[next]
                 ));
-                cancel = ui.button("Cancel").clicked();
+                ui.horizontal(|ui| {
+                    cancel = ui.button("Cancel").clicked();
+                    typed = ui
+                        .button("Type the numbers instead...")
+                        .on_hover_text("Hex size in pixels, a hex centre's pixel, rotation")
+                        .clicked();
+                });
             });
-        if cancel {
+        if typed && let Some(bg) = Background::of(self.doc.map()) {
+            self.dialog = Some(Dialog::Placement(PlacementForm::of(
+                self.doc.map(),
+                &bg.placement,
+            )));
+        }
+        if cancel || typed {
             self.calibrating = None;
         }
     }
