@@ -34,6 +34,17 @@ impl StretchEffect {
     }
 }
 
+/// How a piece of the sight line is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sight {
+    /// Nothing has hindered or blocked it yet.
+    Seen,
+    /// Hindered, not blocked.
+    Hindered,
+    /// From the first blocking point on.
+    Unseen,
+}
+
 /// One stretch of the line: a hex interior or a run along a hexside.
 #[derive(Clone, Debug)]
 pub struct Stretch {
@@ -148,6 +159,38 @@ impl Profile {
     pub fn blocking_stretch(&self) -> Option<usize> {
         let b = self.los.blocked_by.as_ref()?;
         Some(stretch_at(&self.stretches, b.at))
+    }
+
+    /// The first stretch of the dead ground behind a blocker lower than the
+    /// observer's eye (the stretches from it to the target are shaded in pictures).
+    pub fn dead_ground(&self) -> Option<usize> {
+        let i = self.blocking_stretch()?;
+        (self.stretches[i].top < self.eye_from).then_some(i + 1)
+    }
+
+    /// The sight line in pieces `(from, to, state)` (fractions of the line): seen,
+    /// hindered from the first hindrance on, not seen from the blocking point on.
+    /// Pictures colour it by these, so the PNG and the editor agree.
+    pub fn segments(&self) -> Vec<(f64, f64, Sight)> {
+        let block = self.los.blocked_by.as_ref().map(|b| b.at);
+        let mut hindered = false;
+        let mut out = Vec::new();
+        for st in &self.stretches {
+            hindered |= st.effect == StretchEffect::Hinder;
+            let state = match block {
+                Some(b) if b <= st.start => Sight::Unseen,
+                _ if hindered => Sight::Hindered,
+                _ => Sight::Seen,
+            };
+            match block {
+                Some(b) if st.start < b && b < st.end => {
+                    out.push((st.start.to_f64(), b.to_f64(), state));
+                    out.push((b.to_f64(), st.end.to_f64(), Sight::Unseen));
+                }
+                _ => out.push((st.start.to_f64(), st.end.to_f64(), state)),
+            }
+        }
+        out
     }
 
     /// The sight line's height at fraction `t`, in levels.

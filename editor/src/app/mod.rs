@@ -6,6 +6,7 @@ mod boards;
 mod dialogs;
 mod editing;
 mod panels;
+mod planning;
 mod properties;
 mod trace;
 
@@ -20,7 +21,8 @@ pub use boards::CombineForm;
 use egui::{Color32, Key, PointerButton, Pos2, Rect, RichText, Sense, Ui, vec2};
 use hexsight_analysis::hex::{Hex, HexLine, Layout, Orientation, Side, Stagger};
 use hexsight_analysis::rules::Effect;
-use hexsight_analysis::{LosResult, Map, Ruleset, line_of_sight};
+use hexsight_analysis::{LosResult, Map, Ruleset};
+pub use planning::{DeployForm, DeployJob, Deployment, Planning};
 pub use properties::PropertiesForm;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -131,7 +133,10 @@ pub struct EditorApp {
     pub los_from: Option<Hex>,
     /// The LOS target (follows the pointer).
     pub los_to: Option<Hex>,
-    los: Option<(Hex, Hex, u64, LosResult)>,
+    /// The LOS tool's line: ends, generation and range it was computed for, its profile.
+    los: Option<(Hex, Hex, u64, u32, hexsight_analysis::query::profile::Profile)>,
+    /// Range, zones and deployment ([`planning`]).
+    pub planning: Planning,
     /// The overlay shown, if any.
     pub overlay: Option<Overlay>,
     /// Spotting targets that move or fire (else do nothing).
@@ -205,6 +210,7 @@ impl EditorApp {
             los_from: None,
             los_to: None,
             los: None,
+            planning: Planning::default(),
             overlay: None,
             spot_moving: false,
             jobs: Jobs::default(),
@@ -251,7 +257,7 @@ impl EditorApp {
 
     /// The LOS currently shown, if any.
     pub fn los(&self) -> Option<&LosResult> {
-        self.los.as_ref().map(|l| &l.3)
+        self.los.as_ref().map(|l| &l.4.los)
     }
 
     /// The screen position of a hex centre on the canvas (for tests and scripting).
@@ -298,6 +304,7 @@ impl EditorApp {
         self.stroke = None;
         self.editing_unit = None;
         self.autosaved_generation = None;
+        self.forget_planning();
         self.fit_settings();
     }
 
@@ -426,6 +433,7 @@ impl EditorApp {
             side: None,
         };
         scene.draw(s);
+        self.draw_planning(s, Pos2::ZERO);
         if self.legend {
             canvas::draw_legend(s, self.doc.map(), self.overlay, Pos2::new(8.0, 8.0));
         }
@@ -652,6 +660,7 @@ impl EditorApp {
             Polled::Refused(why) => self.status = format!("No overlay: {why}"),
             Polled::Nothing => {}
         }
+        self.poll_planning();
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui, &mut cmds));
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
@@ -777,27 +786,6 @@ impl EditorApp {
         }
     }
 
-    fn update_los(&mut self) {
-        let (Some(from), Some(to)) = (self.los_from, self.los_to) else {
-            self.los = None;
-            return;
-        };
-        let generation = self.doc.generation();
-        if self
-            .los
-            .as_ref()
-            .is_some_and(|l| l.0 == from && l.1 == to && l.2 == generation)
-        {
-            return;
-        }
-        let map = self.doc.map();
-        if !map.contains(from) || !map.contains(to) {
-            self.los = None;
-            return;
-        }
-        self.los = Some((from, to, generation, line_of_sight(map, from, to)));
-    }
-
     fn overlay_key(&self) -> Option<JobKey> {
         let kind = match self.overlay? {
             Overlay::Viewshed | Overlay::Blind => {
@@ -812,6 +800,7 @@ impl EditorApp {
         Some(JobKey {
             generation: self.doc.generation(),
             kind,
+            range: self.planning.range,
         })
     }
 
