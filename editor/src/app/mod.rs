@@ -134,7 +134,13 @@ pub struct EditorApp {
     /// The LOS target (follows the pointer).
     pub los_to: Option<Hex>,
     /// The LOS tool's line: ends, generation and range it was computed for, its profile.
-    los: Option<(Hex, Hex, u64, u32, hexsight_analysis::query::profile::Profile)>,
+    los: Option<(
+        Hex,
+        Hex,
+        u64,
+        u32,
+        hexsight_analysis::query::profile::Profile,
+    )>,
     /// Range, zones and deployment ([`planning`]).
     pub planning: Planning,
     /// The overlay shown, if any.

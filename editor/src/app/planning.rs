@@ -131,14 +131,11 @@ impl DeployJob {
     ) {
         self.cancel();
         self.error = None;
-        let (cancel, done, total) = (Arc::default(), Arc::default(), Arc::default());
+        let cancel: Arc<AtomicBool> = Arc::default();
+        let (done, total): (Arc<AtomicU64>, Arc<AtomicU64>) = (Arc::default(), Arc::default());
         let (tx, rx) = mpsc::channel();
         let map = map.clone();
-        let (c, d, t) = (
-            Arc::clone(&cancel),
-            Arc::clone(&done),
-            Arc::clone(&total),
-        );
+        let (c, d, t) = (Arc::clone(&cancel), Arc::clone(&done), Arc::clone(&total));
         let spawned = std::thread::Builder::new()
             .name("hexsight-deploy".into())
             .spawn(move || {
@@ -149,7 +146,7 @@ impl DeployJob {
                             t.store(b, Ordering::Relaxed);
                         };
                         let ctl = Control {
-                            cancel: &c,
+                            cancel: c.as_ref(),
                             progress: &report,
                         };
                         deploy::deploy(&engine, &req, &ctl)
@@ -269,9 +266,11 @@ impl EditorApp {
             return;
         };
         let (generation, range) = (self.doc.generation(), self.planning.range);
-        if self.los.as_ref().is_some_and(|l| {
-            (l.0, l.1, l.2, l.3) == (from, to, generation, range)
-        }) {
+        if self
+            .los
+            .as_ref()
+            .is_some_and(|l| (l.0, l.1, l.2, l.3) == (from, to, generation, range))
+        {
             return;
         }
         let map = self.doc.map();
@@ -342,7 +341,11 @@ impl EditorApp {
         let plot = rect.shrink2(vec2(8.0, 14.0));
         let ground = p.stretches.iter().map(|s| s.ground as f64);
         let tops = p.stretches.iter().map(|s| s.top);
-        let lo = ground.clone().fold(f64::MAX, f64::min).min(p.eye_from.min(p.eye_to)) - 0.5;
+        let lo = ground
+            .clone()
+            .fold(f64::MAX, f64::min)
+            .min(p.eye_from.min(p.eye_to))
+            - 0.5;
         let hi = ground
             .chain(tops)
             .fold(f64::MIN, f64::max)
@@ -364,7 +367,13 @@ impl EditorApp {
                 StretchEffect::Hinder => Color32::from_rgba_unmultiplied(255, 190, 40, 40),
                 StretchEffect::Block => Color32::from_rgba_unmultiplied(230, 50, 40, 50),
             };
-            band(s.start.to_f64(), s.end.to_f64(), plot.top(), plot.bottom(), c);
+            band(
+                s.start.to_f64(),
+                s.end.to_f64(),
+                plot.top(),
+                plot.bottom(),
+                c,
+            );
         }
         if let Some(i) = p.dead_ground() {
             for s in &p.stretches[i..] {
@@ -539,8 +548,9 @@ impl EditorApp {
             });
         }
         if let Some(z) = delete {
-            self.doc
-                .edit(&format!("Delete zone {z}"), |m| m.zones.retain(|x| x.name != z));
+            self.doc.edit(&format!("Delete zone {z}"), |m| {
+                m.zones.retain(|x| x.name != z)
+            });
         }
     }
 
@@ -556,13 +566,15 @@ impl EditorApp {
         });
         let down = resp.is_pointer_button_down_on() && (primary || secondary);
         let had_stroke = self.stroke.is_some();
-        let clicked = resp.clicked_by(PointerButton::Primary) || resp.clicked_by(PointerButton::Secondary);
+        let clicked =
+            resp.clicked_by(PointerButton::Primary) || resp.clicked_by(PointerButton::Secondary);
         let erase = secondary || shift || resp.clicked_by(PointerButton::Secondary);
-        match self.hover {
-            Some(h) if down || (clicked && !had_stroke) => self.zone_brush(h, erase),
-            _ => {}
+        if let Some(h) = self.hover
+            && (down || (clicked && !had_stroke))
+        {
+            self.zone_brush(h, erase);
         }
-        if !down && had_stroke || (clicked && !had_stroke) {
+        if (!down && had_stroke) || (clicked && !had_stroke) {
             self.end_stroke();
         }
     }
@@ -614,7 +626,13 @@ impl EditorApp {
 
     /// The Deploy tool's options: the question, Run/Cancel and the answer.
     pub(super) fn deploy_options(&mut self, ui: &mut Ui, ctx: &egui::Context) {
-        let names: Vec<String> = self.doc.map().zones.iter().map(|z| z.name.clone()).collect();
+        let names: Vec<String> = self
+            .doc
+            .map()
+            .zones
+            .iter()
+            .map(|z| z.name.clone())
+            .collect();
         if names.is_empty() {
             ui.label("Name zones first (Zones tool, Z): deploy chooses hexes of one zone.");
             return;
@@ -622,7 +640,11 @@ impl EditorApp {
         let f = &mut self.planning.deploy;
         let combo = |ui: &mut Ui, id: &str, value: &mut String, optional: bool| {
             egui::ComboBox::from_id_salt(("deploy", id))
-                .selected_text(if value.is_empty() { "(none)" } else { value.as_str() })
+                .selected_text(if value.is_empty() {
+                    "(none)"
+                } else {
+                    value.as_str()
+                })
                 .show_ui(ui, |ui| {
                     if optional {
                         ui.selectable_value(value, String::new(), "(none)");
@@ -653,12 +675,18 @@ impl EditorApp {
             ui.end_row();
         });
         if self.planning.range > 0 {
-            ui.label(RichText::new(format!("Range {} hexes applies.", self.planning.range)).small());
+            ui.label(
+                RichText::new(format!("Range {} hexes applies.", self.planning.range)).small(),
+            );
         }
         ui.horizontal(|ui| {
             let busy = self.planning.deploy_job.busy();
             if ui.add_enabled(!busy, egui::Button::new("Run")).clicked() {
-                match self.planning.deploy.request(self.doc.map(), self.planning.range) {
+                match self
+                    .planning
+                    .deploy
+                    .request(self.doc.map(), self.planning.range)
+                {
                     Ok(req) => {
                         let c = ctx.clone();
                         self.planning.deploy_job.start(
@@ -673,7 +701,11 @@ impl EditorApp {
                 }
             }
             if let Some(frac) = self.planning.deploy_job.progress() {
-                ui.add(egui::ProgressBar::new(frac).desired_width(90.0).show_percentage());
+                ui.add(
+                    egui::ProgressBar::new(frac)
+                        .desired_width(90.0)
+                        .show_percentage(),
+                );
                 if ui.button("Cancel").clicked() {
                     self.planning.deploy_job.cancel();
                     self.status = "Deploy cancelled".into();
@@ -711,7 +743,10 @@ impl EditorApp {
                 plan.adds[k],
                 plan.seen_by[k]
             );
-            if ui.selectable_label(self.selected == Some(h), text).clicked() {
+            if ui
+                .selectable_label(self.selected == Some(h), text)
+                .clicked()
+            {
                 self.selected = Some(h);
             }
         }
@@ -759,15 +794,19 @@ impl EditorApp {
         let Some(d) = &self.planning.deploy_job.result else {
             return;
         };
-        if d.generation != self.doc.generation() || d.plan.chosen.iter().any(|&i| i >= map.len())
-        {
+        if d.generation != self.doc.generation() || d.plan.chosen.iter().any(|&i| i >= map.len()) {
             return;
         }
         let ring = Color32::from_rgb(255, 235, 80);
         for (k, &i) in d.plan.chosen.iter().enumerate() {
             let c = center(map.hex_of(i));
             let r = self.view.zoom * 0.45;
-            s.circle(c, r, Color32::from_black_alpha(90), egui::Stroke::new(2.5, ring));
+            s.circle(
+                c,
+                r,
+                Color32::from_black_alpha(90),
+                egui::Stroke::new(2.5, ring),
+            );
             s.text(
                 c,
                 egui::Align2::CENTER_CENTER,

@@ -124,7 +124,10 @@ mod tests {
         assert!(s3.is_empty());
         assert!(set(&mut m, "north", &s3));
         assert!(m.zone_named("north").is_none());
-        assert!(painted(&m, "north", &hs, false).is_none(), "nothing to remove");
+        assert!(
+            painted(&m, "north", &hs, false).is_none(),
+            "nothing to remove"
+        );
     }
 
     #[test]
