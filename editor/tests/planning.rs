@@ -111,7 +111,7 @@ fn moving_the_los_target_redraws_the_profile_of_the_new_line() {
     let mut h = harness(&dir.path().join("data"), Some(map));
     key(&mut h, Key::O);
     click(&mut h, "A4");
-    for (target, blocked) in [("E4", Some("C4")), ("E5", None), ("H5", None)] {
+    for (target, blocked) in [("E4", Some("C4")), ("E5", None), ("H5", Some("G5"))] {
         h.event(Event::PointerMoved(pos(&h, target)));
         h.run_steps(3);
         let app = h.state();

@@ -335,7 +335,7 @@ impl EditorApp {
             Some(b) => format!("Profile {from} -> {to}: blocked by {b}"),
             None => format!("Profile {from} -> {to}: {}", p.los.verdict.as_str()),
         };
-        resp.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Image, true, &summary));
+        resp.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, &summary));
         let painter = ui.painter_at(rect);
         painter.rect_filled(rect, 4.0, Color32::from_rgb(0x1e, 0x20, 0x24));
         let plot = rect.shrink2(vec2(8.0, 14.0));
