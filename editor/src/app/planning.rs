@@ -440,13 +440,14 @@ impl EditorApp {
             let c = at(b.at.to_f64());
             let red = canvas::verdict_color(Verdict::Blocked);
             painter.circle(c, 4.5, red, egui::Stroke::new(1.0, Color32::WHITE));
+            // Above the line, where there is sky rather than ground.
             let align = if c.x > plot.center().x {
-                egui::Align2::RIGHT_TOP
+                egui::Align2::RIGHT_BOTTOM
             } else {
-                egui::Align2::LEFT_TOP
+                egui::Align2::LEFT_BOTTOM
             };
             painter.text(
-                c + vec2(0.0, 6.0),
+                c - vec2(0.0, 7.0),
                 align,
                 format!("blocked: {}", blocker.as_deref().unwrap_or("")),
                 small.clone(),
@@ -457,6 +458,11 @@ impl EditorApp {
         let dist = p.los.line.from.distance(p.los.line.to);
         if self.planning.range > 0 && dist > self.planning.range {
             let t = self.planning.range as f64 / dist as f64;
+            // Beyond the range nothing is seen, whatever the line.
+            painter.line_segment(
+                [at(t), at(1.0)],
+                egui::Stroke::new(2.5, canvas::verdict_color(Verdict::Blocked)),
+            );
             painter.line_segment(
                 [Pos2::new(x(t), plot.top()), Pos2::new(x(t), plot.bottom())],
                 egui::Stroke::new(1.0, Color32::from_gray(200)),

@@ -24,7 +24,7 @@ pub fn text(map: &Map, sorted: &[usize]) -> String {
     while i < sorted.len() {
         let start = sorted[i];
         let mut end = start;
-        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 && (end + 1) % rows != 0 {
+        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 && !(end + 1).is_multiple_of(rows) {
             i += 1;
             end = sorted[i];
         }
