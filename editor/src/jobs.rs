@@ -451,6 +451,35 @@ mod tests {
     }
 
     #[test]
+    fn a_range_limits_the_viewshed_and_exposure_to_pairs_within_it() {
+        let m = map();
+        let from = m.layout.hex_at(0, 2);
+        let v = viewshed(&m, from, 2, &Progress::default()).unwrap();
+        let e = exposure(&m, 2, &Progress::default()).unwrap();
+        for j in 0..m.len() {
+            let to = m.hex_of(j);
+            let near = |a: Hex| a.distance(to) <= 2;
+            let sees = |a: Hex| line_of_sight(&m, a, to).verdict.sees();
+            let want = if near(from) {
+                line_of_sight(&m, from, to).verdict
+            } else {
+                Verdict::Blocked
+            };
+            assert_eq!(v[j].verdict, want, "{}", m.label(to));
+            let plain = (0..m.len())
+                .map(|i| m.hex_of(i))
+                .filter(|&a| a != to && near(a) && sees(a))
+                .count();
+            assert_eq!(e[j] as usize, plain, "{}", m.label(to));
+        }
+        let all = exposure(&m, 0, &Progress::default()).unwrap();
+        assert!(
+            all.iter().sum::<u32>() > e.iter().sum::<u32>(),
+            "the range cuts pairs"
+        );
+    }
+
+    #[test]
     fn a_cancelled_job_gives_nothing_and_stale_keys_are_ignored() {
         let p = Progress::default();
         p.cancel.store(true, Ordering::Relaxed);
