@@ -287,5 +287,12 @@ mod tests {
                 .iter()
                 .all(|s| s.effect != StretchEffect::Block)
         );
+        // C9's building is lower than the eye on the hill: B9 lies in its dead ground.
+        assert_eq!(p.dead_ground(), Some(i + 1));
+        let seg = p.segments();
+        assert_eq!(seg.first().unwrap().2, Sight::Seen);
+        assert_eq!(seg.last().unwrap().2, Sight::Unseen);
+        let b = p.los.blocked_by.as_ref().unwrap().at.to_f64();
+        assert!(seg.iter().all(|s| (s.2 == Sight::Unseen) == (s.0 >= b)));
     }
 }

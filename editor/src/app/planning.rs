@@ -360,6 +360,24 @@ impl EditorApp {
                 c,
             );
         };
+        // Faint lines at whole levels, numbered at the left.
+        let levels = (lo.ceil() as i32)..=(hi.floor() as i32);
+        if levels.clone().count() <= 12 {
+            for l in levels {
+                let yl = y(l as f64);
+                painter.line_segment(
+                    [Pos2::new(plot.left(), yl), Pos2::new(plot.right(), yl)],
+                    egui::Stroke::new(0.5, Color32::from_gray(60)),
+                );
+                painter.text(
+                    Pos2::new(rect.left() + 1.0, yl),
+                    egui::Align2::LEFT_CENTER,
+                    l.to_string(),
+                    egui::FontId::proportional(9.0),
+                    Color32::from_gray(130),
+                );
+            }
+        }
         // Hindering and blocking stretches shaded behind; the dead ground behind a lower blocker.
         for s in &p.stretches {
             let c = match s.effect {
