@@ -38,6 +38,17 @@ pub struct JobKey {
     pub generation: u64,
     /// What is computed.
     pub kind: JobKind,
+    /// The sight range in hexes laid over viewshed and exposure
+    /// (`query::range`); 0: unlimited. Spotting keeps the ruleset's own ranges.
+    pub range: u32,
+}
+
+/// The library's range for the editor's setting (0: none).
+pub fn range_of(hexes: u32) -> Option<hexsight_analysis::query::range::Range> {
+    (hexes > 0).then(|| hexsight_analysis::query::range::Range {
+        hexes,
+        given: hexes.to_string(),
+    })
 }
 
 /// A finished job.
@@ -170,7 +181,7 @@ pub struct Seen {
 
 /// The viewshed of `from` from the engine (`engine::viewshed::viewshed_of`),
 /// cancellable and with progress.
-pub fn viewshed(map: &Map, from: Hex, progress: &Progress) -> Outcome<Vec<Seen>> {
+pub fn viewshed(map: &Map, from: Hex, range: u32, progress: &Progress) -> Outcome<Vec<Seen>> {
     let i = map
         .index(from)
         .ok_or_else(|| Stop::Refused(format!("{} is not on the map", map.label(from))))?;
@@ -184,7 +195,10 @@ pub fn viewshed(map: &Map, from: Hex, progress: &Progress) -> Outcome<Vec<Seen>>
         cancel: &progress.cancel,
         progress: &report,
     };
-    let v = viewshed_of(&engine, i, &ctl).map_err(|e| stopped(progress, e))?;
+    let mut v = viewshed_of(&engine, i, &ctl).map_err(|e| stopped(progress, e))?;
+    if let Some(r) = range_of(range) {
+        r.viewshed(map, &mut v);
+    }
     let out = v
         .targets
         .iter()
@@ -198,7 +212,7 @@ pub fn viewshed(map: &Map, from: Hex, progress: &Progress) -> Outcome<Vec<Seen>>
 
 /// Exposure: for each hex, the number of other hexes that see it, from the
 /// engine's streaming exposure (fast, cancellable, with progress).
-pub fn exposure(map: &Map, progress: &Progress) -> Outcome<Vec<u32>> {
+pub fn exposure(map: &Map, range: u32, progress: &Progress) -> Outcome<Vec<u32>> {
     // A map too large for the memory there is gives a message rather than an abort.
     let engine = engine(map, progress)?;
     let report = |done: u64, total: u64| {
@@ -209,8 +223,12 @@ pub fn exposure(map: &Map, progress: &Progress) -> Outcome<Vec<u32>> {
         cancel: &progress.cancel,
         progress: &report,
     };
-    let e = exposure::exposure(&engine, &Selection::all(map), &ctl)
-        .map_err(|e| stopped(progress, e))?;
+    let sel = Selection::all(map);
+    let e = match range_of(range) {
+        Some(r) => hexsight_analysis::query::range::exposure(&engine, &sel, &r, &ctl),
+        None => exposure::exposure(&engine, &sel, &ctl),
+    }
+    .map_err(|e| stopped(progress, e))?;
     // Every hex sees itself; count only the others.
     let counts = e.seen_by.iter().map(|n| n.saturating_sub(1)).collect();
     progress.finish(counts)
@@ -266,8 +284,10 @@ impl Jobs {
             .name("hexsight-overlay".into())
             .spawn(move || {
                 let out = match key.kind {
-                    JobKind::Viewshed(from) => viewshed(&map, from, &p).map(JobOutput::Viewshed),
-                    JobKind::Exposure => exposure(&map, &p).map(JobOutput::Exposure),
+                    JobKind::Viewshed(from) => {
+                        viewshed(&map, from, key.range, &p).map(JobOutput::Viewshed)
+                    }
+                    JobKind::Exposure => exposure(&map, key.range, &p).map(JobOutput::Exposure),
                     JobKind::Spotting(from, moving) => {
                         spotting(&map, from, moving, &p).map(JobOutput::Spotting)
                     }
@@ -409,7 +429,7 @@ mod tests {
     fn viewshed_matches_single_queries() {
         let m = map();
         let from = m.layout.hex_at(0, 2);
-        let v = viewshed(&m, from, &Progress::default()).unwrap();
+        let v = viewshed(&m, from, 0, &Progress::default()).unwrap();
         for (j, seen) in v.iter().enumerate() {
             let r = line_of_sight(&m, from, m.hex_of(j));
             assert_eq!(seen.verdict, r.verdict);
@@ -420,7 +440,7 @@ mod tests {
     #[test]
     fn exposure_counts_the_other_hexes_that_see_each_hex() {
         let m = map();
-        let e = exposure(&m, &Progress::default()).unwrap();
+        let e = exposure(&m, 0, &Progress::default()).unwrap();
         for (j, n) in e.iter().enumerate() {
             let to = m.hex_of(j);
             let plain = (0..m.len())
@@ -431,15 +451,45 @@ mod tests {
     }
 
     #[test]
+    fn a_range_limits_the_viewshed_and_exposure_to_pairs_within_it() {
+        let m = map();
+        let from = m.layout.hex_at(0, 2);
+        let v = viewshed(&m, from, 2, &Progress::default()).unwrap();
+        let e = exposure(&m, 2, &Progress::default()).unwrap();
+        for j in 0..m.len() {
+            let to = m.hex_of(j);
+            let near = |a: Hex| a.distance(to) <= 2;
+            let sees = |a: Hex| line_of_sight(&m, a, to).verdict.sees();
+            let want = if near(from) {
+                line_of_sight(&m, from, to).verdict
+            } else {
+                Verdict::Blocked
+            };
+            assert_eq!(v[j].verdict, want, "{}", m.label(to));
+            let plain = (0..m.len())
+                .map(|i| m.hex_of(i))
+                .filter(|&a| a != to && near(a) && sees(a))
+                .count();
+            assert_eq!(e[j] as usize, plain, "{}", m.label(to));
+        }
+        let all = exposure(&m, 0, &Progress::default()).unwrap();
+        assert!(
+            all.iter().sum::<u32>() > e.iter().sum::<u32>(),
+            "the range cuts pairs"
+        );
+    }
+
+    #[test]
     fn a_cancelled_job_gives_nothing_and_stale_keys_are_ignored() {
         let p = Progress::default();
         p.cancel.store(true, Ordering::Relaxed);
-        assert_eq!(exposure(&map(), &p), Err(Stop::Cancelled));
+        assert_eq!(exposure(&map(), 0, &p), Err(Stop::Cancelled));
         let mut jobs = Jobs::default();
         let m = map();
         let key = JobKey {
             generation: 1,
             kind: JobKind::Exposure,
+            range: 0,
         };
         jobs.request(key, &m, || {});
         assert!(jobs.wait());
@@ -461,6 +511,7 @@ mod tests {
         let key = JobKey {
             generation: 1,
             kind: JobKind::Viewshed(m.layout.hex_at(0, 0)),
+            range: 0,
         };
         jobs.request(key, &m, || {});
         assert!(!jobs.wait());

@@ -292,6 +292,7 @@ fn overlays_are_computed_in_the_background_and_dropped_after_an_edit() {
     let key = hexsight_editor::jobs::JobKey {
         generation: gen1,
         kind: hexsight_editor::jobs::JobKind::Viewshed(hex(&h, "G5")),
+        range: 0,
     };
     assert!(h.state().jobs.result(key).is_some());
     key_then_paint(&mut h);

@@ -8,7 +8,7 @@
 use super::style::{Circle, Line, Poly, Rgba, Scene, Text, mix, parse_hex_colour};
 use crate::hex::{Hex, SideCrossing};
 use crate::map::Map;
-use crate::query::profile::{Profile, Stretch, StretchEffect};
+use crate::query::profile::{Profile, Sight, Stretch, StretchEffect};
 use crate::rules::LosEffect;
 
 const WIDTH: f64 = 1100.0;
@@ -287,44 +287,32 @@ fn hexsides(s: &mut Scene, f: &Frame, map: &Map, p: &Profile) {
     }
 }
 
-/// The dead ground behind a blocker lower than the observer's eye: the stretches
-/// from the blocker to the target, shaded above their ground.
+/// The dead ground behind a blocker lower than the observer's eye
+/// ([`Profile::dead_ground`]), shaded above the ground.
 fn blind_zone(s: &mut Scene, f: &Frame, p: &Profile) {
-    let Some(i) = p.blocking_stretch() else {
+    let Some(i) = p.dead_ground() else {
         return;
     };
-    if p.stretches[i].top >= p.eye_from {
-        return;
-    }
-    for st in &p.stretches[i + 1..] {
+    for st in &p.stretches[i..] {
         let (t0, t1) = (st.start.to_f64(), st.end.to_f64());
         let g = f.y(st.top.max(st.ground as f64));
         s.polys.push(f.rect(t0, t1, TOP, g, BLIND_BG));
     }
 }
 
-/// The colour of the sight line over each stretch: seen, hindered from the first
-/// hindrance on, not seen from the blocking point on.
+/// The colour of the sight line over each piece ([`Profile::segments`]).
 fn segments(p: &Profile) -> Vec<(f64, f64, Rgba)> {
-    let block = p.los.blocked_by.as_ref().map(|b| b.at);
-    let mut hindered = false;
-    let mut out = Vec::new();
-    for st in &p.stretches {
-        hindered |= st.effect == StretchEffect::Hinder;
-        let colour = match block {
-            Some(b) if b <= st.start => UNSEEN,
-            _ if hindered => HINDERED,
-            _ => SEEN,
-        };
-        match block {
-            Some(b) if st.start < b && b < st.end => {
-                out.push((st.start.to_f64(), b.to_f64(), colour));
-                out.push((b.to_f64(), st.end.to_f64(), UNSEEN));
-            }
-            _ => out.push((st.start.to_f64(), st.end.to_f64(), colour)),
-        }
-    }
-    out
+    p.segments()
+        .into_iter()
+        .map(|(a, b, state)| {
+            let colour = match state {
+                Sight::Seen => SEEN,
+                Sight::Hindered => HINDERED,
+                Sight::Unseen => UNSEEN,
+            };
+            (a, b, colour)
+        })
+        .collect()
 }
 
 /// The sight line, its ends and the first blocking point.

@@ -34,6 +34,17 @@ impl StretchEffect {
     }
 }
 
+/// How a piece of the sight line is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sight {
+    /// Nothing has hindered or blocked it yet.
+    Seen,
+    /// Hindered, not blocked.
+    Hindered,
+    /// From the first blocking point on.
+    Unseen,
+}
+
 /// One stretch of the line: a hex interior or a run along a hexside.
 #[derive(Clone, Debug)]
 pub struct Stretch {
@@ -150,6 +161,38 @@ impl Profile {
         Some(stretch_at(&self.stretches, b.at))
     }
 
+    /// The first stretch of the dead ground behind a blocker lower than the
+    /// observer's eye (the stretches from it to the target are shaded in pictures).
+    pub fn dead_ground(&self) -> Option<usize> {
+        let i = self.blocking_stretch()?;
+        (self.stretches[i].top < self.eye_from).then_some(i + 1)
+    }
+
+    /// The sight line in pieces `(from, to, state)` (fractions of the line): seen,
+    /// hindered from the first hindrance on, not seen from the blocking point on.
+    /// Pictures colour it by these, so the PNG and the editor agree.
+    pub fn segments(&self) -> Vec<(f64, f64, Sight)> {
+        let block = self.los.blocked_by.as_ref().map(|b| b.at);
+        let mut hindered = false;
+        let mut out = Vec::new();
+        for st in &self.stretches {
+            hindered |= st.effect == StretchEffect::Hinder;
+            let state = match block {
+                Some(b) if b <= st.start => Sight::Unseen,
+                _ if hindered => Sight::Hindered,
+                _ => Sight::Seen,
+            };
+            match block {
+                Some(b) if st.start < b && b < st.end => {
+                    out.push((st.start.to_f64(), b.to_f64(), state));
+                    out.push((b.to_f64(), st.end.to_f64(), Sight::Unseen));
+                }
+                _ => out.push((st.start.to_f64(), st.end.to_f64(), state)),
+            }
+        }
+        out
+    }
+
     /// The sight line's height at fraction `t`, in levels.
     pub fn sight_at(&self, t: f64) -> f64 {
         self.eye_from + (self.eye_to - self.eye_from) * t
@@ -244,5 +287,12 @@ mod tests {
                 .iter()
                 .all(|s| s.effect != StretchEffect::Block)
         );
+        // C9's building is lower than the eye on the hill: B9 lies in its dead ground.
+        assert_eq!(p.dead_ground(), Some(i + 1));
+        let seg = p.segments();
+        assert_eq!(seg.first().unwrap().2, Sight::Seen);
+        assert_eq!(seg.last().unwrap().2, Sight::Unseen);
+        let b = p.los.blocked_by.as_ref().unwrap().at.to_f64();
+        assert!(seg.iter().all(|s| (s.2 == Sight::Unseen) == (s.0 >= b)));
     }
 }

@@ -137,6 +137,7 @@ impl EditorApp {
             fill_alpha,
         };
         scene.draw(&mut surface);
+        self.draw_planning(&mut surface, rect.min);
         // The legend stays opaque over a background picture.
         surface.fill_alpha = 1.0;
         if self.legend {
@@ -168,6 +169,10 @@ impl EditorApp {
             {
                 self.calibration_click(p);
             }
+            return;
+        }
+        if self.tool == Tool::Zones {
+            self.zone_actions(ctx, resp);
             return;
         }
         let primary_down = ctx.input(|i| i.pointer.primary_down());

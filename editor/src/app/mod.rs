@@ -7,6 +7,7 @@ mod browser;
 mod dialogs;
 mod editing;
 mod panels;
+mod planning;
 mod properties;
 mod trace;
 
@@ -22,7 +23,8 @@ pub use browser::{Browser, Outcome};
 use egui::{Color32, Key, PointerButton, Pos2, Rect, RichText, Sense, Ui, vec2};
 use hexsight_analysis::hex::{Hex, HexLine, Layout, Orientation, Side, Stagger};
 use hexsight_analysis::rules::Effect;
-use hexsight_analysis::{LosResult, Map, Ruleset, line_of_sight};
+use hexsight_analysis::{LosResult, Map, Ruleset};
+pub use planning::{DeployForm, DeployJob, Deployment, Planning};
 pub use properties::PropertiesForm;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -138,7 +140,16 @@ pub struct EditorApp {
     pub los_from: Option<Hex>,
     /// The LOS target (follows the pointer).
     pub los_to: Option<Hex>,
-    los: Option<(Hex, Hex, u64, LosResult)>,
+    /// The LOS tool's line: ends, generation and range it was computed for, its profile.
+    los: Option<(
+        Hex,
+        Hex,
+        u64,
+        u32,
+        hexsight_analysis::query::profile::Profile,
+    )>,
+    /// Range, zones and deployment ([`planning`]).
+    pub planning: Planning,
     /// The overlay shown, if any.
     pub overlay: Option<Overlay>,
     /// Spotting targets that move or fire (else do nothing).
@@ -213,6 +224,7 @@ impl EditorApp {
             los_from: None,
             los_to: None,
             los: None,
+            planning: Planning::default(),
             overlay: None,
             spot_moving: false,
             jobs: Jobs::default(),
@@ -259,7 +271,7 @@ impl EditorApp {
 
     /// The LOS currently shown, if any.
     pub fn los(&self) -> Option<&LosResult> {
-        self.los.as_ref().map(|l| &l.3)
+        self.los.as_ref().map(|l| &l.4.los)
     }
 
     /// The screen position of a hex centre on the canvas (for tests and scripting).
@@ -306,6 +318,7 @@ impl EditorApp {
         self.stroke = None;
         self.editing_unit = None;
         self.autosaved_generation = None;
+        self.forget_planning();
         self.fit_settings();
     }
 
@@ -440,8 +453,10 @@ impl EditorApp {
             side: None,
         };
         scene.draw(s);
+        self.draw_planning(s, Pos2::ZERO);
     }
 
+    /// The legend of [`Self::draw_view`], drawn over the scene.
     fn draw_view_legend(&self, s: &mut impl canvas::Surface) {
         if self.legend {
             canvas::draw_legend(s, self.doc.map(), self.overlay, Pos2::new(8.0, 8.0));
@@ -679,6 +694,7 @@ impl EditorApp {
             Polled::Refused(why) => self.status = format!("No overlay: {why}"),
             Polled::Nothing => {}
         }
+        self.poll_planning();
 
         egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui, &mut cmds));
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
@@ -804,27 +820,6 @@ impl EditorApp {
         }
     }
 
-    fn update_los(&mut self) {
-        let (Some(from), Some(to)) = (self.los_from, self.los_to) else {
-            self.los = None;
-            return;
-        };
-        let generation = self.doc.generation();
-        if self
-            .los
-            .as_ref()
-            .is_some_and(|l| l.0 == from && l.1 == to && l.2 == generation)
-        {
-            return;
-        }
-        let map = self.doc.map();
-        if !map.contains(from) || !map.contains(to) {
-            self.los = None;
-            return;
-        }
-        self.los = Some((from, to, generation, line_of_sight(map, from, to)));
-    }
-
     fn overlay_key(&self) -> Option<JobKey> {
         let kind = match self.overlay? {
             Overlay::Viewshed | Overlay::Blind => {
@@ -839,6 +834,7 @@ impl EditorApp {
         Some(JobKey {
             generation: self.doc.generation(),
             kind,
+            range: self.planning.range,
         })
     }
 

@@ -230,6 +230,11 @@ impl EditorApp {
             Tool::Los => {
                 ui.label("Click an observer, then move over targets.");
             }
+            Tool::Zones => self.zone_options(ui),
+            Tool::Deploy => {
+                let ctx = ui.ctx().clone();
+                self.deploy_options(ui, &ctx);
+            }
             _ => {}
         }
     }
@@ -274,6 +279,7 @@ impl EditorApp {
         self.los_panel(ui);
         ui.separator();
         ui.heading("Overlays");
+        self.range_setting(ui);
         self.overlay_choice(ui);
         match (self.overlay, self.selected) {
             (Some(Overlay::Viewshed | Overlay::Blind | Overlay::Spotting), None) => {
@@ -465,6 +471,7 @@ impl EditorApp {
                 .strong()
                 .size(16.0),
         );
+        self.profile_plot(ui);
         if los.hindrance > 0 {
             ui.label(format!("Hindrance: {}", los.hindrance));
         }

@@ -10,6 +10,7 @@ pub mod level;
 pub mod marker;
 pub mod terrain;
 pub mod unit;
+pub mod zones;
 
 use egui::Key;
 use hexsight_analysis::Map;
@@ -40,11 +41,15 @@ pub enum Tool {
     Eyedropper,
     /// Trace line of sight from an observer to the hovered hex.
     Los,
+    /// Paint named zones (setup areas, objectives).
+    Zones,
+    /// Choose hexes of a zone to watch or hide from another (`query::deploy`).
+    Deploy,
 }
 
 impl Tool {
     /// Every tool, in toolbar order.
-    pub const ALL: [Tool; 11] = [
+    pub const ALL: [Tool; 13] = [
         Tool::Select,
         Tool::Terrain,
         Tool::Level,
@@ -56,6 +61,8 @@ impl Tool {
         Tool::Eraser,
         Tool::Eyedropper,
         Tool::Los,
+        Tool::Zones,
+        Tool::Deploy,
     ];
 
     /// Name shown on buttons.
@@ -72,6 +79,8 @@ impl Tool {
             Tool::Eraser => "Eraser",
             Tool::Eyedropper => "Eyedropper",
             Tool::Los => "LOS",
+            Tool::Zones => "Zones",
+            Tool::Deploy => "Deploy",
         }
     }
 
@@ -89,6 +98,8 @@ impl Tool {
             Tool::Eraser => Key::E,
             Tool::Eyedropper => Key::I,
             Tool::Los => Key::O,
+            Tool::Zones => Key::Z,
+            Tool::Deploy => Key::D,
         }
     }
 
@@ -118,6 +129,12 @@ impl Tool {
                 "Click a hex to pick its terrain and level, then return to the previous tool."
             }
             Tool::Los => "Click an observer, then move over targets. Right-click clears.",
+            Tool::Zones => {
+                "Pick or type a zone name, then drag to add hexes; right-drag or Shift+drag removes. Brush size 1/2/3."
+            }
+            Tool::Deploy => {
+                "Pick a zone to deploy in and a zone to watch or hide from, then Run: the chosen hexes are marked."
+            }
         }
     }
 
