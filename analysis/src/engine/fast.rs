@@ -218,13 +218,6 @@ impl<'m> Engine<'m> {
     }
 
     /// True when the family has a specialised whole-map sweep here.
-    /// True when the family's sweep over a walk's prefix reports exactly the pairs
-    /// the prefix leaves unblocked (a pure any-stretch-blocks test, which the
-    /// geometric sweep is), so a prefix that blocks every pair settles them all.
-    pub(crate) fn sweep_takes_prefixes(&self) -> bool {
-        matches!(&self.family, FamilyKernel::Geometric { sweep: Some(_), .. })
-    }
-
     pub fn has_sweep(&self) -> bool {
         match &self.family {
             FamilyKernel::Geometric { sweep, .. } => sweep.is_some(),

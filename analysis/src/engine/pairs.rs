@@ -9,9 +9,9 @@
 //! viewshed, a zone an exposure from the zone, all hexes the matrix.
 
 use super::fast::Engine;
-use super::lines::{Pools, Symmetry, Walk};
+use super::lines::{Pools, Symmetry};
 use super::matrix::{Control, cancelled};
-use super::offsets::{DqPairs, Group, Offset, runs_of, sorted_hexes};
+use super::offsets::{DqPairs, Offset, runs_of, sorted_hexes};
 use super::walker::Outcome;
 use crate::error::Result;
 use crate::hex::Hex;
@@ -254,95 +254,42 @@ pub fn for_each_seen(
     let need = Needed::of(&columns(engine, from), &columns(engine, to));
     let total = from.len() as u64 * to.len() as u64;
     let init = || (Pools::default(), Vec::new());
-    let prefixes = engine.sweep_takes_prefixes();
     each_leader(&need, ctl, total, init, |(pools, steps_buf), d, images| {
-        // Where the sweep settles prefixes, walk the first stretches first, four
-        // times longer each round, and compile the whole walk only once some pair
-        // is still unblocked: far lines on hilly ground are mostly blocked early.
-        let mut limit = if prefixes { PREFIX } else { usize::MAX };
-        loop {
-            pools.clear();
-            let complete = pools.compile_prefix(d, limit);
-            let walk = pools.walks[0];
-            if complete {
-                return sweep_images(engine, &obs, &tgt, pools, &walk, images, steps_buf, &seen);
-            }
-            let mut open = false;
-            for &(e, g) in images {
-                if e != Hex::new(0, 0) && !open {
-                    let pairs = DqPairs::between(&obs, &tgt, e.q);
-                    let o = offset(engine, pools, &walk, e, g, true);
-                    engine.sweep_offset(&o, &pairs, e.r, steps_buf, &mut |_, _| open = true);
-                }
-            }
-            if !open {
-                let mut lanes = 0u64;
-                for &(e, _) in images {
-                    DqPairs::between(&obs, &tgt, e.q).runs(e.r, |run| lanes += run.lanes as u64);
-                }
-                return lanes;
-            }
-            limit = limit.saturating_mul(4);
-        }
-    })
-}
-
-/// The [`Offset`] of image `e` (symmetry `g`) of a compiled walk.
-fn offset<'a>(
-    engine: &'a Engine,
-    pools: &'a Pools,
-    walk: &'a Walk,
-    e: Hex,
-    g: usize,
-    wide: bool,
-) -> Offset<'a> {
-    Offset {
-        pools,
-        walk,
-        g,
-        factors: engine.factors(g),
-        dt: e.q as i64 * engine.padded.stride + e.r as i64,
-        cells: &engine.padded.cell,
-        wide,
-    }
-}
-
-/// Sweeps the whole walk of one orbit over every needed image, calling `seen` for
-/// each pair whose line is seen; returns the pairs answered.
-#[allow(clippy::too_many_arguments)]
-fn sweep_images(
-    engine: &Engine,
-    obs: &[Group],
-    tgt: &[Group],
-    pools: &Pools,
-    walk: &Walk,
-    images: &[(Hex, usize)],
-    steps_buf: &mut Vec<(i32, u32, u32)>,
-    seen: &(impl Fn(usize, usize) + Sync),
-) -> u64 {
-    let mut emit = |i: usize, j: usize| seen(i, j);
-    let mut answered = 0;
-    for &(e, g) in images {
-        let pairs = DqPairs::between(obs, tgt, e.q);
-        let mut lanes = 0u64;
-        pairs.runs(e.r, |run| lanes += run.lanes as u64);
-        if e == Hex::new(0, 0) || !walk.exact {
-            // The plain path: each hex with itself, or a walk the compact form cannot hold.
-            pairs.runs(e.r, |run| {
-                for lane in 0..run.lanes {
-                    let (i, j) = run.pair(lane);
-                    if !engine.plain_outcome(i, j).blocked() {
-                        emit(i, j);
+        let mut emit = |i: usize, j: usize| seen(i, j);
+        pools.clear();
+        pools.compile(d);
+        let walk = pools.walks[0];
+        let mut answered = 0;
+        for &(e, g) in images {
+            let pairs = DqPairs::between(&obs, &tgt, e.q);
+            let mut lanes = 0u64;
+            pairs.runs(e.r, |run| lanes += run.lanes as u64);
+            if e == Hex::new(0, 0) || !walk.exact {
+                // The plain path: each hex with itself, or a walk the compact form cannot hold.
+                pairs.runs(e.r, |run| {
+                    for lane in 0..run.lanes {
+                        let (i, j) = run.pair(lane);
+                        if !engine.plain_outcome(i, j).blocked() {
+                            emit(i, j);
+                        }
                     }
-                }
-            });
-        } else {
-            let o = offset(engine, pools, walk, e, g, lanes >= 1024);
-            engine.sweep_offset(&o, &pairs, e.r, steps_buf, &mut emit);
+                });
+            } else {
+                let o = Offset {
+                    pools,
+                    walk: &walk,
+                    g,
+                    factors: engine.factors(g),
+                    dt: e.q as i64 * engine.padded.stride + e.r as i64,
+                    cells: &engine.padded.cell,
+                    wide: lanes >= 1024,
+                };
+                engine.sweep_offset(&o, &pairs, e.r, steps_buf, &mut emit);
+            }
+            answered += lanes;
         }
-        answered += lanes;
-    }
-    answered
+        answered
+    })
 }
 
 /// Bytes a request holds beyond the engine and its results: a few walks per
