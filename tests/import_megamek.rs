@@ -144,13 +144,28 @@ fn import_text(text: &str) -> (bool, String, bool) {
 #[test]
 fn bad_lines_give_one_line_errors_with_the_line_number() {
     let cases = [
-        ("size 4 4\n\n# c\nhex 0101 0 \"\" \"\"\nhex 0102 x \"\" \"\"\n", "line 5: elevation `x` is not a whole number"),
-        ("size 4 4\nhex 0105 0 \"\" \"\"\n", "line 2: hex 0105 is off the 4x4 board"),
-        ("size 4 4\nhex 0101 0 \"woods\" \"\"\n", "line 2: terrain item `woods` has no `:level`"),
+        (
+            "size 4 4\n\n# c\nhex 0101 0 \"\" \"\"\nhex 0102 x \"\" \"\"\n",
+            "line 5: elevation `x` is not a whole number",
+        ),
+        (
+            "size 4 4\nhex 0105 0 \"\" \"\"\n",
+            "line 2: hex 0105 is off the 4x4 board",
+        ),
+        (
+            "size 4 4\nhex 0101 0 \"woods\" \"\"\n",
+            "line 2: terrain item `woods` has no `:level`",
+        ),
         ("size 4 4\nhex 0101 0 \"woods:1 \"\"\n", "line 2: "),
-        ("hex 0101 0 \"\" \"\"\n", "line 1: a `hex` line before the `size` line"),
+        (
+            "hex 0101 0 \"\" \"\"\n",
+            "line 1: a `hex` line before the `size` line",
+        ),
         ("size 4\n", "line 1: `size 4`: expected `size WIDTH HEIGHT`"),
-        ("size 2 2\nhex 0101 0 \"\" \"\"\nhex 0101 1 \"\" \"\"\n", "line 3: hex 0101 is given twice"),
+        (
+            "size 2 2\nhex 0101 0 \"\" \"\"\nhex 0101 1 \"\" \"\"\n",
+            "line 3: hex 0101 is given twice",
+        ),
         ("size 2 2\nboard 1\n", "line 2: `board` is not a board line"),
         ("# nothing\n", "no `size WIDTH HEIGHT` line"),
     ];

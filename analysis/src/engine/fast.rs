@@ -245,9 +245,7 @@ impl<'m> Engine<'m> {
             FamilyKernel::CombatCommander { .. } => true,
             FamilyKernel::Asl { level, .. }
             | FamilyKernel::Napoleonic { level, .. }
-            | FamilyKernel::Battletech { level, .. } => {
-                level.is_some()
-            }
+            | FamilyKernel::Battletech { level, .. } => level.is_some(),
         }
     }
 

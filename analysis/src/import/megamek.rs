@@ -255,7 +255,11 @@ fn terrain(items: &str) -> std::result::Result<(String, Vec<String>), String> {
     let mut unknown = Vec::new();
     let (mut building, mut bldg_elev, mut woods, mut water) = (false, None, None, None);
     let mut plain: Option<&str> = None;
-    let rank = |id: &str| ["road", "pavement", "rubble", "rough"].iter().position(|x| *x == id);
+    let rank = |id: &str| {
+        ["road", "pavement", "rubble", "rough"]
+            .iter()
+            .position(|x| *x == id)
+    };
     for item in items.split(';').map(str::trim).filter(|s| !s.is_empty()) {
         let mut parts = item.split(':');
         let name = parts.next().unwrap_or_default();
@@ -322,7 +326,11 @@ mod tests {
         assert_eq!(id, "light-woods");
         assert_eq!(unknown, ["foliage_elev:1", "swamp:1"]);
         assert!(terrain("woods").unwrap_err().contains("no `:level`"));
-        assert!(terrain("woods:x").unwrap_err().contains("not a whole number"));
+        assert!(
+            terrain("woods:x")
+                .unwrap_err()
+                .contains("not a whole number")
+        );
     }
 
     #[test]

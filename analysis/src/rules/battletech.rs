@@ -107,7 +107,8 @@ impl<'m> Kernel<'m> {
             .collect();
         let mut tall = std::collections::HashMap::new();
         for u in &map.units {
-            let t = units::kind_has(map, u, "two-levels-tall") && !units::state_has(map, u, "prone");
+            let t =
+                units::kind_has(map, u, "two-levels-tall") && !units::state_has(map, u, "prone");
             *tall.entry(u.hex).or_insert(false) |= t;
         }
         Kernel { map, depth, tall }
@@ -151,10 +152,7 @@ impl super::kernel::Kernel for Kernel<'_> {
             from,
             to,
             high: from.max(to),
-            submerged: (
-                !same && a.cell.submerged(),
-                !same && b.cell.submerged(),
-            ),
+            submerged: (!same && a.cell.submerged(), !same && b.cell.submerged()),
         }
     }
 
@@ -232,7 +230,11 @@ impl super::kernel::Kernel for Kernel<'_> {
                 continue;
             }
             let reason = if explain {
-                let span = if at_target { spans.last() } else { spans.first() };
+                let span = if at_target {
+                    spans.last()
+                } else {
+                    spans.first()
+                };
                 let (hex, depth) = span.map_or((Hex::new(0, 0), 0), |s| (s.a, s.cells[0].depth));
                 format!(
                     "the 'Mech in {} stands in depth-{depth} water and is submerged; hexsight does not model underwater combat, so no LOS to or from it (TW, Underwater Combat)",
