@@ -112,6 +112,8 @@ fn eyes_are_the_rules_heights() {
         let p = profile(&map, a, b);
         let eye = match map.ruleset.family {
             Family::Geometric | Family::Miniatures => map.ruleset.param("observer_eye", 0.25),
+            // An empty dry hex holds a standing 'Mech, two levels tall (TW).
+            Family::Battletech => 1.0,
             _ => 0.0,
         };
         assert_eq!(p.eye_from, map.level(a) as f64 + eye, "{name}");

@@ -23,7 +23,7 @@ type Pools = (
 
 #[test]
 fn random_units_never_panic() {
-    let rulesets: [Pools; 3] = [
+    let rulesets: [Pools; 4] = [
         (
             "asl",
             &[
@@ -57,12 +57,25 @@ fn random_units_never_panic() {
             &["section", "team"],
             &["", "hidden"],
         ),
+        (
+            "battletech",
+            &[
+                "clear",
+                "light-woods",
+                "heavy-woods",
+                "water-1",
+                "water-2",
+                "building-3",
+            ],
+            &["mech", "vehicle", "infantry", "tank", ""],
+            &["standing", "prone", "", "shutdown"],
+        ),
     ];
     let facings = ["N", "NE", "SE", "S", "SW", "NW"];
     let mut rng = Rng(0x1234_5678_9abc_def1);
     let (mut loaded, mut refused) = (0, 0);
     for round in 0..150 {
-        let (rs, terrain, kinds, states) = rulesets[round % 3];
+        let (rs, terrain, kinds, states) = rulesets[round % rulesets.len()];
         let mut hexes = serde_json::Map::new();
         for c in 0..6u8 {
             for r in 1..=6 {
@@ -87,7 +100,7 @@ fn random_units_never_panic() {
         let hexsides = json!([{"hex": "C3", "side": rng.pick(&facings), "terrain": if rs == "asl" { "cliff" } else if rs == "napoleonic" { "hedge" } else { "none" }}]);
         let mut v = json!({"hexsight": 1, "name": "r", "ruleset": rs, "grid": {"cols": 6, "rows": 6}, "scale": {"hex": 7.5, "unit": "cm"},
                            "hexes": Value::Object(hexes), "units": units});
-        if rs != "miniatures" {
+        if rs != "miniatures" && rs != "battletech" {
             v["hexsides"] = hexsides;
         }
         match Map::from_json(&v.to_string(), Path::new("r.json")) {

@@ -18,7 +18,7 @@ pub struct Args {
     /// Random seed: the same seed gives the same map.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Built-in ruleset (`geometric`, `combat-commander`, `asl`, `napoleonic`, `miniatures`).
+    /// Built-in ruleset (`geometric`, `combat-commander`, `asl`, `napoleonic`, `miniatures`, `battletech`).
     #[arg(long, default_value = "geometric")]
     ruleset: String,
     /// Pointy-top hexes instead of flat-top.

@@ -1,10 +1,11 @@
-//! `hexsight import dem DEM.tif --hex-size 100 --out MAP.json`: maps from real ground.
+//! `hexsight import dem DEM.tif --hex-size 100 --out MAP.json`: maps from real ground;
+//! `hexsight import megamek FILE.board --out MAP.json`: MegaMek boards.
 
 use anyhow::Context;
 use clap::{Args as ClapArgs, Subcommand};
 use hexsight_analysis::hex::Orientation;
 use hexsight_analysis::import::dem::{Landcover, Options, Sample, import};
-use hexsight_analysis::import::geotiff;
+use hexsight_analysis::import::{geotiff, megamek};
 use hexsight_analysis::map::resolve_ruleset;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,6 +22,24 @@ pub struct Args {
 enum What {
     /// A hex map laid over a GeoTIFF elevation model in a projected CRS (metres).
     Dem(DemArgs),
+    /// A MegaMek board (`.board` text) as a `battletech` map.
+    Megamek(MegamekArgs),
+}
+
+/// Arguments of `import megamek`.
+#[derive(ClapArgs)]
+pub struct MegamekArgs {
+    /// The MegaMek board file.
+    board: PathBuf,
+    /// The ruleset the map names (built-in name or path); it needs the `battletech` terrain ids.
+    #[arg(long, default_value = "battletech")]
+    ruleset: String,
+    /// The map name (default: the board file's name).
+    #[arg(long)]
+    name: Option<String>,
+    /// Where to write the map.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 /// Arguments of `import dem`.
@@ -69,6 +88,7 @@ fn parse_orientation(s: &str) -> Result<Orientation, String> {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     match a.what {
         What::Dem(d) => dem(d),
+        What::Megamek(m) => megamek(m),
     }
 }
 
@@ -131,6 +151,44 @@ fn dem(a: DemArgs) -> anyhow::Result<ExitCode> {
         outln!(
             "land cover: {} hexes had a class the table does not list (left {})",
             done.unclassified,
+            m.ruleset.terrain[0].id
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn megamek(a: MegamekArgs) -> anyhow::Result<ExitCode> {
+    let text = megamek::read(&a.board)?;
+    let ruleset = resolve_ruleset(&a.ruleset, &a.out)?;
+    let name = a.name.clone().unwrap_or_else(|| {
+        a.board
+            .file_stem()
+            .map_or("MegaMek board".into(), |s| s.to_string_lossy().into_owned())
+    });
+    let done = megamek::import(&text, &a.board, &name, &a.ruleset, ruleset)?;
+    done.map.save(&a.out)?;
+    let m = &done.map;
+    let (lo, hi) = m.cells().iter().fold((i32::MAX, i32::MIN), |(l, h), c| {
+        (l.min(c.level), h.max(c.level))
+    });
+    outln!(
+        "wrote {}: {}x{} hexes, levels {lo} to {hi}",
+        a.out.display(),
+        m.cols,
+        m.rows
+    )?;
+    if done.unknown_hexes > 0 {
+        let items: Vec<&str> = done.unknown_items.iter().map(String::as_str).collect();
+        outln!(
+            "{} hexes had unknown terrain items: {}",
+            done.unknown_hexes,
+            items.join(", ")
+        )?;
+    }
+    if done.missing > 0 {
+        outln!(
+            "{} hexes were not on the board (left {} at level 0)",
+            done.missing,
             m.ruleset.terrain[0].id
         )?;
     }

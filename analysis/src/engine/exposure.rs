@@ -205,6 +205,7 @@ mod tests {
             "asl",
             "napoleonic",
             "miniatures",
+            "battletech",
         ] {
             let map = random_map(rs, 9, 12, 10);
             let e = Engine::new(&map);

@@ -21,7 +21,9 @@ use crate::hex::Hex;
 use crate::los::line_of_sight;
 use crate::map::Map;
 use crate::rules::kernel::{Kernel as _, Span};
-use crate::rules::{Family, LevelSide, Verdict, asl, combat_commander, geometric, napoleonic};
+use crate::rules::{
+    Family, LevelSide, Verdict, asl, battletech, combat_commander, geometric, napoleonic,
+};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
@@ -76,6 +78,11 @@ pub(crate) enum FamilyKernel<'m> {
         grid: Grid<napoleonic::Cell, Option<crate::rules::LosEffect>>,
         level: Option<LevelSweep>,
     },
+    Battletech {
+        kernel: battletech::Kernel<'m>,
+        grid: Grid<battletech::Cell, ()>,
+        level: Option<LevelSweep>,
+    },
 }
 
 /// Runs `$body` with `$w` bound to the engine's [`Walker`], whatever the family:
@@ -97,6 +104,10 @@ macro_rules! with_walker {
                 $body
             }
             FamilyKernel::Napoleonic { kernel, grid, .. } => {
+                let $w = e.walker(kernel, grid);
+                $body
+            }
+            FamilyKernel::Battletech { kernel, grid, .. } => {
                 let $w = e.walker(kernel, grid);
                 $body
             }
@@ -175,6 +186,16 @@ impl<'m> Engine<'m> {
                     level,
                 }
             }
+            Family::Battletech => {
+                let kernel = battletech::Kernel::new(map);
+                let grid = Grid::of(&kernel, &padded);
+                let level = LevelSweep::of(&kernel, &grid, &padded);
+                FamilyKernel::Battletech {
+                    kernel,
+                    grid,
+                    level,
+                }
+            }
         };
         let syms = symmetries();
         let factors = syms.map(|s| s.strides(padded.stride));
@@ -222,9 +243,9 @@ impl<'m> Engine<'m> {
         match &self.family {
             FamilyKernel::Geometric { sweep, .. } => sweep.is_some(),
             FamilyKernel::CombatCommander { .. } => true,
-            FamilyKernel::Asl { level, .. } | FamilyKernel::Napoleonic { level, .. } => {
-                level.is_some()
-            }
+            FamilyKernel::Asl { level, .. }
+            | FamilyKernel::Napoleonic { level, .. }
+            | FamilyKernel::Battletech { level, .. } => level.is_some(),
         }
     }
 
@@ -261,6 +282,9 @@ impl<'m> Engine<'m> {
                 grid.bytes() + level.as_ref().map_or(0, |l| l.bytes())
             }
             FamilyKernel::Napoleonic { grid, level, .. } => {
+                grid.bytes() + level.as_ref().map_or(0, |l| l.bytes())
+            }
+            FamilyKernel::Battletech { grid, level, .. } => {
                 grid.bytes() + level.as_ref().map_or(0, |l| l.bytes())
             }
         };
@@ -415,7 +439,8 @@ impl<'m> Engine<'m> {
                 flat.offset(kernel, grid, o, &self.syms, pairs, dr, &sees, seen)
             }
             FamilyKernel::Asl { level: Some(l), .. }
-            | FamilyKernel::Napoleonic { level: Some(l), .. } => with_walker!(self, w => {
+            | FamilyKernel::Napoleonic { level: Some(l), .. }
+            | FamilyKernel::Battletech { level: Some(l), .. } => with_walker!(self, w => {
                 l.offset(&w, o, pairs, dr, &mut Vec::new(), seen)
             }),
             _ => with_walker!(self, w => {
@@ -488,6 +513,7 @@ mod tests {
                 "asl",
                 "napoleonic",
                 "miniatures",
+                "battletech",
             ] {
                 let map = crate::engine::testmaps::random_map(
                     ruleset,

@@ -457,6 +457,7 @@ mod tests {
             "asl",
             "napoleonic",
             "miniatures",
+            "battletech",
         ] {
             let map = crate::engine::testmaps::random_map(rs, 3, 12, 11);
             let e = Engine::new(&map);

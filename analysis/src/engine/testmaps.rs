@@ -55,6 +55,17 @@ pub fn random_map(ruleset: &str, seed: u64, cols: u32, rows: u32) -> Map {
             }
         }
     }
+    // BattleTech: every terrain of the table somewhere (woods of each weight, water of
+    // each depth, buildings of each height), which the generator's palette leaves out.
+    if rs.family == crate::rules::Family::Battletech {
+        for _ in 0..n / 4 {
+            let h = map.hex_of(rng.below(n) as usize);
+            let t = rng.below(rs.terrain.len() as u32) as u16;
+            if let Some(c) = map.cell_mut(h) {
+                c.terrain = t;
+            }
+        }
+    }
     // Units: two sides, kinds and states from the tables (crest units in depressions).
     if !rs.unit_kinds.is_empty() {
         let depression_hexes: Vec<Hex> = map

@@ -17,8 +17,7 @@ use crate::error::Result;
 use crate::hex::Hex;
 use crate::los::{LosResult, line_of_sight};
 use crate::map::Map;
-use crate::rules::geometric::{Heights, MILLI};
-use crate::rules::{Effect, Family, Place, Verdict};
+use crate::rules::{Effect, Place, Verdict};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One target hex in a viewshed.
@@ -143,44 +142,33 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
 /// Heights compared for blind hexes, in thousandths of a level: for `geometric`
 /// the surface (ground plus terrain) and the observer's eye; for other families
 /// the ground level, as their rules compare levels.
-fn height_of(map: &Map, hs: Option<&Heights>, h: Hex) -> Option<i64> {
-    match hs {
-        Some(hs) => hs.surface(map, h),
-        None => map.cell(h).map(|c| i64::from(c.level) * MILLI),
-    }
-}
-
 /// True when the line is blocked and every blocker is lower than the observer:
 /// the target is hidden only because it lies in the dead ground behind a lower
-/// obstacle (a "blind hex").
+/// obstacle (a "blind hex"). Heights are the family kernel's, as the engine reads them.
 pub fn is_blind(map: &Map, r: &LosResult) -> bool {
     if r.verdict != Verdict::Blocked {
         return false;
     }
-    let heights = matches!(map.ruleset.family, Family::Geometric | Family::Miniatures)
-        .then(|| Heights::of(map));
-    let hs = heights.as_ref();
-    let eye = match hs {
-        Some(hs) => i64::from(map.level(r.line.from)) * MILLI + hs.observer_eye,
-        None => i64::from(map.level(r.line.from)) * MILLI,
-    };
-    let mut blockers = r
+    let blockers: Vec<Vec<Hex>> = r
         .events
         .iter()
         .filter(|e| e.effect == Effect::Block)
-        .peekable();
-    if blockers.peek().is_none() {
-        return false; // blocked by a hindrance limit, not by an obstacle
-    }
-    blockers.all(|e| {
-        let hexes = match e.place {
+        .map(|e| match e.place {
             Place::Hex(h) | Place::Marker(h) => vec![h],
             Place::AlongSide(a, b) | Place::Hexside(a, b) => vec![a, b],
             Place::HexsidePair(a, b, c) => vec![a, b, c],
-        };
-        hexes
-            .iter()
-            .filter_map(|h| height_of(map, hs, *h))
+        })
+        .collect();
+    if blockers.is_empty() {
+        return false; // blocked by a hindrance limit, not by an obstacle
+    }
+    let all: Vec<Hex> = blockers.iter().flatten().copied().collect();
+    let (eye, tops) = crate::rules::eye_and_tops(map, r.line.from, &all);
+    let mut tops = tops.into_iter();
+    blockers.iter().all(|hexes| {
+        tops.by_ref()
+            .take(hexes.len())
+            .flatten()
             .max()
             .is_some_and(|top| top < eye)
     })
@@ -313,6 +301,7 @@ mod tests {
             "asl",
             "napoleonic",
             "miniatures",
+            "battletech",
         ] {
             let mut blind = 0;
             for seed in 0..4 {

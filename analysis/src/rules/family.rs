@@ -3,10 +3,10 @@
 
 use super::Ruleset;
 use super::kernel::{self, Heights};
-use super::{Family, asl, combat_commander, geometric, napoleonic, units};
+use super::{Family, asl, battletech, combat_commander, geometric, napoleonic, units};
 use crate::error::Error;
 use crate::error::Result;
-use crate::hex::HexLine;
+use crate::hex::{Hex, HexLine};
 use crate::map::Map;
 use serde_json::Value;
 use std::path::Path;
@@ -18,6 +18,7 @@ pub fn check_units(map: &Map) -> Result<Vec<String>> {
     let problems = match map.ruleset.family {
         Family::Asl => asl::unit_problems(map),
         Family::Napoleonic => napoleonic::unit_problems(map),
+        Family::Battletech => battletech::unit_problems(map),
         Family::Geometric | Family::CombatCommander | Family::Miniatures => Vec::new(),
     };
     units::into_result(map, problems)?;
@@ -49,6 +50,33 @@ pub fn heights(map: &Map, line: &HexLine) -> Heights {
         Family::CombatCommander => kernel::heights(&combat_commander::Kernel::new(map), line),
         Family::Asl => kernel::heights(&asl::Kernel::new(map), line),
         Family::Napoleonic => kernel::heights(&napoleonic::Kernel::new(map), line),
+        Family::Battletech => kernel::heights(&battletech::Kernel::new(map), line),
+    }
+}
+
+/// The observer's eye in `from` and the top of each of `hexes` (`None` off the map),
+/// as the family's kernel reads them ([`kernel::Kernel::eye`], [`kernel::Kernel::top`]),
+/// so the explained blind-hex test compares the heights the engine compares.
+pub fn eye_and_tops(map: &Map, from: Hex, hexes: &[Hex]) -> (i64, Vec<Option<i64>>) {
+    fn of<K: kernel::Kernel>(k: &K, from: Hex, hexes: &[Hex]) -> (i64, Vec<Option<i64>>) {
+        let map = k.map();
+        let eye = if map.contains(from) {
+            k.eye(&k.cell(from))
+        } else {
+            k.eye(&K::Cell::default())
+        };
+        let tops = hexes
+            .iter()
+            .map(|&h| map.contains(h).then(|| k.top(&k.cell(h))))
+            .collect();
+        (eye, tops)
+    }
+    match map.ruleset.family {
+        Family::Geometric | Family::Miniatures => of(&geometric::Kernel::new(map), from, hexes),
+        Family::CombatCommander => of(&combat_commander::Kernel::new(map), from, hexes),
+        Family::Asl => of(&asl::Kernel::new(map), from, hexes),
+        Family::Napoleonic => of(&napoleonic::Kernel::new(map), from, hexes),
+        Family::Battletech => of(&battletech::Kernel::new(map), from, hexes),
     }
 }
 

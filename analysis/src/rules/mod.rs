@@ -1,6 +1,7 @@
 //! Rulesets: the tables (data) and the family code that turns a sight line into a verdict.
 
 pub mod asl;
+pub mod battletech;
 pub mod combat_commander;
 mod family;
 pub mod geometric;
@@ -10,7 +11,7 @@ pub mod napoleonic;
 pub mod table;
 pub mod units;
 
-pub use family::{check_units, details, heights, warnings};
+pub use family::{check_units, details, eye_and_tops, heights, warnings};
 pub use table::{
     Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType,
 };
@@ -226,6 +227,7 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
         Family::Asl => asl::assess(map, line),
         Family::Napoleonic => napoleonic::assess(map, line),
         Family::Miniatures => miniatures::assess(map, line),
+        Family::Battletech => battletech::assess(map, line),
     }
 }
 

@@ -19,6 +19,8 @@ pub enum Family {
     Napoleonic,
     /// Miniatures spotting ranges and tests (rules.md section 4).
     Miniatures,
+    /// BattleTech Total Warfare levels, woods, buildings and water (issue 12).
+    Battletech,
 }
 
 /// What a terrain, hexside or marker does to a line of sight.
@@ -185,7 +187,7 @@ pub struct Ruleset {
     pub spotting: Option<super::miniatures::Spotting>,
 }
 
-const BUILTIN: [(&str, &str); 5] = [
+const BUILTIN: [(&str, &str); 6] = [
     (
         "geometric",
         include_str!("../../../maps/rulesets/geometric.json"),
@@ -202,6 +204,10 @@ const BUILTIN: [(&str, &str); 5] = [
     (
         "miniatures",
         include_str!("../../../maps/rulesets/miniatures.json"),
+    ),
+    (
+        "battletech",
+        include_str!("../../../maps/rulesets/battletech.json"),
     ),
 ];
 
