@@ -229,6 +229,7 @@ mod tests {
             "asl",
             "napoleonic",
             "miniatures",
+            "battletech",
         ] {
             // A random map opened up between its ends but for two hexes, so that
             // far lines are seen (from column 1 to 0) as well as blocked. For the
