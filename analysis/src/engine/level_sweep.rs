@@ -6,9 +6,10 @@
 //! level and direction ([`Kernel::keyed_ends`]) and then tests 64 lanes of
 //! one offset with a few word operations. Everything the bits cannot settle
 //! goes to the kernel's walker lane by lane: lines whose ends have no key,
-//! walks with stretches along a hexside (where a kernel may combine the two
-//! sides its own way), and, in a family with a hindrance limit, lines that
-//! meet a hindrance.
+//! lines the bits leave open on walks with stretches along a hexside (where a
+//! kernel may combine the two sides its own way; a hex stretch that blocks
+//! still blocks), and, in a family with a hindrance limit, lines that meet a
+//! hindrance.
 
 use super::bits::{self, each_lane, lane_mask, sweep, window};
 use super::grid::{Grid, Padded};
@@ -198,7 +199,7 @@ impl LevelSweep {
                     Some(l) => (Some(l), &mut keyed, &mut n_keys),
                     None => (k.far_key(&ends), &mut far, &mut n_far),
                 };
-                match key.filter(|_| sides_free) {
+                match key {
                     Some(l) => match list[..*count].iter_mut().find(|x| x.0 == l) {
                         Some(x) => x.1 |= 1 << lane,
                         None => {
@@ -244,6 +245,12 @@ impl LevelSweep {
                     blocked |= window(&self.side_block[li][dir as usize], (base0 + d) as usize);
                 }
                 let mut open = mask & !blocked;
+                if !sides_free {
+                    // A stretch along a hexside is the kernel's to combine: what
+                    // the bits leave open is walked.
+                    slow |= open;
+                    continue;
+                }
                 if self.limit && open != 0 {
                     let mut hindered = sweep(&self.hinder[li], base0, &hexes, |&d| d, open);
                     for &(d, dir) in &crosses {
