@@ -249,7 +249,7 @@ impl Lines {
         let parts: Vec<Pools> = canon
             .par_chunks(64)
             .map(|ds| {
-                let mut p = Pools::default();
+                let mut p = Pools::for_map(map);
                 for &d in ds {
                     p.compile(d);
                 }
@@ -372,9 +372,21 @@ pub struct Pools {
     pub sides: Vec<SideRec>,
     /// Crossing pool.
     pub crosses: Vec<CrossRec>,
+    /// Compile no crossings: set for maps without hexside features, where every
+    /// reader skips them anyway (they are read only at cells with a side,
+    /// `Grid::side_mask`); one record per hex boundary crossed is saved.
+    pub skip_crossings: bool,
 }
 
 impl Pools {
+    /// Empty pools for walks on `map`.
+    pub fn for_map(map: &Map) -> Pools {
+        Pools {
+            skip_crossings: map.hexsides.is_empty(),
+            ..Pools::default()
+        }
+    }
+
     /// Moves compiled walks in after the ones held.
     fn append(&mut self, p: Pools) {
         let shift = |(a, b): (u32, u32), by: usize| (a + by as u32, b + by as u32);
@@ -425,6 +437,7 @@ impl Pools {
             a.direction_to(b)
                 .expect("crossed hexsides join adjacent hexes") as u8
         };
+        let skip_crossings = self.skip_crossings;
         let (hexes, sides, crosses) = (&mut self.hexes, &mut self.sides, &mut self.crosses);
         // The previous stretch (not a vertex), kept once the next arrives, past the
         // observer's own: the last one (the target's, or one a prefix cuts short,
@@ -439,27 +452,29 @@ impl Pools {
             let Some((p, p0, p1)) = pending.replace((c, k0, k1)) else {
                 return;
             };
-            let mut sides_of = Sides::after(p);
-            match sides_of.next(c, Ratio::new(k0, den)) {
-                Some(SideCrossing::One(a, b, _)) if !is_end(a) && !is_end(b) => {
-                    crosses.push(CrossRec {
-                        q: a.q as i16,
-                        r: a.r as i16,
-                        d1: dir(a, b),
-                        d2: NO_DIR,
-                    })
+            if !skip_crossings {
+                let mut sides_of = Sides::after(p);
+                match sides_of.next(c, Ratio::new(k0, den)) {
+                    Some(SideCrossing::One(a, b, _)) if !is_end(a) && !is_end(b) => {
+                        crosses.push(CrossRec {
+                            q: a.q as i16,
+                            r: a.r as i16,
+                            d1: dir(a, b),
+                            d2: NO_DIR,
+                        })
+                    }
+                    Some(SideCrossing::Pair(a, b, cc, _))
+                        if !is_end(a) && !is_end(b) && !is_end(cc) =>
+                    {
+                        crosses.push(CrossRec {
+                            q: a.q as i16,
+                            r: a.r as i16,
+                            d1: dir(a, b),
+                            d2: dir(a, cc),
+                        })
+                    }
+                    _ => {}
                 }
-                Some(SideCrossing::Pair(a, b, cc, _))
-                    if !is_end(a) && !is_end(b) && !is_end(cc) =>
-                {
-                    crosses.push(CrossRec {
-                        q: a.q as i16,
-                        r: a.r as i16,
-                        d1: dir(a, b),
-                        d2: dir(a, cc),
-                    })
-                }
-                _ => {}
             }
             if !std::mem::replace(&mut seen_first, true) {
                 return;

@@ -198,7 +198,12 @@ pub fn for_each<const BLIND: bool>(
         })
     };
     let total = from.len() as u64 * to.len() as u64;
-    let init = || (Pools::default(), Vec::<(usize, usize, usize)>::new());
+    let init = || {
+        (
+            Pools::for_map(engine.map()),
+            Vec::<(usize, usize, usize)>::new(),
+        )
+    };
     each_leader(&need, ctl, total, init, |(pools, pending), d, images| {
         // Most lines are blocked before their end: walk a prefix of the line first,
         // four times longer each round, and compile further only for the pairs it
@@ -253,7 +258,7 @@ pub fn for_each_seen(
     let (obs, tgt) = (runs_of(axial, from), runs_of(axial, to));
     let need = Needed::of(&columns(engine, from), &columns(engine, to));
     let total = from.len() as u64 * to.len() as u64;
-    let init = || (Pools::default(), Vec::new());
+    let init = || (Pools::for_map(engine.map()), Vec::new());
     each_leader(&need, ctl, total, init, |(pools, steps_buf), d, images| {
         let mut emit = |i: usize, j: usize| seen(i, j);
         pools.clear();
