@@ -40,7 +40,7 @@ except ImportError as e:  # pragma: no cover
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-FAMILIES = ["geometric", "combat-commander", "asl", "napoleonic", "miniatures"]
+FAMILIES = ["geometric", "combat-commander", "asl", "napoleonic", "miniatures", "battletech"]
 
 
 def label_to_offset(label, first_row=1):
