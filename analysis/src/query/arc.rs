@@ -131,7 +131,10 @@ mod tests {
         let f = layout.center(DIRECTIONS[facing], 1.0);
         let (tx, ty) = (c.0 - o.0, c.1 - o.1);
         let (fx, fy) = (f.0 - o.0, f.1 - o.1);
-        let angle = (fx * ty - fy * tx).atan2(fx * tx + fy * ty).abs().to_degrees();
+        let angle = (fx * ty - fy * tx)
+            .atan2(fx * tx + fy * ty)
+            .abs()
+            .to_degrees();
         let half = k as f64 * 30.0;
         let boundary = (angle - half).abs() < 1e-9;
         (angle <= half + 1e-9, boundary)
@@ -194,5 +197,119 @@ mod tests {
         assert!(in_arc(o, 0, 6, DIRECTIONS[3]));
         // The unit's own hex.
         assert!(in_arc(o, 0, 1, o));
+    }
+
+    fn flank() -> Map {
+        let path = std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../maps/napoleonic-flank.json"
+        ));
+        Map::load(path).unwrap()
+    }
+
+    fn answers(map: &Map, a: &str, b: &str) -> crate::query::units::UnitAnswers {
+        let u = |id: &str| map.units.iter().find(|u| u.id == id).unwrap();
+        crate::query::units::unit_answers(map, u(a), u(b), crate::rules::asl::FireKind::Direct)
+    }
+
+    /// A battalion facing away does not see; turned about, it sees; the terrain line
+    /// between the two is clear either way (the arc sits above LOS).
+    #[test]
+    fn the_arc_decides_sees_and_fire_above_the_los() {
+        let mut map = flank();
+        let los = crate::los::line_of_sight(
+            &map,
+            map.parse_hex("E5").unwrap(),
+            map.parse_hex("E8").unwrap(),
+        );
+        assert!(los.verdict.sees());
+        let x = answers(&map, "1-105e", "95th-lc");
+        assert!(!x.sees.ok && !x.targeted.ok && !x.fires.ok, "{x:?}");
+        assert!(
+            x.sees.reasons[0].starts_with(
+                "E8 is outside the front arc of `1-105e` (Infantry battalion: 3 hexsides facing N)"
+            ),
+            "{:?}",
+            x.sees.reasons
+        );
+        assert_eq!(x.arc.as_deref(), Some("front arc (3 hexsides facing N)"));
+        // The skirmishers have no arc: they see the battalion from behind.
+        let back = answers(&map, "95th-lc", "1-105e");
+        assert!(
+            back.sees.ok && back.fires.ok && back.arc.is_none(),
+            "{back:?}"
+        );
+        // Turned to face S, the battalion sees and fires.
+        let i = map.units.iter().position(|u| u.id == "1-105e").unwrap();
+        map.units[i].facing = Some(3);
+        let x = answers(&map, "1-105e", "95th-lc");
+        assert!(x.sees.ok && x.targeted.ok && x.fires.ok, "{x:?}");
+        // E8 is due S of E5: 60 degrees off SE (inside), 120 degrees off NE (outside).
+        map.units[i].facing = Some(2);
+        assert!(answers(&map, "1-105e", "95th-lc").sees.ok);
+        map.units[i].facing = Some(1);
+        assert!(!answers(&map, "1-105e", "95th-lc").sees.ok);
+    }
+
+    /// Without an arc in the ruleset the same battalion sees all round; with an arc and
+    /// no facing it sees all round and says why.
+    #[test]
+    fn no_arc_or_no_facing_is_all_round() {
+        let mut map = flank();
+        let i = map.units.iter().position(|u| u.id == "1-105e").unwrap();
+        map.units[i].facing = None;
+        let x = answers(&map, "1-105e", "95th-lc");
+        assert!(x.sees.ok && x.fires.ok, "{x:?}");
+        assert!(
+            x.sees
+                .reasons
+                .iter()
+                .any(|r| r.contains("has no facing, so it sees all round")),
+            "{:?}",
+            x.sees.reasons
+        );
+        map.units[i].facing = Some(0);
+        let mut rs = (*map.ruleset).clone();
+        for k in &mut rs.unit_kinds {
+            k.arc = None;
+        }
+        map.ruleset = std::sync::Arc::new(rs);
+        let x = answers(&map, "1-105e", "95th-lc");
+        assert!(x.sees.ok && x.fires.ok && x.arc.is_none(), "{x:?}");
+    }
+
+    /// A bad width is refused at ruleset load, naming the file and the unit kind.
+    #[test]
+    fn a_bad_arc_width_is_refused_naming_the_file_and_the_kind() {
+        let base: serde_json::Value =
+            serde_json::from_str(include_str!("../../../maps/rulesets/napoleonic.json")).unwrap();
+        for bad in [
+            serde_json::json!(0),
+            serde_json::json!(7),
+            serde_json::json!(2.5),
+            serde_json::json!(-3),
+            serde_json::json!("three"),
+        ] {
+            let mut rs = base.clone();
+            rs["unit_kinds"][0]["arc"]["hexsides"] = bad.clone();
+            let e = crate::rules::Ruleset::from_json(
+                &rs.to_string(),
+                std::path::Path::new("my-rules.json"),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                e.starts_with("my-rules.json: unit_kinds infantry: arc.hexsides: ")
+                    && e.contains("1 to 6")
+                    && !e.contains('\n'),
+                "{bad}: {e}"
+            );
+        }
+        let mut rs = base.clone();
+        rs["unit_kinds"][0]["arc"] = serde_json::json!({"hexsides": 3.0, "name": "fire arc"});
+        let rs = crate::rules::Ruleset::from_json(&rs.to_string(), std::path::Path::new("r.json"))
+            .unwrap();
+        assert_eq!(rs.unit_kinds[0].arc.as_ref().unwrap().width(), 3);
+        assert_eq!(rs.unit_kinds[0].arc.as_ref().unwrap().label(), "fire arc");
     }
 }

@@ -81,9 +81,10 @@ pub fn unit_answers(map: &Map, a: &Unit, b: &Unit, fire: FireKind) -> UnitAnswer
     if let Some(why) = arc::outside(map, a, b.hex) {
         let los = std::mem::take(&mut ans.sees.reasons);
         ans.sees.no(why);
-        ans.sees
-            .reasons
-            .extend(los.into_iter().map(|r| format!("the terrain line alone: {r}")));
+        ans.sees.reasons.extend(
+            los.into_iter()
+                .map(|r| format!("the terrain line alone: {r}")),
+        );
         if ans.targeted.ok {
             ans.targeted.reasons.clear();
             ans.targeted.no(format!(
