@@ -250,7 +250,7 @@ mod tests {
             // (the level families read a ramp as crests that hide everything).
             let ramp = matches!(rs, "geometric" | "miniatures");
             let mut map = crate::engine::testmaps::random_map(rs, 2, 2, 1320);
-            let open = map.default.clone();
+            let open = map.default;
             let layout = map.layout;
             let opened = |h: Hex| {
                 let (col, row) = layout.offset_of(h);
@@ -261,7 +261,7 @@ mod tests {
                 let row = layout.offset_of(h).1;
                 let c = map.cell_mut(h).unwrap();
                 if opened(h) {
-                    *c = open.clone();
+                    *c = open;
                 }
                 if ramp {
                     c.level += row.min(1310) / 100;

@@ -21,7 +21,7 @@ use crate::rules::units::{self, ArcSpec};
 /// direction for even `m`, the corner between two sides (their sum) for odd `m`.
 fn ray(m: usize) -> Hex {
     let m = m % 12;
-    if m % 2 == 0 {
+    if m.is_multiple_of(2) {
         DIRECTIONS[m / 2]
     } else {
         DIRECTIONS[m / 2] + DIRECTIONS[(m / 2 + 1) % 6]
