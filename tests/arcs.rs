@@ -94,3 +94,34 @@ fn a_bad_arc_in_a_ruleset_file_is_one_line_naming_the_file_and_the_kind() {
         "{err}"
     );
 }
+
+#[test]
+fn validate_warns_of_a_unit_with_an_arc_but_no_facing() {
+    let dir = std::env::temp_dir().join(format!("hexsight-arcs-v-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut map: Value = serde_json::from_str(&std::fs::read_to_string(flank()).unwrap()).unwrap();
+    map["units"][0].as_object_mut().unwrap().remove("facing");
+    let p = dir.join("map.json");
+    std::fs::write(&p, map.to_string()).unwrap();
+    let p = p.to_string_lossy().into_owned();
+    let out = hexsight(&["validate", &p]);
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{all}");
+    assert!(
+        all.contains("unit `1-105e` (E5): its kind `infantry` has a front arc of 3 hexsides but the unit has no `facing`, so it sees all round"),
+        "{all}"
+    );
+    let text = ok(&["units", &p, "1-105e", "95th-lc"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        text.contains("can see: yes")
+            && text.contains(
+                "front arc (3 hexsides) not applied: `1-105e` has no facing, so it sees all round"
+            ),
+        "{text}"
+    );
+}
