@@ -125,3 +125,29 @@ fn validate_warns_of_a_unit_with_an_arc_but_no_facing() {
         "{text}"
     );
 }
+
+/// The network picture draws each arc's two boundary rays and a facing stub: four
+/// units with arcs add twelve lines to the picture of the same map without facings
+/// (there, every pair that has a line has it either way already, so only arcs differ).
+#[test]
+fn the_network_picture_draws_the_arcs() {
+    let dir = std::env::temp_dir().join(format!("hexsight-arcs-n-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lines = |map: &str, svg: &Path| {
+        ok(&["units", map, "--svg", svg.to_str().unwrap()]);
+        std::fs::read_to_string(svg)
+            .unwrap()
+            .matches("<line ")
+            .count()
+    };
+    let with = lines(&flank(), &dir.join("with.svg"));
+    let mut map: Value = serde_json::from_str(&std::fs::read_to_string(flank()).unwrap()).unwrap();
+    for u in map["units"].as_array_mut().unwrap() {
+        u.as_object_mut().unwrap().remove("facing");
+    }
+    let p = dir.join("map.json");
+    std::fs::write(&p, map.to_string()).unwrap();
+    let without = lines(p.to_str().unwrap(), &dir.join("without.svg"));
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(with, without + 12, "{with} {without}");
+}
