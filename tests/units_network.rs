@@ -31,6 +31,7 @@ fn path(name: &str) -> String {
 fn the_network_lists_every_pair_of_different_sides_as_the_pair_command_answers() {
     for name in [
         "napoleonic-ridge.json",
+        "napoleonic-flank.json",
         "asl-stream-crest.json",
         "hill-112.json",
     ] {

@@ -330,6 +330,9 @@ pub struct Scene<'a> {
     pub side: Option<hexsight_analysis::hex::Side>,
 }
 
+/// The colour of field-of-view arcs.
+pub const ARC: Color32 = Color32::from_rgb(255, 196, 40);
+
 /// Narrowest legend box in points.
 pub const LEGEND_WIDTH: f32 = 132.0;
 
@@ -654,6 +657,12 @@ impl Scene<'_> {
             }
         }
 
+        // Field-of-view arcs under the counters: every unit's lightly, the selected
+        // hex's units' as a wedge.
+        if z >= 5.0 {
+            self.draw_arcs(s);
+        }
+
         // Markers and units as counters.
         if z >= 7.0 {
             for &h in &hexes {
@@ -698,6 +707,52 @@ impl Scene<'_> {
 
         if let Some(los) = self.los {
             self.draw_los(s, los);
+        }
+    }
+
+    /// Each unit's field-of-view arc from the library's reading (`query::arc`): the
+    /// wedge of `k * 60` degrees about its facing. Units of the selected hex get a
+    /// filled wedge six hexes long; the others a short faint outline, so a map full
+    /// of facings stays readable. All-round units draw nothing.
+    fn draw_arcs(&self, s: &mut impl Surface) {
+        use hexsight_analysis::query::arc::{UnitArc, unit_arc};
+        let map = self.map;
+        let z = self.view.zoom;
+        for u in &map.units {
+            let UnitArc::Facing(arc, f) = unit_arc(map, u) else {
+                continue;
+            };
+            let k = arc.width();
+            if k >= 6 || !map.contains(u.hex) {
+                continue;
+            }
+            let ctr = self.center(u.hex);
+            let dir = (self.center(u.hex.neighbor(f)) - ctr).normalized();
+            let selected = self.selected == Some(u.hex);
+            let spacing = z * 3f32.sqrt();
+            let radius = if selected { 6.0 } else { 1.6 } * spacing;
+            let half = k as f32 * 30f32.to_radians();
+            let steps = (k as usize * 6).max(2);
+            let pts: Vec<Pos2> = (0..=steps)
+                .map(|i| {
+                    let a = -half + 2.0 * half * i as f32 / steps as f32;
+                    let (sin, cos) = a.sin_cos();
+                    ctr + vec2(dir.x * cos - dir.y * sin, dir.x * sin + dir.y * cos) * radius
+                })
+                .collect();
+            if selected {
+                // Convex slices of 60 degrees, so a wedge wider than 180 fills too.
+                for w in pts.windows(7).step_by(6) {
+                    let mut fan = vec![ctr];
+                    fan.extend_from_slice(w);
+                    s.polygon(&fan, with_alpha(ARC, 0.14), Stroke::NONE);
+                }
+            }
+            let mut outline = vec![ctr];
+            outline.extend(pts);
+            outline.push(ctr);
+            let (width, alpha) = if selected { (2.0, 0.9) } else { (1.0, 0.4) };
+            s.line(&outline, Stroke::new(width, with_alpha(ARC, alpha)));
         }
     }
 

@@ -83,6 +83,9 @@ fn pair_text(map: &Map, f: &Unit, t: &Unit, ans: &UnitAnswers) -> String {
         t.id,
         map.label(t.hex)
     );
+    if let Some(arc) = &ans.arc {
+        out += &format!("arc of {}: {arc}\n", f.id);
+    }
     for (name, x) in [
         ("can see", &ans.sees),
         ("can be targeted", &ans.targeted),

@@ -7,6 +7,7 @@ use crate::engine::exposure::Exposure;
 use crate::engine::viewshed::Viewshed;
 use crate::hex::Hex;
 use crate::map::Map;
+use crate::query::arc::{UnitArc, unit_arc};
 use crate::query::deploy::Plan;
 use crate::query::spotting::SpotCell;
 use crate::query::units::UnitAnswers;
@@ -154,6 +155,33 @@ pub fn network(map: &Map, pairs: &[(usize, usize, UnitAnswers)]) -> Scene {
             color: colour,
             width: (size * 0.12).clamp(1.5, 3.5),
         });
+    }
+    // Field-of-view arcs: the two boundary rays, a hex and a half long, in the side's
+    // colour, and a short stub along the facing (a 3-hexside arc's rays are one
+    // straight line: the stub says which half is in front).
+    for u in &map.units {
+        let UnitArc::Facing(arc, f) = unit_arc(map, u) else {
+            continue;
+        };
+        if arc.width() >= 6 {
+            continue;
+        }
+        let ((x, y), size) = picture.centre(u.hex);
+        let ((nx, ny), _) = picture.centre(u.hex.neighbor(f));
+        let (dx, dy) = (nx - x, ny - y);
+        let half = (arc.width() as f64 * 30.0).to_radians();
+        for (a, len) in [(-half, 1.5), (half, 1.5), (0.0, 0.6)] {
+            let (sin, cos) = a.sin_cos();
+            scene.lines.push(Line {
+                a: (x, y),
+                b: (
+                    x + len * (dx * cos - dy * sin),
+                    y + len * (dx * sin + dy * cos),
+                ),
+                color: side_colour(&u.side),
+                width: (size * 0.06).clamp(1.0, 2.0),
+            });
+        }
     }
     // Units stacked in one hex: dots side by side, ids one under another.
     let mut stacks: BTreeMap<Hex, Vec<usize>> = BTreeMap::new();

@@ -4,6 +4,7 @@
 //!
 //! They call the explained query or the engine; nothing below them calls them.
 
+pub mod arc;
 pub mod deploy;
 pub mod profile;
 pub mod range;

@@ -4,6 +4,7 @@
 //! families' kernels through it) and combine its answer with the units' own rules
 //! (prone units, friends in the line of fire, crest positions), never the other way round.
 
+use super::arc;
 use crate::hex::{Crossing, Hex, HexLine, SideCrossing};
 use crate::los::line_of_sight;
 use crate::map::{Map, Unit};
@@ -49,6 +50,9 @@ pub struct UnitAnswers {
     pub fires: Answer,
     /// Modifiers of that fire.
     pub modifiers: Vec<Modifier>,
+    /// The firer's field-of-view arc (`front arc (3 hexsides facing N)`), when its kind has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arc: Option<String>,
 }
 
 /// Every unit against every unit of another side, in file order: the indices of
@@ -67,7 +71,43 @@ pub fn network(map: &Map, fire: FireKind) -> Vec<(usize, usize, UnitAnswers)> {
 }
 
 /// The three answers for unit `a` firing at unit `b` (`fire` matters to ASL crest TEM).
+///
+/// The family's answers, then the firer's field-of-view arc on top: a target outside
+/// it is not seen, so not targeted and not fired at, whatever the terrain line says
+/// (the LOS reasons stay, after the arc's, so the user sees both).
 pub fn unit_answers(map: &Map, a: &Unit, b: &Unit, fire: FireKind) -> UnitAnswers {
+    let mut ans = family_answers(map, a, b, fire);
+    ans.arc = arc::describe(map, a);
+    if let Some(why) = arc::outside(map, a, b.hex) {
+        let los = std::mem::take(&mut ans.sees.reasons);
+        ans.sees.no(why);
+        ans.sees.reasons.extend(
+            los.into_iter()
+                .map(|r| format!("the terrain line alone: {r}")),
+        );
+        if ans.targeted.ok {
+            ans.targeted.reasons.clear();
+            ans.targeted.no(format!(
+                "`{}` cannot target what it does not see (outside its arc)",
+                a.id
+            ));
+        }
+        if ans.fires.ok {
+            ans.fires.reasons.clear();
+            ans.fires.no(format!(
+                "`{}` cannot fire at what it does not see (outside its arc)",
+                a.id
+            ));
+        }
+        ans.modifiers.clear();
+    } else if let arc::UnitArc::NoFacing(_) = arc::unit_arc(map, a) {
+        ans.sees.reasons.push(ans.arc.clone().unwrap_or_default());
+    }
+    ans
+}
+
+/// The family's three answers, before the firer's arc.
+fn family_answers(map: &Map, a: &Unit, b: &Unit, fire: FireKind) -> UnitAnswers {
     match map.ruleset.family {
         Family::Napoleonic => napoleonic(map, a, b),
         Family::Asl => {

@@ -27,10 +27,45 @@ pub fn check_units(map: &Map) -> Result<Vec<String>> {
 
 /// Legal but suspicious features of a map, for `validate`.
 pub fn warnings(map: &Map) -> Vec<String> {
-    match map.ruleset.family {
+    let mut out = match map.ruleset.family {
         Family::CombatCommander => combat_commander::warnings(map),
         _ => Vec::new(),
+    };
+    out.extend(arcs_without_facing(map));
+    out
+}
+
+/// Most units named one by one in the arc warning; the rest are counted.
+const ARC_WARNINGS: usize = 10;
+
+/// Units whose kind has a field-of-view arc but which have no facing: they are read
+/// as seeing all round (so older maps load), and `validate` says so.
+fn arcs_without_facing(map: &Map) -> Vec<String> {
+    let bad: Vec<String> = map
+        .units
+        .iter()
+        .filter(|u| u.facing.is_none())
+        .filter_map(|u| {
+            let arc = super::units::kind(map, u)?.arc.as_ref()?;
+            Some(format!(
+                "unit `{}` ({}): its kind `{}` has a {} of {} hexsides but the unit has no `facing`, so it sees all round",
+                u.id,
+                map.label(u.hex),
+                u.kind,
+                arc.label(),
+                arc.width()
+            ))
+        })
+        .collect();
+    let n = bad.len();
+    let mut out: Vec<String> = bad.into_iter().take(ARC_WARNINGS).collect();
+    if n > ARC_WARNINGS {
+        out.push(format!(
+            "... and {} more units with an arc but no facing",
+            n - ARC_WARNINGS
+        ));
     }
+    out
 }
 
 /// Family-specific extra fields of a `los` answer (ASL crest status), if any.

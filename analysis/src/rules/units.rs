@@ -24,6 +24,44 @@ pub struct UnitType {
     /// Flags the family reads (`may-go-prone`, `fires-over-friends`, `blocks-los`).
     #[serde(default)]
     pub flags: Vec<String>,
+    /// Field-of-view arc of the kind (unit kinds only): absent means all round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arc: Option<ArcSpec>,
+}
+
+/// A unit kind's field-of-view arc (`"arc": {"hexsides": 3}`): the unit sees only
+/// targets within the arc about its facing (see [`crate::query::arc`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArcSpec {
+    /// How many hexsides the arc spans, 1 to 6. Kept as written so that the ruleset
+    /// check, not the parser, refuses a bad value, naming the kind.
+    pub hexsides: serde_json::Value,
+    /// What the reasons call it (`front arc`, the default).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+}
+
+impl ArcSpec {
+    /// The width in hexsides (checked at load to be 1 to 6).
+    pub fn width(&self) -> u8 {
+        arc_width(&self.hexsides).unwrap_or(6)
+    }
+
+    /// The name the reasons use.
+    pub fn label(&self) -> &str {
+        if self.name.is_empty() {
+            "front arc"
+        } else {
+            &self.name
+        }
+    }
+}
+
+/// A whole number of hexsides from 1 to 6 (`3` or `3.0`), or `None`.
+fn arc_width(v: &serde_json::Value) -> Option<u8> {
+    let x = v.as_f64()?;
+    (x.fract() == 0.0 && (1.0..=6.0).contains(&x)).then_some(x as u8)
 }
 
 impl UnitType {
@@ -47,6 +85,27 @@ pub fn check_tables(rs: &Ruleset) -> Result<()> {
             if !seen.insert(t.id.as_str()) {
                 return Err(Error::invalid(table, format!("duplicate id `{}`", t.id)));
             }
+        }
+    }
+    for k in &rs.unit_kinds {
+        if let Some(a) = &k.arc
+            && arc_width(&a.hexsides).is_none()
+        {
+            return Err(Error::invalid(
+                format!("unit_kinds {}: arc.hexsides", crate::error::clip(&k.id, 40)),
+                format!(
+                    "`{}` is not a width: an arc spans a whole number of hexsides from 1 to 6",
+                    crate::error::clip(&a.hexsides.to_string(), 40)
+                ),
+            ));
+        }
+    }
+    for t in &rs.unit_states {
+        if t.arc.is_some() {
+            return Err(Error::invalid(
+                format!("unit_states {}: arc", crate::error::clip(&t.id, 40)),
+                "an arc belongs to a unit kind, not a state",
+            ));
         }
     }
     for (tag, ids) in &rs.tags {

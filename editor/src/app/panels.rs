@@ -662,6 +662,7 @@ impl EditorApp {
                 });
             }
             self.unit_id_field(ui, &id);
+            unit_sight(ui, self.doc.map(), &id);
             // The family's unit rules (a prone unit in woods, a crest unit out of a depression).
             if let Err(e) = hexsight_analysis::rules::check_units(self.doc.map()) {
                 ui.colored_label(Color32::from_rgb(240, 180, 60), e.to_string());
@@ -672,6 +673,48 @@ impl EditorApp {
                 self.editing_unit = None;
             }
         });
+    }
+}
+
+/// Most enemy units listed under a unit: the answers are computed every frame.
+const SIGHT_ROWS: usize = 24;
+
+/// What the edited unit sees and can fire at among the other sides' units, from the
+/// library's unit answers (so the ruleset's arcs and unit rules apply as on the
+/// command line): its arc, then one line per enemy with the first reason of a "no".
+fn unit_sight(ui: &mut Ui, map: &hexsight_analysis::Map, id: &str) {
+    use hexsight_analysis::query::units::unit_answers;
+    use hexsight_analysis::rules::asl::FireKind;
+    let Some(a) = map.unit(id) else {
+        return;
+    };
+    let enemies: Vec<_> = map.units.iter().filter(|b| b.side != a.side).collect();
+    if enemies.is_empty() {
+        return;
+    }
+    let answers = unit_answers(map, a, enemies[0], FireKind::Direct);
+    if let Some(arc) = &answers.arc {
+        ui.label(format!("Arc: {arc}"));
+    }
+    for b in enemies.iter().take(SIGHT_ROWS) {
+        let x = unit_answers(map, a, b, FireKind::Direct);
+        let yes = |ok: bool| if ok { "yes" } else { "no" };
+        let why = [&x.sees, &x.targeted, &x.fires]
+            .into_iter()
+            .find(|y| !y.ok)
+            .and_then(|y| y.reasons.first())
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        ui.label(format!(
+            "{} ({}): sees {}, fires {}{why}",
+            b.id,
+            map.label(b.hex),
+            yes(x.sees.ok),
+            yes(x.fires.ok)
+        ));
+    }
+    if enemies.len() > SIGHT_ROWS {
+        ui.label(format!("... and {} more", enemies.len() - SIGHT_ROWS));
     }
 }
 
