@@ -9,7 +9,8 @@
 //! lines the bits leave open on walks with stretches along a hexside (where a
 //! kernel may combine the two sides its own way; a hex stretch that blocks
 //! still blocks), and, in a family with a hindrance limit, lines that meet a
-//! hindrance.
+//! hindrance on a crossed hexside (the hexes' own hindrances are added 64 lines
+//! at a time in bit-sliced counters, where the limit is at most 7).
 
 use super::bits::{self, each_lane, lane_mask, sweep, window};
 use super::grid::{Grid, Padded};
@@ -45,14 +46,20 @@ pub struct LevelSweep {
     far: Vec<Vec<u64>>,
     /// Per level and direction: the crossed hexside blocks such a line.
     far_side: Vec<[Vec<u64>; 6]>,
+    /// Per level: the cell's hindrance to such a line as three bit planes (clamped
+    /// to 7), where the family's limit is at most 7, so that hindered lines are
+    /// added up 64 at a time instead of walked.
+    amounts: Vec<[Vec<u64>; 3]>,
     /// Hindrances matter: the family has a hindrance limit.
     limit: bool,
+    /// That limit, when the planes can hold it.
+    counted: Option<u32>,
 }
 
 impl LevelSweep {
     /// The bitsets of a kernel with level keys, or `None` for a kernel without.
     pub fn of<K: Kernel>(k: &K, grid: &Grid<K::Cell, K::Side>, p: &Padded) -> Option<LevelSweep> {
-        // Keys are levels of the map.
+        // Keys are levels of the map, or as far beyond as the kernel says.
         let (lo, hi) = k
             .map()
             .cells()
@@ -60,10 +67,15 @@ impl LevelSweep {
             .fold((i32::MAX, i32::MIN), |(a, b), c| {
                 (a.min(c.level), b.max(c.level))
             });
+        if lo > hi {
+            return None;
+        }
+        let (lo, hi) = k.key_range(lo, hi);
         if lo > hi || hi as i64 - lo as i64 > 4096 {
             return None;
         }
         let limit = k.hindrance_limit().is_some();
+        let counted = k.hindrance_limit().filter(|&l| l <= 7);
         let mut s = LevelSweep {
             level_min: lo,
             block: Vec::new(),
@@ -72,11 +84,20 @@ impl LevelSweep {
             side_hinder: Vec::new(),
             far: Vec::new(),
             far_side: Vec::new(),
+            amounts: Vec::new(),
             limit,
+            counted,
         };
         for l in lo..=hi {
             let e = k.keyed_ends(l)?;
             let (mut block, mut hinder) = (bits::bitset(p.size), bits::bitset(p.size));
+            let mut amount: [Vec<u64>; 3] = std::array::from_fn(|_| {
+                if counted.is_some() {
+                    bits::bitset(p.size)
+                } else {
+                    Vec::new()
+                }
+            });
             let mut sb: [Vec<u64>; 6] = std::array::from_fn(|_| bits::bitset(p.size));
             let mut sh: [Vec<u64>; 6] = std::array::from_fn(|_| bits::bitset(p.size));
             for (x, c) in grid.cells.iter().enumerate() {
@@ -87,6 +108,13 @@ impl LevelSweep {
                     bits::set(&mut block, x);
                 } else if sum.hinder > 0 {
                     bits::set(&mut hinder, x);
+                    if counted.is_some() {
+                        for (b, plane) in amount.iter_mut().enumerate() {
+                            if sum.hinder.min(7) >> b & 1 == 1 {
+                                bits::set(plane, x);
+                            }
+                        }
+                    }
                 }
                 if grid.side_mask[x] == 0 {
                     continue;
@@ -115,6 +143,9 @@ impl LevelSweep {
             if limit {
                 s.hinder.push(hinder);
                 s.side_hinder.push(sh);
+            }
+            if counted.is_some() {
+                s.amounts.push(amount);
             }
         }
         Some(s)
@@ -149,10 +180,49 @@ impl LevelSweep {
         (block, sides)
     }
 
+    /// The lanes of `lanes` whose hex stretches' hindrances at level index `li` add
+    /// up to `limit` or more: three-bit counters, one bit plane each, saturating at 7.
+    fn over_limit(&self, li: usize, base0: i64, hexes: &[i64], lanes: u64, limit: u32) -> u64 {
+        if lanes == 0 {
+            return 0;
+        }
+        let p = &self.amounts[li];
+        let (mut c0, mut c1, mut c2) = (0u64, 0u64, 0u64);
+        for &d in hexes {
+            let x = (base0 + d) as usize;
+            let (a0, a1, a2) = (
+                window(&p[0], x) & lanes,
+                window(&p[1], x) & lanes,
+                window(&p[2], x) & lanes,
+            );
+            if a0 | a1 | a2 == 0 {
+                continue;
+            }
+            let (s0, k0) = (c0 ^ a0, c0 & a0);
+            let (s1, k1) = (c1 ^ a1 ^ k0, (c1 & a1) | (k0 & (c1 ^ a1)));
+            let (s2, k2) = (c2 ^ a2 ^ k1, (c2 & a2) | (k1 & (c2 ^ a2)));
+            (c0, c1, c2) = (s0 | k2, s1 | k2, s2 | k2);
+        }
+        let mut over = 0;
+        each_lane(lanes, |l| {
+            let v = (c0 >> l & 1) | (c1 >> l & 1) << 1 | (c2 >> l & 1) << 2;
+            if v as u32 >= limit {
+                over |= 1 << l;
+            }
+        });
+        over
+    }
+
     /// Bytes held.
     pub fn bytes(&self) -> usize {
         let per = |v: &Vec<Vec<u64>>| v.iter().map(|b| b.len() * 8).sum::<usize>();
         (per(&self.block) + per(&self.hinder)) * 7
+            + self
+                .amounts
+                .iter()
+                .flatten()
+                .map(|b| b.len() * 8)
+                .sum::<usize>()
     }
 
     /// Calls `seen(i, j)` for each pair of the runs `dr` away whose line is seen.
@@ -252,13 +322,23 @@ impl LevelSweep {
                     continue;
                 }
                 if self.limit && open != 0 {
-                    let mut hindered = sweep(&self.hinder[li], base0, &hexes, |&d| d, open);
+                    let mut by_sides = 0;
                     for &(d, dir) in &crosses {
-                        hindered |=
+                        by_sides |=
                             window(&self.side_hinder[li][dir as usize], (base0 + d) as usize);
                     }
-                    slow |= open & hindered;
-                    open &= !hindered;
+                    let hindered = sweep(&self.hinder[li], base0, &hexes, |&d| d, open);
+                    // Hexside hindrances are walked; the hexes' own are added here.
+                    let walked = match self.counted {
+                        Some(limit) => {
+                            let added = open & hindered & !by_sides;
+                            open &= !(added & self.over_limit(li, base0, &hexes, added, limit));
+                            by_sides
+                        }
+                        None => hindered | by_sides,
+                    };
+                    slow |= open & walked;
+                    open &= !walked;
                 }
                 each_lane(open & lane_mask(run.lanes), |lane| {
                     let (i, j) = run.pair(lane);

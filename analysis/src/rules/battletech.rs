@@ -261,6 +261,12 @@ impl super::kernel::Kernel for Kernel<'_> {
         (!self.needs_line(e)).then_some(e.high)
     }
 
+    /// A standing 'Mech's height is one above its ground; one in depth-1 water
+    /// stands at the surface's level, and deeper ones are submerged (no key).
+    fn key_range(&self, lo: i32, hi: i32) -> (i32, i32) {
+        (lo, hi.saturating_add(1))
+    }
+
     fn keyed_ends(&self, level: i32) -> Option<Ends> {
         Some(Ends {
             from: level,

@@ -274,6 +274,13 @@ pub trait Kernel: Sync {
     fn level_key(&self, _e: &Self::Ends) -> Option<i32> {
         None
     }
+    /// The keys ([`Kernel::level_key`], [`Kernel::far_key`]) lines can have on a map
+    /// whose ground levels run from `lo` to `hi`: by default those levels. A family
+    /// whose ends stand above their ground (a 'Mech one level up) widens it, so that
+    /// such lines keep the level sweep's bits.
+    fn key_range(&self, lo: i32, hi: i32) -> (i32, i32) {
+        (lo, hi)
+    }
     /// Ends whose [`Kernel::level_key`] is `level`, if the kernel has keys.
     fn keyed_ends(&self, _level: i32) -> Option<Self::Ends> {
         None
