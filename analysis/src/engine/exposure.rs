@@ -199,14 +199,7 @@ mod tests {
     /// counts equal those of the explained query pair by pair, and the matrix's.
     #[test]
     fn streaming_counts_equal_the_explained_query_and_the_matrix() {
-        for rs in [
-            "geometric",
-            "combat-commander",
-            "asl",
-            "napoleonic",
-            "miniatures",
-            "battletech",
-        ] {
+        for rs in crate::engine::testmaps::FAMILIES {
             let map = random_map(rs, 9, 12, 10);
             let e = Engine::new(&map);
             let m = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();

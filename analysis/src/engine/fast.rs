@@ -507,14 +507,7 @@ mod tests {
     fn fast_path_matches_plain_path() {
         let mut checked = 0;
         for seed in 0..8u64 {
-            for ruleset in [
-                "geometric",
-                "combat-commander",
-                "asl",
-                "napoleonic",
-                "miniatures",
-                "battletech",
-            ] {
+            for ruleset in crate::engine::testmaps::FAMILIES {
                 let map = crate::engine::testmaps::random_map(
                     ruleset,
                     seed,

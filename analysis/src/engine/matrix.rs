@@ -451,14 +451,7 @@ mod tests {
     /// family equal the explained query pair by pair, zones with gaps included.
     #[test]
     fn zone_matrices_equal_the_explained_query() {
-        for rs in [
-            "geometric",
-            "combat-commander",
-            "asl",
-            "napoleonic",
-            "miniatures",
-            "battletech",
-        ] {
+        for rs in crate::engine::testmaps::FAMILIES {
             let map = crate::engine::testmaps::random_map(rs, 3, 12, 11);
             let e = Engine::new(&map);
             let sel = Selection {

@@ -6,6 +6,17 @@ use super::generate::{Generator, Rng, generate};
 use crate::hex::{Hex, Layout, Orientation, Stagger};
 use crate::map::{Map, Unit};
 
+/// Every built-in family's ruleset, for the engine's cross-checks: a family named
+/// here is checked by all of them.
+pub const FAMILIES: [&str; 6] = [
+    "geometric",
+    "combat-commander",
+    "asl",
+    "napoleonic",
+    "miniatures",
+    "battletech",
+];
+
 /// A small random map of `ruleset` (flat or pointy, odd or even stagger by `seed`)
 /// with depressions and units where the family has them.
 pub fn random_map(ruleset: &str, seed: u64, cols: u32, rows: u32) -> Map {

@@ -223,14 +223,7 @@ mod tests {
             p.walks[0].exact && !p.walks[0].narrow()
         };
         assert!(wide(Hex::new(1, 1290)));
-        for rs in [
-            "geometric",
-            "combat-commander",
-            "asl",
-            "napoleonic",
-            "miniatures",
-            "battletech",
-        ] {
+        for rs in crate::engine::testmaps::FAMILIES {
             // A random map opened up between its ends but for two hexes, so that
             // far lines are seen (from column 1 to 0) as well as blocked. For the
             // families that read heights along the line, the open ground is a ramp
@@ -296,14 +289,7 @@ mod tests {
     /// target equals the explained query's verdict, hindrance and blind flag.
     #[test]
     fn the_viewshed_equals_the_explained_query_with_blind_hexes() {
-        for rs in [
-            "geometric",
-            "combat-commander",
-            "asl",
-            "napoleonic",
-            "miniatures",
-            "battletech",
-        ] {
+        for rs in crate::engine::testmaps::FAMILIES {
             let mut blind = 0;
             for seed in 0..4 {
                 let map = random_map(rs, seed, 13, 11);
