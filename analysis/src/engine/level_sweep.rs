@@ -251,12 +251,13 @@ impl LevelSweep {
             .map(|c| (o.delta(c.q, c.r), sym.dirs[c.d1 as usize]))
             .collect();
         let cells = &w.padded.cell;
+        // The lanes of one run by key; set up once, not zeroed for every run.
+        let mut keyed = [(0i32, 0u64); 64];
+        let mut far = [(0i32, 0u64); 64];
         pairs.runs(dr, |run| {
             let base0 = cells[run.a.idx[(run.r0 - run.a.r_lo) as usize] as usize] as i64;
             let mut slow = 0u64;
-            let mut keyed = [(0i32, 0u64); 64];
             let mut n_keys = 0;
-            let mut far = [(0i32, 0u64); 64];
             let mut n_far = 0;
             for lane in 0..run.lanes {
                 let (i, j) = run.pair(lane);
