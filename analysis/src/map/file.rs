@@ -725,6 +725,27 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
     Ok(map)
 }
 
+/// What is wrong with a zone name, by the one rule the file reader and the editor apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZoneNameProblem {
+    /// Empty, longer than [`MAX_ID_CHARS`], or with spaces, commas or colons.
+    NotOneWord,
+    /// A hex label of the map, which `--from` would read as that hex.
+    HexLabel,
+}
+
+/// Why `name` cannot name a zone of `map`, if it cannot.
+pub fn zone_name_problem(map: &Map, name: &str) -> Option<ZoneNameProblem> {
+    let bad_char = |ch: char| ch.is_whitespace() || ch.is_control() || ch == ',' || ch == ':';
+    if name.is_empty() || name.chars().count() > MAX_ID_CHARS || name.contains(bad_char) {
+        Some(ZoneNameProblem::NotOneWord)
+    } else if map.parse_hex(name).is_some() {
+        Some(ZoneNameProblem::HexLabel)
+    } else {
+        None
+    }
+}
+
 /// Checks the `zones` object: at most [`MAX_ZONES`], each name a plain word that is
 /// not a hex label, each value a zone of this map (as `--from` reads one).
 fn named_zones(
@@ -740,20 +761,22 @@ fn named_zones(
     let mut out = Vec::new();
     for (name, v) in zones {
         let place = format!("zones.{}", c(&name));
-        let bad_char = |ch: char| ch.is_whitespace() || ch.is_control() || ch == ',' || ch == ':';
-        if name.is_empty() || name.chars().count() > MAX_ID_CHARS || name.contains(bad_char) {
-            return Err(Error::invalid(
-                place,
-                format!(
-                    "a zone name is 1 to {MAX_ID_CHARS} characters without spaces, commas or colons"
-                ),
-            ));
-        }
-        if map.parse_hex(&name).is_some() {
-            return Err(Error::invalid(
-                place,
-                "a zone name must not be a hex label of the map",
-            ));
+        match zone_name_problem(map, &name) {
+            Some(ZoneNameProblem::NotOneWord) => {
+                return Err(Error::invalid(
+                    place,
+                    format!(
+                        "a zone name is 1 to {MAX_ID_CHARS} characters without spaces, commas or colons"
+                    ),
+                ));
+            }
+            Some(ZoneNameProblem::HexLabel) => {
+                return Err(Error::invalid(
+                    place,
+                    "a zone name must not be a hex label of the map",
+                ));
+            }
+            None => {}
         }
         let Some(zone) = v.as_str() else {
             return Err(Error::invalid(

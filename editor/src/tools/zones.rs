@@ -7,6 +7,7 @@ use hexsight_analysis::Map;
 use hexsight_analysis::engine::zone::parse_zone;
 use hexsight_analysis::hex::Hex;
 use hexsight_analysis::map::NamedZone;
+use hexsight_analysis::map::file::{ZoneNameProblem, zone_name_problem};
 
 /// The map indices of the zone called `name`, sorted (empty when there is none).
 pub fn hexes(map: &Map, name: &str) -> Vec<usize> {
@@ -35,18 +36,15 @@ pub fn text(map: &Map, sorted: &[usize]) -> String {
     parts.join(",")
 }
 
-/// Why `name` cannot name a zone in the map file, if it cannot (the loader's rules:
-/// a plain word, not a hex label).
+/// Why `name` cannot name a zone in the map file, if it cannot (the loader's own
+/// rule, [`zone_name_problem`], in the editor's words).
 pub fn name_problem(map: &Map, name: &str) -> Option<String> {
-    let bad = |c: char| c.is_whitespace() || c.is_control() || c == ',' || c == ':';
-    if name.is_empty() {
-        Some("Type a zone name first.".into())
-    } else if name.contains(bad) || name.chars().count() > 64 {
-        Some("A zone name is one word: no spaces, commas or colons.".into())
-    } else if map.parse_hex(name).is_some() {
-        Some(format!("`{name}` is a hex label; pick another name."))
-    } else {
-        None
+    match zone_name_problem(map, name)? {
+        _ if name.is_empty() => Some("Type a zone name first.".into()),
+        ZoneNameProblem::NotOneWord => {
+            Some("A zone name is one word: no spaces, commas or colons.".into())
+        }
+        ZoneNameProblem::HexLabel => Some(format!("`{name}` is a hex label; pick another name.")),
     }
 }
 
