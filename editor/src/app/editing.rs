@@ -310,28 +310,12 @@ impl EditorApp {
         }
     }
 
-    pub(super) fn brush_at(&mut self, h: Hex) {
-        let tool = self.tool;
-        if self.stroke.is_none() {
-            let label = match tool {
-                Tool::Terrain => "Paint terrain",
-                Tool::Level => "Change level",
-                Tool::Slope => "Slope",
-                _ => "Erase",
-            };
-            self.doc.begin(label);
-            let slope = !self.doc.map().cell(h).is_some_and(|c| c.slope);
-            self.stroke = Some(Stroke {
-                last: None,
-                touched: HashSet::new(),
-                slope,
-            });
-        }
-        let Some(stroke) = self.stroke.as_mut() else {
-            return;
-        };
+    /// The hexes the brush covers moving from the stroke's last hex to `h`, without
+    /// repeats; `None` when there is no stroke or `h` is where it last was.
+    pub(super) fn stroke_hexes(&mut self, h: Hex) -> Option<Vec<Hex>> {
+        let stroke = self.stroke.as_mut()?;
         if stroke.last == Some(h) {
-            return;
+            return None;
         }
         // Walk from the last hex so a fast drag leaves no gaps.
         let path: Vec<Hex> = match stroke.last {
@@ -347,6 +331,28 @@ impl EditorApp {
                 }
             }
         }
+        Some(hexes)
+    }
+
+    pub(super) fn brush_at(&mut self, h: Hex) {
+        let tool = self.tool;
+        if self.stroke.is_none() {
+            let label = match tool {
+                Tool::Terrain => "Paint terrain",
+                Tool::Level => "Change level",
+                Tool::Slope => "Slope",
+                _ => "Erase",
+            };
+            self.doc.begin(label);
+            let slope = !self.doc.map().cell(h).is_some_and(|c| c.slope);
+            self.stroke = Some(Stroke::new(slope));
+        }
+        let Some(hexes) = self.stroke_hexes(h) else {
+            return;
+        };
+        let Some(stroke) = self.stroke.as_mut() else {
+            return;
+        };
         let s = &self.settings;
         let (terrain, mode, level, slope) = (s.terrain, s.level_mode, s.level, stroke.slope);
         let touched = &mut stroke.touched;

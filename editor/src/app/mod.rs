@@ -118,6 +118,17 @@ struct Stroke {
     slope: bool,
 }
 
+impl Stroke {
+    /// A stroke not yet at any hex; `slope` is what the Slope tool sets.
+    fn new(slope: bool) -> Stroke {
+        Stroke {
+            last: None,
+            touched: HashSet::new(),
+            slope,
+        }
+    }
+}
+
 /// The editor.
 pub struct EditorApp {
     /// The open map.

@@ -617,32 +617,12 @@ impl EditorApp {
                 format!("Paint zone {name}")
             };
             self.doc.begin(&label);
-            self.stroke = Some(Stroke {
-                last: None,
-                touched: HashSet::new(),
-                slope: false,
-            });
+            self.stroke = Some(Stroke::new(false));
         }
-        let Some(stroke) = self.stroke.as_mut() else {
+        let Some(brush) = self.stroke_hexes(h) else {
             return;
         };
-        if stroke.last == Some(h) {
-            return;
-        }
-        let path: Vec<Hex> = match stroke.last {
-            Some(a) => HexLine::new(a, h).hexes().collect(),
-            None => vec![h],
-        };
-        stroke.last = Some(h);
         let map = self.doc.map();
-        let mut brush: Vec<Hex> = Vec::new();
-        for p in path {
-            for b in tools::brush_hexes(map, p, self.settings.brush) {
-                if !brush.contains(&b) {
-                    brush.push(b);
-                }
-            }
-        }
         if let Some(set) = tools::zones::painted(map, &name, &brush, !self.planning.erasing) {
             tools::zones::set(self.doc.map_mut(), &name, &set);
         }
