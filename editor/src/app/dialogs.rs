@@ -127,17 +127,7 @@ impl EditorApp {
                         });
                         ui.end_row();
                         ui.label("Ruleset");
-                        ui.horizontal(|ui| {
-                            egui::ComboBox::from_id_salt("rs")
-                                .selected_text(f.ruleset.clone())
-                                .show_ui(ui, |ui| {
-                                    for n in Ruleset::builtin_names() {
-                                        ui.selectable_value(&mut f.ruleset, n.to_string(), n);
-                                    }
-                                });
-                            ui.text_edit_singleline(&mut f.ruleset)
-                                .on_hover_text("A built-in name or the path of a ruleset file");
-                        });
+                        super::properties::ruleset_picker(ui, "rs", &mut f.ruleset);
                         ui.end_row();
                     });
                     ui.horizontal(|ui| {

@@ -229,17 +229,7 @@ fn general_rows(ui: &mut Ui, f: &mut PropertiesForm) {
     ui.end_row();
     geo_rows(ui, f);
     ui.label("Ruleset");
-    ui.horizontal(|ui| {
-        egui::ComboBox::from_id_salt("props-rs")
-            .selected_text(f.ruleset.clone())
-            .show_ui(ui, |ui| {
-                for n in Ruleset::builtin_names() {
-                    ui.selectable_value(&mut f.ruleset, n.to_string(), n);
-                }
-            });
-        ui.text_edit_singleline(&mut f.ruleset)
-            .on_hover_text("A built-in name or the path of a ruleset file");
-    });
+    ruleset_picker(ui, "props-rs", &mut f.ruleset);
     ui.end_row();
     ui.label("Orientation");
     ui.horizontal(|ui| {
@@ -263,6 +253,21 @@ fn general_rows(ui: &mut Ui, f: &mut PropertiesForm) {
 
 /// The georeference: EPSG code, first hex's centre and hex size in CRS units
 /// (two lines, so the dialog still fits a laptop screen).
+/// A built-in ruleset from a list, or any name or file path typed beside it.
+pub(super) fn ruleset_picker(ui: &mut Ui, id: &str, ruleset: &mut String) {
+    ui.horizontal(|ui| {
+        egui::ComboBox::from_id_salt(id)
+            .selected_text(ruleset.clone())
+            .show_ui(ui, |ui| {
+                for n in Ruleset::builtin_names() {
+                    ui.selectable_value(ruleset, n.to_string(), n);
+                }
+            });
+        ui.text_edit_singleline(ruleset)
+            .on_hover_text("A built-in name or the path of a ruleset file");
+    });
+}
+
 fn geo_rows(ui: &mut Ui, f: &mut PropertiesForm) {
     ui.checkbox(&mut f.georeferenced, "Georeferenced")
         .on_hover_text("Where the map lies on the ground: GeoJSON overlays and DEM imports use it");
