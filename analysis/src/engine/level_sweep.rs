@@ -47,14 +47,15 @@ pub struct LevelSweep {
     /// Per level and direction: the crossed hexside blocks such a line.
     far_side: Vec<[Vec<u64>; 6]>,
     /// Per level: the cell's hindrance to such a line as three bit planes (clamped
-    /// to 7), where the family's limit is at most 7, so that hindered lines are
-    /// added up 64 at a time instead of walked.
+    /// to [`COUNTED_MAX`]), where the family's limit is at most that, so that
+    /// hindered lines are added up 64 at a time instead of walked.
     amounts: Vec<[Vec<u64>; 3]>,
-    /// Hindrances matter: the family has a hindrance limit.
-    limit: bool,
-    /// That limit, when the planes can hold it.
-    counted: Option<u32>,
+    /// The family's hindrance limit, where hindrances matter.
+    limit: Option<u32>,
 }
+
+/// The highest hindrance limit the three-bit counters of [`LevelSweep::over_limit`] hold.
+const COUNTED_MAX: u32 = 7;
 
 impl LevelSweep {
     /// The bitsets of a kernel with level keys, or `None` for a kernel without.
@@ -74,8 +75,8 @@ impl LevelSweep {
         if lo > hi || hi as i64 - lo as i64 > 4096 {
             return None;
         }
-        let limit = k.hindrance_limit().is_some();
-        let counted = k.hindrance_limit().filter(|&l| l <= 7);
+        let limit = k.hindrance_limit();
+        let counted = limit.is_some_and(|l| l <= COUNTED_MAX);
         let mut s = LevelSweep {
             level_min: lo,
             block: Vec::new(),
@@ -86,13 +87,12 @@ impl LevelSweep {
             far_side: Vec::new(),
             amounts: Vec::new(),
             limit,
-            counted,
         };
         for l in lo..=hi {
             let e = k.keyed_ends(l)?;
             let (mut block, mut hinder) = (bits::bitset(p.size), bits::bitset(p.size));
             let mut amount: [Vec<u64>; 3] = std::array::from_fn(|_| {
-                if counted.is_some() {
+                if counted {
                     bits::bitset(p.size)
                 } else {
                     Vec::new()
@@ -108,9 +108,9 @@ impl LevelSweep {
                     bits::set(&mut block, x);
                 } else if sum.hinder > 0 {
                     bits::set(&mut hinder, x);
-                    if counted.is_some() {
+                    if counted {
                         for (b, plane) in amount.iter_mut().enumerate() {
-                            if sum.hinder.min(7) >> b & 1 == 1 {
+                            if sum.hinder.min(COUNTED_MAX) >> b & 1 == 1 {
                                 bits::set(plane, x);
                             }
                         }
@@ -140,11 +140,11 @@ impl LevelSweep {
             }
             s.block.push(block);
             s.side_block.push(sb);
-            if limit {
+            if limit.is_some() {
                 s.hinder.push(hinder);
                 s.side_hinder.push(sh);
             }
-            if counted.is_some() {
+            if counted {
                 s.amounts.push(amount);
             }
         }
@@ -322,7 +322,9 @@ impl LevelSweep {
                     slow |= open;
                     continue;
                 }
-                if self.limit && open != 0 {
+                if let Some(limit) = self.limit
+                    && open != 0
+                {
                     let mut by_sides = 0;
                     for &(d, dir) in &crosses {
                         by_sides |=
@@ -330,13 +332,12 @@ impl LevelSweep {
                     }
                     let hindered = sweep(&self.hinder[li], base0, &hexes, |&d| d, open);
                     // Hexside hindrances are walked; the hexes' own are added here.
-                    let walked = match self.counted {
-                        Some(limit) => {
-                            let added = open & hindered & !by_sides;
-                            open &= !(added & self.over_limit(li, base0, &hexes, added, limit));
-                            by_sides
-                        }
-                        None => hindered | by_sides,
+                    let walked = if limit <= COUNTED_MAX {
+                        let added = open & hindered & !by_sides;
+                        open &= !(added & self.over_limit(li, base0, &hexes, added, limit));
+                        by_sides
+                    } else {
+                        hindered | by_sides
                     };
                     slow |= open & walked;
                     open &= !walked;

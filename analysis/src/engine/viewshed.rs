@@ -139,9 +139,6 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
     })
 }
 
-/// Heights compared for blind hexes, in thousandths of a level: for `geometric`
-/// the surface (ground plus terrain) and the observer's eye; for other families
-/// the ground level, as their rules compare levels.
 /// True when the line is blocked and every blocker is lower than the observer:
 /// the target is hidden only because it lies in the dead ground behind a lower
 /// obstacle (a "blind hex"). Heights are the family kernel's, as the engine reads them.
