@@ -61,7 +61,8 @@ pub(crate) enum FamilyKernel<'m> {
     Geometric {
         kernel: geometric::Kernel<'m>,
         grid: Grid<geometric::Cell, ()>,
-        sweep: Option<GeoSweep>,
+        /// Built on first use: viewsheds never need it.
+        sweep: OnceLock<Option<GeoSweep>>,
     },
     CombatCommander {
         kernel: combat_commander::Kernel<'m>,
@@ -153,11 +154,10 @@ impl<'m> Engine<'m> {
             Family::Geometric | Family::Miniatures => {
                 let kernel = geometric::Kernel::new(map);
                 let grid = Grid::of(&kernel, &padded);
-                let sweep = GeoSweep::of(&kernel, &grid, &padded);
                 FamilyKernel::Geometric {
                     kernel,
                     grid,
-                    sweep,
+                    sweep: OnceLock::new(),
                 }
             }
             Family::CombatCommander => {
@@ -238,10 +238,24 @@ impl<'m> Engine<'m> {
         self.map
     }
 
+    /// The geometric family's sweep tables, if it has them here (built on first use).
+    fn geo_sweep(&self) -> Option<&GeoSweep> {
+        match &self.family {
+            FamilyKernel::Geometric {
+                kernel,
+                grid,
+                sweep,
+            } => sweep
+                .get_or_init(|| GeoSweep::of(kernel, grid, &self.padded))
+                .as_ref(),
+            _ => None,
+        }
+    }
+
     /// True when the family has a specialised whole-map sweep here.
     pub fn has_sweep(&self) -> bool {
         match &self.family {
-            FamilyKernel::Geometric { sweep, .. } => sweep.is_some(),
+            FamilyKernel::Geometric { .. } => self.geo_sweep().is_some(),
             FamilyKernel::CombatCommander { .. } => true,
             FamilyKernel::Asl { level, .. }
             | FamilyKernel::Napoleonic { level, .. }
@@ -256,14 +270,21 @@ impl<'m> Engine<'m> {
     }
 
     /// Per map hex, what the line from map hex `i` to it needs to be settled in a
-    /// viewshed, from what it may pass over ([`super::shadow`]).
+    /// viewshed, from what it may pass over: from bounds on its slope where the family
+    /// blocks above the line ([`super::horizon`]), else from the highest tops about it
+    /// ([`super::shadow`]).
     pub fn viewshed_needs(&self, i: usize) -> Vec<super::shadow::Need> {
-        with_walker!(self, w => super::shadow::needs(w.kernel, w.grid, &self.padded, i))
+        with_walker!(self, w => if w.kernel.blocks_above_line() {
+            super::horizon::needs(w.kernel, w.grid, &self.padded, i)
+        } else {
+            super::shadow::needs(w.kernel, w.grid, &self.padded, i)
+        })
     }
 
     /// Bytes [`Engine::viewshed_needs`] holds.
     pub fn viewshed_needs_bytes(&self) -> u64 {
         super::shadow::estimate_bytes(&self.padded)
+            .max(super::horizon::estimate_bytes(&self.padded))
     }
 
     /// The walks of every offset between two hexes of the map, compiled on first use.
@@ -275,7 +296,11 @@ impl<'m> Engine<'m> {
     pub fn bytes(&self) -> usize {
         let family = match &self.family {
             FamilyKernel::Geometric { grid, sweep, .. } => {
-                grid.bytes() + sweep.as_ref().map_or(0, |s| s.bytes())
+                grid.bytes()
+                    + sweep
+                        .get()
+                        .and_then(|s| s.as_ref())
+                        .map_or(0, |s| s.bytes())
             }
             FamilyKernel::CombatCommander { grid, flat, .. } => grid.bytes() + flat.bytes(),
             FamilyKernel::Asl { grid, level, .. } => {
@@ -430,7 +455,8 @@ impl<'m> Engine<'m> {
     ) {
         let (pools, walk, g) = (o.pools, o.walk, o.g);
         match &self.family {
-            FamilyKernel::Geometric { sweep: Some(s), .. } if walk.narrow() => {
+            FamilyKernel::Geometric { .. } if walk.narrow() && self.geo_sweep().is_some() => {
+                let s = self.geo_sweep().expect("checked");
                 s.offset(o, pairs, dr, self.simd && o.wide, steps_buf, seen)
             }
             FamilyKernel::CombatCommander { kernel, grid, flat } => {

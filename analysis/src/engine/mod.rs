@@ -15,6 +15,7 @@ pub mod fast;
 pub mod generate;
 mod geometric_sweep;
 pub mod grid;
+pub mod horizon;
 mod level_sweep;
 pub mod lines;
 pub mod matrix;

@@ -173,6 +173,11 @@ pub enum Need {
     FirstBlock,
     /// A walk on past low blockers, to tell a blind hex.
     Walk,
+    /// Blocked, without a walk; a blind hex when `blind`.
+    Hidden {
+        /// Every blocker on the line is lower than the observer's eye.
+        blind: bool,
+    },
 }
 
 /// Per map hex, what the line from map hex `i` to it needs (all [`Need::Walk`] when

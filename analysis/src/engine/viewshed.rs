@@ -82,9 +82,16 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
     let needs = engine.viewshed_needs(i);
     // Per target: 0 not yet seen, else 1 + (hindrance << 3 | blind << 2 | verdict).
     let clear = 1 + Verdict::Clear as u64;
+    let hidden = |blind: bool| 1 + (u64::from(blind) << 2 | Verdict::Blocked as u64);
     let slots: Vec<AtomicU64> = needs
         .iter()
-        .map(|&q| AtomicU64::new(if q == Need::Nothing { clear } else { 0 }))
+        .map(|&q| {
+            AtomicU64::new(match q {
+                Need::Nothing => clear,
+                Need::Hidden { blind } => hidden(blind),
+                Need::FirstBlock | Need::Walk => 0,
+            })
+        })
         .collect();
     let store = |j: usize, o: Outcome| {
         let verdict = if o.blocked() {

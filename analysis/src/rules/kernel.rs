@@ -307,6 +307,17 @@ pub trait Kernel: Sync {
     fn quiet_under(&self, _e: &Self::Ends) -> Option<i64> {
         None
     }
+    /// True when the family's one rule is a top above the sight line: a cell between
+    /// the ends blocks a stretch inside it exactly when its [`Kernel::top`] is strictly
+    /// above the straight line from the observer's [`Kernel::eye`] to the target's
+    /// [`Kernel::target_eye`] somewhere in the stretch; nothing hinders; a stretch
+    /// along a hexside is blocked only when both hexes block it; no hexside feature,
+    /// vertex or whole-line rule acts. The engine then settles most of a viewshed from
+    /// bounds on slopes ([`crate::engine::horizon`]); the family's tests check the
+    /// promise against [`Kernel::hex`].
+    fn blocks_above_line(&self) -> bool {
+        false
+    }
     /// True when the rule gives `a -> b` the verdict of `b -> a` on every map (the
     /// engine then computes one of each pair; its tests check every ordered pair).
     fn reciprocal(&self) -> bool {
