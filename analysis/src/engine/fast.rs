@@ -126,7 +126,8 @@ pub struct Engine<'m> {
     syms: [Symmetry; 12],
     /// Per symmetry, the index factors for the padded grid.
     factors: [(i64, i64); 12],
-    groups: Vec<Group>,
+    /// Built on first use: only whole-map matrices need them.
+    groups: OnceLock<Vec<Group>>,
     /// Whether the vector paths may run on this CPU.
     simd: bool,
 }
@@ -199,7 +200,6 @@ impl<'m> Engine<'m> {
         };
         let syms = symmetries();
         let factors = syms.map(|s| s.strides(padded.stride));
-        let groups = groups(&padded.axial);
         Engine {
             map,
             family,
@@ -207,7 +207,7 @@ impl<'m> Engine<'m> {
             lines: OnceLock::new(),
             syms,
             factors,
-            groups,
+            groups: OnceLock::new(),
             simd: vector::available(),
         }
     }
@@ -387,7 +387,7 @@ impl<'m> Engine<'m> {
 
     /// The map's hexes grouped by axial `q`; within a group `r` runs without gaps.
     pub fn groups(&self) -> &[Group] {
-        &self.groups
+        self.groups.get_or_init(|| groups(&self.padded.axial))
     }
 
     /// For every pair of groups `dq` apart in `q` (`b.q = a.q + dq`), every
@@ -404,7 +404,7 @@ impl<'m> Engine<'m> {
         stop: &AtomicBool,
         mut seen: impl FnMut(usize, usize),
     ) -> bool {
-        let pairs = DqPairs::new(&self.groups, dq);
+        let pairs = DqPairs::new(self.groups(), dq);
         let Some((dr_lo, dr_hi)) = pairs.dr_range() else {
             return true;
         };

@@ -67,13 +67,6 @@ impl Padded {
         inside.then(|| (h.q - self.q0) as usize * self.stride as usize + (h.r - self.r0) as usize)
     }
 
-    /// The hex of grid index `x`.
-    #[inline]
-    pub fn hex_at(&self, x: usize) -> Hex {
-        let stride = self.stride as usize;
-        Hex::new(self.q0 + (x / stride) as i32, self.r0 + (x % stride) as i32)
-    }
-
     /// The axial box the grid spans, padding included: `(q0, q1, r0, r1)`.
     pub fn bounds(&self) -> (i32, i32, i32, i32) {
         (self.q0, self.q1, self.r0, self.r1)

@@ -59,10 +59,10 @@ fn pseudo_angle(x: f64, y: f64) -> f64 {
     if p < 0.0 { p + 4.0 } else { p }
 }
 
-/// The directions within `asin(sin)` of `(x, y)`'s, in pseudo-angle (the second
-/// unwrapped past the first).
-fn around(x: f64, y: f64, sin: f64) -> (f64, f64) {
-    let cos = (1.0 - sin * sin).sqrt();
+/// The directions within the angle whose sine and cosine are in the ratio
+/// `sin : cos` of `(x, y)`'s, in pseudo-angle (the second unwrapped past the first):
+/// the pseudo-angle does not change with length, so neither need be normalised.
+fn around(x: f64, y: f64, sin: f64, cos: f64) -> (f64, f64) {
     let lo = pseudo_angle(x * cos + y * sin, y * cos - x * sin);
     let hi = pseudo_angle(x * cos - y * sin, y * cos + x * sin);
     (lo, if hi < lo { hi + 4.0 } else { hi })
@@ -200,34 +200,48 @@ pub fn needs<K: Kernel>(
     // In grid order while sweeping, which keeps a band's writes near each other.
     let mut out = vec![Need::Walk; padded.size];
     let mut rings = Rings::new(padded, origin);
-    let (mut band, mut next) = (Band::default(), Band::default());
+    let (mut bands, mut next) = (Bands::default(), Bands::default());
     // Band `b` holds the hexes whose distance `d` has `b <= 2 d < b + 1`.
-    view.lay_out(&mut rings, 0, &mut band);
-    let mut b = 0i64;
-    // On one of the pool's threads, so that each band's join is cheap.
+    let last = (4 * far2).isqrt() + 1;
+    let mut b = view.lay_out(&mut rings, 0, last, &mut bands);
+    // On one of the pool's threads, so that each join is cheap.
     rayon::scope(|_| {
-        while b * b <= 4 * far2 {
+        while !bands.ends.is_empty() {
             let sweep = || {
-                for (&x, s) in band.cells.iter().zip(&band.seen) {
-                    out[x as usize] = decide(&t, s);
-                }
-                for s in &band.seen {
-                    t.enter(s);
+                let mut start = 0;
+                for &end in &bands.ends {
+                    let band = start..end;
+                    for (&(x, _), s) in bands.cells[band.clone()]
+                        .iter()
+                        .zip(&bands.seen[band.clone()])
+                    {
+                        out[x as usize] = decide(&t, s);
+                    }
+                    for s in &bands.seen[band] {
+                        t.enter(s);
+                    }
+                    start = end;
                 }
             };
-            rayon::join(sweep, || view.lay_out(&mut rings, b + 1, &mut next));
-            std::mem::swap(&mut band, &mut next);
-            b += 1;
+            let (_, after) = rayon::join(sweep, || view.lay_out(&mut rings, b, last, &mut next));
+            b = after;
+            std::mem::swap(&mut bands, &mut next);
         }
     });
     padded.cell.iter().map(|&x| out[x as usize]).collect()
 }
 
-/// One band of hexes: their grid indices and how each is seen.
+/// Hexes laid out at once, in bands: enough that handing them between threads costs
+/// little beside sweeping them.
+const LAID_OUT: usize = 1 << 15;
+
+/// Consecutive bands of hexes: their grid indices and offsets from the observer, how
+/// each is seen, and where each band ends.
 #[derive(Default)]
-struct Band {
-    cells: Vec<u32>,
+struct Bands {
+    cells: Vec<(u32, Hex)>,
     seen: Vec<Seen>,
+    ends: Vec<usize>,
 }
 
 /// The map's hexes in order of distance from one hex, band by band: each axial
@@ -257,16 +271,16 @@ impl<'a> Rings<'a> {
         }
     }
 
-    /// Calls `visit(x, d2)` for the grid index and squared distance of each map hex
-    /// not yet taken (but the observer's) whose squared distance is under `limit4 / 4`,
-    /// in runs along the columns.
-    fn take(&mut self, limit4: i64, mut visit: impl FnMut(usize, i64)) {
+    /// Calls `visit(x, o)` for the grid index and offset from the observer of each map
+    /// hex not yet taken (but the observer's) whose squared distance is under
+    /// `limit4 / 4`, in runs along the columns.
+    fn take(&mut self, limit4: i64, mut visit: impl FnMut(usize, Hex)) {
         let (_, _, r0, r1) = self.padded.bounds();
         let (p, o) = (self.padded, self.origin);
-        let mut push = |h: Hex, d2: i64| {
+        let mut push = |h: Hex| {
             let x = p.at(h).expect("inside the grid");
             if p.index[x] != u32::MAX && h != o {
-                visit(x, d2);
+                visit(x, h - o);
             }
         };
         for (q, up, down) in &mut self.columns {
@@ -276,7 +290,7 @@ impl<'a> Rings<'a> {
                 if 4 * d2 >= limit4 {
                     break;
                 }
-                push(h, d2);
+                push(h);
                 *up += 1;
             }
             while *down >= r0 {
@@ -285,30 +299,28 @@ impl<'a> Rings<'a> {
                 if 4 * d2 >= limit4 {
                     break;
                 }
-                push(h, d2);
+                push(h);
                 *down -= 1;
             }
         }
     }
 }
 
-/// What the sweep reads: per grid cell, how far its top stands above the eye and its
-/// target point (`NaN` off the map), from map hex `origin`, in `buckets` directions.
-struct View<'a> {
-    padded: &'a Padded,
-    origin: Hex,
+/// What the sweep reads: per grid cell, how far its top stands above the observer's
+/// eye and its target point (`NaN` off the map), in `buckets` directions.
+struct View {
     ground: Vec<(f32, f32)>,
     buckets: usize,
 }
 
-impl<'a> View<'a> {
+impl View {
     fn new<K: Kernel>(
         kernel: &K,
         grid: &Grid<K::Cell, K::Side>,
-        padded: &'a Padded,
+        padded: &Padded,
         i: usize,
         buckets: usize,
-    ) -> View<'a> {
+    ) -> View {
         let eye = kernel.eye(&grid.cells[padded.cell[i] as usize]);
         let ground = (0..padded.size)
             .into_par_iter()
@@ -323,22 +335,26 @@ impl<'a> View<'a> {
                 )
             })
             .collect();
-        View {
-            padded,
-            origin: padded.axial[i],
-            ground,
-            buckets,
-        }
+        View { ground, buckets }
     }
 
-    /// Lays out in `band` the hexes of band `b` of `rings`.
-    fn lay_out(&self, rings: &mut Rings, b: i64, band: &mut Band) {
-        band.cells.clear();
-        band.seen.clear();
-        rings.take((b + 1) * (b + 1), |x, d2| {
-            band.cells.push(x as u32);
-            band.seen.push(self.seen(x, d2));
-        });
+    /// Lays out in `bands` the hexes of `rings` from band `b` on, up to [`LAID_OUT`]
+    /// of them or band `last`; returns the band after the last laid out.
+    fn lay_out(&self, rings: &mut Rings, mut b: i64, last: i64, bands: &mut Bands) -> i64 {
+        bands.cells.clear();
+        bands.ends.clear();
+        while b <= last && bands.cells.len() < LAID_OUT {
+            rings.take((b + 1) * (b + 1), |x, o| bands.cells.push((x as u32, o)));
+            bands.ends.push(bands.cells.len());
+            b += 1;
+        }
+        bands
+            .cells
+            .par_iter()
+            .with_min_len(1024)
+            .map(|&(x, o)| self.seen(x as usize, o))
+            .collect_into_vec(&mut bands.seen);
+        b
     }
 
     /// The buckets of pseudo-angles `lo..hi`, widened (`grow`) or narrowed to those
@@ -365,11 +381,11 @@ impl<'a> View<'a> {
         (first as i32, len as u16)
     }
 
-    /// How the hex of grid index `x`, `d2` away, is seen.
-    fn seen(&self, x: usize, d2: i64) -> Seen {
-        let h = self.padded.hex_at(x);
-        let (px, py) = point(h - self.origin);
-        let d = (d2 as f64).sqrt();
+    /// How the hex of grid index `x`, `o` from the observer, is seen.
+    fn seen(&self, x: usize, o: Hex) -> Seen {
+        let (px, py) = point(o);
+        let d2 = distance2(o) as f64;
+        let d = d2.sqrt();
         let inv = 1.0 / d;
         let (rise, lift) = self.ground[x];
         let (rise, slope) = (f64::from(rise), f64::from(lift) * inv);
@@ -377,13 +393,15 @@ impl<'a> View<'a> {
         let bucket = ((pseudo_angle(px, py) * scale) as usize).min(self.buckets - 1) as u32;
         // Every line within the circumradius of the centre may meet the hex; every
         // line through its inscribed circle crosses its inside, entering before the
-        // point nearest the centre and leaving after it.
-        let far = (d * d - INRADIUS * INRADIUS).sqrt();
+        // point nearest the centre (at `far`) and leaving after it. Each is an angle
+        // whose sine is the radius over `d`, its cosine the leg over `d`.
+        let far = (d2 - INRADIUS * INRADIUS).sqrt();
+        let leg = (d2 - CIRCUMRADIUS * CIRCUMRADIUS).max(0.0).sqrt();
         let must = rise / if rise >= 0.0 { d } else { far };
         Seen {
             bucket,
-            touch: self.span(around(px, py, (CIRCUMRADIUS * inv).min(1.0)), true),
-            core: self.span(around(px, py, INRADIUS * inv), false),
+            touch: self.span(around(px, py, CIRCUMRADIUS, leg), true),
+            core: self.span(around(px, py, INRADIUS, far), false),
             high: rise >= 0.0,
             may: may_slope(rise, d) as f32,
             must: must as f32,
