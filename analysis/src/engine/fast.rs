@@ -270,11 +270,17 @@ impl<'m> Engine<'m> {
     }
 
     /// Per map hex, what the line from map hex `i` to it needs to be settled in a
-    /// viewshed, from what it may pass over: from bounds on its slope where the family
-    /// blocks above the line ([`super::horizon`]), else from the highest tops about it
-    /// ([`super::shadow`]).
+    /// viewshed, from what it may pass over: nothing at all when no cell rises above
+    /// any line's quiet height ([`super::shadow::all_quiet`]); else from bounds on its
+    /// slope where the family blocks above the line ([`super::horizon`]), else from
+    /// the highest tops about it ([`super::shadow`]).
     pub fn viewshed_needs(&self, i: usize) -> Vec<super::shadow::Need> {
-        with_walker!(self, w => if w.kernel.blocks_above_line() {
+        use super::shadow::{Need, all_quiet};
+        with_walker!(self, w => if all_quiet(w.kernel, w.grid, &self.padded, i) {
+            let mut all = vec![Need::Nothing; self.padded.axial.len()];
+            all[i] = Need::Walk;
+            all
+        } else if w.kernel.blocks_above_line() {
             super::horizon::needs(w.kernel, w.grid, &self.padded, i)
         } else {
             super::shadow::needs(w.kernel, w.grid, &self.padded, i)

@@ -180,6 +180,40 @@ pub enum Need {
     },
 }
 
+/// True when no cell of the map stands above the quiet height of any line from map
+/// hex `i` ([`Kernel::quiet_under`]): every target is then clear without a walk (open
+/// ground seen from ground level).
+pub fn all_quiet<K: Kernel>(
+    kernel: &K,
+    grid: &Grid<K::Cell, K::Side>,
+    padded: &Padded,
+    i: usize,
+) -> bool {
+    use rayon::prelude::*;
+    let cell = |j: usize| grid.cells[padded.cell[j] as usize];
+    let end = |j: usize| End {
+        hex: padded.axial[j],
+        cell: cell(j),
+    };
+    let lowest = (0..padded.axial.len())
+        .into_par_iter()
+        .filter(|&j| j != i)
+        .map(|j| {
+            let ends = kernel.ends(end(i), end(j));
+            match kernel.quiet_under(&ends) {
+                Some(q) if !kernel.needs_line(&ends) => q,
+                _ => i64::MIN,
+            }
+        })
+        .min();
+    let highest = (0..padded.axial.len())
+        .into_par_iter()
+        .filter(|&j| j != i)
+        .map(|j| kernel.top(&cell(j)))
+        .max();
+    matches!((lowest, highest), (Some(l), Some(h)) if h <= l)
+}
+
 /// Per map hex, what the line from map hex `i` to it needs (all [`Need::Walk`] when
 /// the family makes no promise). `i`'s own hex is always walked.
 pub fn needs<K: Kernel>(

@@ -365,6 +365,33 @@ mod tests {
         );
     }
 
+    /// Open ground seen from ground level needs no walk at all, and is still exact; one
+    /// hex anywhere rising above the eyes, or an observer in a pit, ends that.
+    #[test]
+    fn open_ground_from_ground_level_needs_no_walk() {
+        for (hexes, from, quiet) in [
+            ("", "A1", true),
+            ("", "F5", true),
+            (r#""K9":{"level":1}"#, "A1", false),
+            (r#""F5":{"level":-1}"#, "F5", false),
+        ] {
+            let json = format!(
+                r#"{{"hexsight":1,"name":"t","ruleset":"geometric","grid":{{"cols":12,"rows":10}},"hexes":{{{hexes}}}}}"#
+            );
+            let map = Map::from_json(&json, std::path::Path::new("open.json")).unwrap();
+            let e = Engine::new(&map);
+            let i = map.index(map.parse_hex(from).unwrap()).unwrap();
+            let needs = e.viewshed_needs(i);
+            let not_clear = needs.iter().filter(|&&q| q != Need::Nothing).count();
+            assert_eq!(
+                not_clear == 1,
+                quiet,
+                "{hexes} from {from}: {not_clear} not settled clear"
+            );
+            check_viewshed(&map, &e, i, &format!("{hexes} from {from}"));
+        }
+    }
+
     /// The viewshed of `from` on a map given as JSON, by label: (verdict, blind).
     fn seen(json: &str, from: &str) -> impl Fn(&str) -> (Verdict, bool) {
         let map = Map::from_json(json, std::path::Path::new("example.json")).unwrap();
