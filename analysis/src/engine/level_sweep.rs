@@ -54,7 +54,7 @@ pub struct LevelSweep {
     limit: Option<u32>,
 }
 
-/// The highest hindrance limit the three-bit counters of [`LevelSweep::over_limit`] hold.
+/// The highest hindrance limit the three-bit counters of [`LevelSweep::hindered`] hold.
 const COUNTED_MAX: u32 = 7;
 
 impl LevelSweep {
@@ -180,11 +180,12 @@ impl LevelSweep {
         (block, sides)
     }
 
-    /// The lanes of `lanes` whose hex stretches' hindrances at level index `li` add
-    /// up to `limit` or more: three-bit counters, one bit plane each, saturating at 7.
-    fn over_limit(&self, li: usize, base0: i64, hexes: &[i64], lanes: u64, limit: u32) -> u64 {
+    /// Of the lanes of `lanes`, those whose hex stretches hinder at level index `li`,
+    /// and those whose hindrances add up to `limit` or more: three-bit counters, one
+    /// bit plane each, saturating at 7, in one pass over the walk.
+    fn hindered(&self, li: usize, base0: i64, hexes: &[i64], lanes: u64, limit: u32) -> (u64, u64) {
         if lanes == 0 {
-            return 0;
+            return (0, 0);
         }
         let p = &self.amounts[li];
         let (mut c0, mut c1, mut c2) = (0u64, 0u64, 0u64);
@@ -203,14 +204,18 @@ impl LevelSweep {
             let (s2, k2) = (c2 ^ a2 ^ k1, (c2 & a2) | (k1 & (c2 ^ a2)));
             (c0, c1, c2) = (s0 | k2, s1 | k2, s2 | k2);
         }
-        let mut over = 0;
-        each_lane(lanes, |l| {
-            let v = (c0 >> l & 1) | (c1 >> l & 1) << 1 | (c2 >> l & 1) << 2;
-            if v as u32 >= limit {
-                over |= 1 << l;
-            }
-        });
-        over
+        // Counter >= limit, bit by bit from the lowest: where the limit's bit is set
+        // the counter's must be too (and the rest at least the limit's), else either.
+        let mut at_least = u64::MAX;
+        for (b, c) in [c0, c1, c2].into_iter().enumerate() {
+            at_least = if limit >> b & 1 == 1 {
+                c & at_least
+            } else {
+                c | at_least
+            };
+        }
+        let hindered = c0 | c1 | c2;
+        (hindered, hindered & at_least)
     }
 
     /// Bytes held.
@@ -251,14 +256,14 @@ impl LevelSweep {
             .map(|c| (o.delta(c.q, c.r), sym.dirs[c.d1 as usize]))
             .collect();
         let cells = &w.padded.cell;
-        // The lanes of one run by key; set up once, not zeroed for every run.
-        let mut keyed = [(0i32, 0u64); 64];
-        let mut far = [(0i32, 0u64); 64];
+        // The lanes of one run by key index, and the keys met in the run: set up once
+        // per offset, and cleared as each key is swept.
+        let mut keyed = vec![0u64; self.block.len()];
+        let mut far = vec![0u64; self.far.len()];
+        let (mut keyed_met, mut far_met) = (Vec::with_capacity(64), Vec::with_capacity(64));
         pairs.runs(dr, |run| {
             let base0 = cells[run.a.idx[(run.r0 - run.a.r_lo) as usize] as usize] as i64;
             let mut slow = 0u64;
-            let mut n_keys = 0;
-            let mut n_far = 0;
             for lane in 0..run.lanes {
                 let (i, j) = run.pair(lane);
                 let c = |x: usize| End {
@@ -266,31 +271,26 @@ impl LevelSweep {
                     cell: w.grid.cells[cells[x] as usize],
                 };
                 let ends = k.ends(c(i), c(j));
-                let (key, list, count) = match k.level_key(&ends) {
-                    Some(l) => (Some(l), &mut keyed, &mut n_keys),
-                    None => (k.far_key(&ends), &mut far, &mut n_far),
+                let (key, masks, met) = match k.level_key(&ends) {
+                    Some(l) => (Some(l), &mut keyed, &mut keyed_met),
+                    None => (k.far_key(&ends), &mut far, &mut far_met),
                 };
-                match key {
-                    Some(l) => match list[..*count].iter_mut().find(|x| x.0 == l) {
-                        Some(x) => x.1 |= 1 << lane,
-                        None => {
-                            list[*count] = (l, 1 << lane);
-                            *count += 1;
+                let at = key.and_then(|l| usize::try_from(l - self.level_min).ok());
+                match at.and_then(|li| masks.get_mut(li).map(|m| (li, m))) {
+                    Some((li, m)) => {
+                        if *m == 0 {
+                            met.push(li);
                         }
-                    },
+                        *m |= 1 << lane;
+                    }
+                    // No key, or one beyond the bitsets: walked.
                     None => slow |= 1 << lane,
                 }
             }
             // Lines without a level key: what blocks far from the ends blocks them
             // anywhere; the lanes left are walked.
-            for &(l, mask) in &far[..n_far] {
-                let li = usize::try_from(l - self.level_min)
-                    .ok()
-                    .filter(|&li| li < self.far.len());
-                let Some(li) = li else {
-                    slow |= mask;
-                    continue;
-                };
+            for li in far_met.drain(..) {
+                let mask = std::mem::take(&mut far[li]);
                 let mut blocked = sweep(&self.far[li], base0, &hexes, |&d| d, mask);
                 for &(d, dir) in &crosses {
                     if blocked & mask == mask {
@@ -300,14 +300,8 @@ impl LevelSweep {
                 }
                 slow |= mask & !blocked;
             }
-            for &(l, mask) in &keyed[..n_keys] {
-                let Some(li) = usize::try_from(l - self.level_min)
-                    .ok()
-                    .filter(|&li| li < self.block.len())
-                else {
-                    slow |= mask;
-                    continue;
-                };
+            for li in keyed_met.drain(..) {
+                let mask = std::mem::take(&mut keyed[li]);
                 let mut blocked = sweep(&self.block[li], base0, &hexes, |&d| d, mask);
                 for &(d, dir) in &crosses {
                     if blocked & mask == mask {
@@ -330,14 +324,13 @@ impl LevelSweep {
                         by_sides |=
                             window(&self.side_hinder[li][dir as usize], (base0 + d) as usize);
                     }
-                    let hindered = sweep(&self.hinder[li], base0, &hexes, |&d| d, open);
                     // Hexside hindrances are walked; the hexes' own are added here.
                     let walked = if limit <= COUNTED_MAX {
-                        let added = open & hindered & !by_sides;
-                        open &= !(added & self.over_limit(li, base0, &hexes, added, limit));
+                        let (_, over) = self.hindered(li, base0, &hexes, open & !by_sides, limit);
+                        open &= !over;
                         by_sides
                     } else {
-                        hindered | by_sides
+                        sweep(&self.hinder[li], base0, &hexes, |&d| d, open) | by_sides
                     };
                     slow |= open & walked;
                     open &= !walked;
