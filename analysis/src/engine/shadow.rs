@@ -195,23 +195,22 @@ pub fn all_quiet<K: Kernel>(
         hex: padded.axial[j],
         cell: cell(j),
     };
-    let lowest = (0..padded.axial.len())
-        .into_par_iter()
-        .filter(|&j| j != i)
-        .map(|j| {
-            let ends = kernel.ends(end(i), end(j));
-            match kernel.quiet_under(&ends) {
-                Some(q) if !kernel.needs_line(&ends) => q,
-                _ => i64::MIN,
-            }
-        })
-        .min();
     let highest = (0..padded.axial.len())
         .into_par_iter()
         .filter(|&j| j != i)
         .map(|j| kernel.top(&cell(j)))
         .max();
-    matches!((lowest, highest), (Some(l), Some(h)) if h <= l)
+    let Some(highest) = highest else {
+        return false;
+    };
+    // Stops at the first line some cell may act on: at once on hilly ground.
+    !(0..padded.axial.len())
+        .into_par_iter()
+        .filter(|&j| j != i)
+        .any(|j| {
+            let ends = kernel.ends(end(i), end(j));
+            kernel.needs_line(&ends) || kernel.quiet_under(&ends).is_none_or(|q| highest > q)
+        })
 }
 
 /// Per map hex, what the line from map hex `i` to it needs (all [`Need::Walk`] when
