@@ -1,28 +1,14 @@
 //! Field-of-view arcs in the window (egui_kittest, no GPU): the selected unit's arc
 //! is drawn, and the unit panel's answers come from the library and honour the arc.
 
-use egui::{Event, Key, Modifiers, PointerButton, Pos2, vec2};
+mod common;
+use common::*;
+use egui::{Event, Key, Modifiers, PointerButton};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use hexsight_editor::EditorApp;
-use hexsight_editor::files::Store;
-use std::path::{Path, PathBuf};
 
 const FLANK: &str = include_str!("../../maps/napoleonic-flank.json");
-
-fn harness(store: &Path, map: PathBuf) -> Harness<'static, EditorApp> {
-    let app = EditorApp::new(Store::new(store.to_path_buf()), Some(map));
-    let mut h = Harness::builder()
-        .with_size(vec2(1400.0, 900.0))
-        .build_ui_state(|ui, app: &mut EditorApp| app.show(ui), app);
-    h.run_steps(3);
-    h
-}
-
-fn pos(h: &Harness<'_, EditorApp>, label: &str) -> Pos2 {
-    let m = h.state().doc.map();
-    h.state().screen_pos(m.parse_hex(label).unwrap())
-}
 
 fn click(h: &mut Harness<'_, EditorApp>, label: &str) {
     let p = pos(h, label);
@@ -59,7 +45,7 @@ fn the_selected_units_arc_is_drawn_and_its_answers_honour_it() {
     let dir = tempfile::tempdir().unwrap();
     let map = dir.path().join("flank.json");
     std::fs::write(&map, FLANK).unwrap();
-    let mut h = harness(&dir.path().join("data"), map);
+    let mut h = harness(&dir.path().join("data"), Some(map));
     h.key_press(Key::U);
     h.run_steps(2);
     click(&mut h, "E5");

@@ -1,26 +1,15 @@
 //! Real boards in the editor, through egui_kittest (no GPU): combining a board
 //! beside the open map, and the map-properties edits.
 
-use egui::vec2;
+mod common;
+use common::*;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use hexsight_analysis::hex::{Hex, Layout, Side, Stagger};
 use hexsight_analysis::{Map, line_of_sight};
 use hexsight_editor::EditorApp;
 use hexsight_editor::app::{CombineForm, Dialog};
-use hexsight_editor::files::Store;
-use std::path::{Path, PathBuf};
-
-const DEMO: &str = include_str!("data/demo-hill.json");
-
-fn harness(store: &Path, map: Option<PathBuf>) -> Harness<'static, EditorApp> {
-    let app = EditorApp::new(Store::new(store.to_path_buf()), map);
-    let mut h = Harness::builder()
-        .with_size(vec2(1400.0, 900.0))
-        .build_ui_state(|ui, app: &mut EditorApp| app.show(ui), app);
-    h.run_steps(3);
-    h
-}
+use std::path::Path;
 
 fn demo() -> Map {
     Map::from_json(DEMO, Path::new("demo.json")).unwrap()

@@ -1,26 +1,16 @@
 //! The file browser, the typed background placement, PNG export with the
 //! background and the geo block in map properties, through egui_kittest (no GPU).
 
-use egui::{Key, Modifiers, vec2};
+mod common;
+use common::*;
+use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use hexsight_analysis::Map;
 use hexsight_editor::EditorApp;
 use hexsight_editor::app::{Dialog, PathPurpose, PlacementForm, PropertiesForm};
 use hexsight_editor::background::Background;
-use hexsight_editor::files::Store;
 use std::path::{Path, PathBuf};
-
-const DEMO: &str = include_str!("data/demo-hill.json");
-
-fn harness(store: &Path, map: Option<PathBuf>) -> Harness<'static, EditorApp> {
-    let app = EditorApp::new(Store::new(store.to_path_buf()), map);
-    let mut h = Harness::builder()
-        .with_size(vec2(1400.0, 900.0))
-        .build_ui_state(|ui, app: &mut EditorApp| app.show(ui), app);
-    h.run_steps(3);
-    h
-}
 
 /// A folder with a subfolder, maps, a picture, a text file and hidden ones.
 fn folder() -> (tempfile::TempDir, PathBuf) {

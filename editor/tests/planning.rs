@@ -2,45 +2,18 @@
 //! LOS verdict, painted zones, the range setting and the deployment search, each
 //! checked against the library's own answer for the same question.
 
-use egui::{Event, Key, Modifiers, PointerButton, Pos2, vec2};
+mod common;
+use common::*;
+use egui::{Event, Key, Modifiers, PointerButton, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::Control;
-use hexsight_analysis::hex::Hex;
 use hexsight_analysis::query::deploy::{self, Goal, Request};
 use hexsight_analysis::query::zones::resolve;
 use hexsight_analysis::{Map, Verdict, line_of_sight};
 use hexsight_editor::EditorApp;
-use hexsight_editor::files::Store;
 use hexsight_editor::tools::Tool;
-use std::path::{Path, PathBuf};
-
-const DEMO: &str = include_str!("data/demo-hill.json");
-
-fn setup() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let map = dir.path().join("demo.json");
-    std::fs::write(&map, DEMO).unwrap();
-    (dir, map)
-}
-
-fn harness(store: &Path, map: Option<PathBuf>) -> Harness<'static, EditorApp> {
-    let app = EditorApp::new(Store::new(store.to_path_buf()), map);
-    let mut h = Harness::builder()
-        .with_size(vec2(1400.0, 900.0))
-        .build_ui_state(|ui, app: &mut EditorApp| app.show(ui), app);
-    h.run_steps(3);
-    h
-}
-
-fn hex(h: &Harness<'_, EditorApp>, label: &str) -> Hex {
-    h.state().doc.map().parse_hex(label).unwrap()
-}
-
-fn pos(h: &Harness<'_, EditorApp>, label: &str) -> Pos2 {
-    h.state().screen_pos(hex(h, label))
-}
 
 fn press(
     h: &mut Harness<'_, EditorApp>,
@@ -107,7 +80,7 @@ fn blocked_by(map: &Map, r: &hexsight_analysis::LosResult) -> Option<String> {
 
 #[test]
 fn moving_the_los_target_redraws_the_profile_of_the_new_line() {
-    let (dir, map) = setup();
+    let Setup { dir, map } = setup();
     let mut h = harness(&dir.path().join("data"), Some(map));
     key(&mut h, Key::O);
     click(&mut h, "A4");
@@ -136,7 +109,7 @@ fn moving_the_los_target_redraws_the_profile_of_the_new_line() {
 
 #[test]
 fn a_painted_zone_is_one_undo_step_and_survives_save_and_load() {
-    let (dir, map) = setup();
+    let Setup { dir, map } = setup();
     let mut h = harness(&dir.path().join("data"), Some(map.clone()));
     key(&mut h, Key::Z);
     assert_eq!(h.state().tool, Tool::Zones);
@@ -182,7 +155,7 @@ fn a_painted_zone_is_one_undo_step_and_survives_save_and_load() {
 
 #[test]
 fn a_range_of_two_hides_a_hex_three_away_in_the_los_panel_and_the_overlays() {
-    let (dir, map) = setup();
+    let Setup { dir, map } = setup();
     let mut h = harness(&dir.path().join("data"), Some(map));
     let from = hex(&h, "A4");
     let m = h.state().doc.map().clone();
@@ -237,7 +210,7 @@ fn a_range_of_two_hides_a_hex_three_away_in_the_los_panel_and_the_overlays() {
 
 #[test]
 fn the_deploy_job_chooses_what_the_library_chooses() {
-    let (dir, map) = setup();
+    let Setup { dir, map } = setup();
     let mut h = harness(&dir.path().join("data"), Some(map));
     h.state_mut().doc.edit("zones", |m| {
         m.zones.push(hexsight_analysis::map::NamedZone {

@@ -1,46 +1,16 @@
 //! Interaction tests on the editor's state with egui_kittest (no GPU): real
 //! pointer and key events go through the same frame code as the window.
 
-use egui::{Event, Key, Modifiers, PointerButton, Pos2, vec2};
+mod common;
+use common::*;
+use egui::{Event, Key, Modifiers, PointerButton, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use hexsight_analysis::Map;
-use hexsight_analysis::hex::Hex;
 use hexsight_analysis::map::file::same_content;
 use hexsight_editor::EditorApp;
 use hexsight_editor::files::Store;
 use std::path::{Path, PathBuf};
-
-const DEMO: &str = include_str!("data/demo-hill.json");
-
-struct Setup {
-    dir: tempfile::TempDir,
-    map: PathBuf,
-}
-
-fn setup() -> Setup {
-    let dir = tempfile::tempdir().unwrap();
-    let map = dir.path().join("demo.json");
-    std::fs::write(&map, DEMO).unwrap();
-    Setup { dir, map }
-}
-
-fn harness(store: &Path, map: Option<PathBuf>) -> Harness<'static, EditorApp> {
-    let app = EditorApp::new(Store::new(store.to_path_buf()), map);
-    let mut h = Harness::builder()
-        .with_size(vec2(1400.0, 900.0))
-        .build_ui_state(|ui, app: &mut EditorApp| app.show(ui), app);
-    h.run_steps(3);
-    h
-}
-
-fn hex(h: &Harness<'_, EditorApp>, label: &str) -> Hex {
-    h.state().doc.map().parse_hex(label).unwrap()
-}
-
-fn pos(h: &Harness<'_, EditorApp>, label: &str) -> Pos2 {
-    h.state().screen_pos(hex(h, label))
-}
 
 fn press(h: &mut Harness<'_, EditorApp>, p: Pos2, button: PointerButton, pressed: bool) {
     h.event(Event::PointerMoved(p));
