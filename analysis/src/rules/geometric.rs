@@ -195,6 +195,19 @@ mod tests {
     use super::*;
     use crate::rules::kernel::{Kernel as _, Quiet};
 
+    /// A stretch from `t0` to `t1` of a hex between the ends, next to neither.
+    fn between(t0: Ratio, t1: Ratio) -> At {
+        At {
+            hex: Hex::new(1, 0),
+            t0,
+            t1,
+            from: 1,
+            to: 1,
+            first: false,
+            last: false,
+        }
+    }
+
     /// [`Kernel::quiet_under`]'s promise, over every small case: a surface at or under
     /// the quiet height of the ends never blocks, wherever the stretch lies; and the
     /// height is the highest with that promise (just above it, some stretch blocks).
@@ -217,17 +230,8 @@ mod tests {
                         level: 0,
                         surface,
                     };
-                    let at = At {
-                        hex: Hex::new(1, 0),
-                        t0,
-                        t1,
-                        from: 1,
-                        to: 1,
-                        first: false,
-                        last: false,
-                    };
                     let mut n = Quiet::default();
-                    k.hex(&(e0, e1), &cell, at, &mut n);
+                    k.hex(&(e0, e1), &cell, between(t0, t1), &mut n);
                     n.all().any
                 };
                 let mut above_acts = false;
@@ -280,17 +284,8 @@ mod tests {
                     for &t1 in &fractions[x..] {
                         for surface in (-4 * MILLI..=4 * MILLI).step_by(250) {
                             let c = cell(0, surface);
-                            let at = At {
-                                hex: Hex::new(1, 0),
-                                t0,
-                                t1,
-                                from: 1,
-                                to: 1,
-                                first: false,
-                                last: false,
-                            };
                             let mut n = Quiet::default();
-                            k.hex(&e, &c, at, &mut n);
+                            k.hex(&e, &c, between(t0, t1), &mut n);
                             // The line at `t`, times 6: exact.
                             let line6 = |t: Ratio| e.0 * 6 + (e.1 - e.0) * t.num * 6 / t.den;
                             let above = k.top(&c) * 6 > line6(t0).min(line6(t1));
