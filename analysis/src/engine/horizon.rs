@@ -121,6 +121,25 @@ struct Tables {
 }
 
 impl Tables {
+    /// Judges the hexes of each band of `bands` into `out` (by grid index), then
+    /// enters them.
+    fn sweep(&mut self, bands: &Bands, out: &mut [Need]) {
+        let mut start = 0;
+        for &end in &bands.ends {
+            let band = start..end;
+            for (&(x, _), s) in bands.cells[band.clone()]
+                .iter()
+                .zip(&bands.seen[band.clone()])
+            {
+                out[x as usize] = decide(self, s);
+            }
+            for s in &bands.seen[band] {
+                self.enter(s);
+            }
+            start = end;
+        }
+    }
+
     /// Enters a hex.
     fn enter(&mut self, s: &Seen) {
         self.may.raise(s.touch, s.may);
@@ -151,12 +170,13 @@ fn buckets_for(reach: f64) -> usize {
 }
 
 /// Bytes [`needs`] holds for a map: per grid cell its rises and answer, per map hex
-/// its answer, two bands of at most a ring of the grid each, and the tables.
+/// its answer, two batches of bands (each at most [`LAID_OUT`] hexes and a ring of
+/// the grid), and the tables.
 pub fn estimate_bytes(padded: &Padded) -> u64 {
     let (q0, q1, r0, r1) = padded.bounds();
     let ring = 8 * (q1 - q0 + r1 - r0 + 2) as usize;
-    (padded.size * 10 + padded.axial.len() * 2 + 2 * ring * (size_of::<Seen>() + 4)) as u64
-        + 4 * 4 * BUCKETS.1 as u64
+    let batch = (LAID_OUT + ring) * (size_of::<Seen>() + size_of::<(u32, Hex)>() + 8);
+    (padded.size * 10 + padded.axial.len() * 2 + 2 * batch) as u64 + 4 * 4 * BUCKETS.1 as u64
 }
 
 /// Per map hex, what the line from map hex `i` to it needs in a viewshed, for a
@@ -207,22 +227,7 @@ pub fn needs<K: Kernel>(
     // On one of the pool's threads, so that each join is cheap.
     rayon::scope(|_| {
         while !bands.ends.is_empty() {
-            let sweep = || {
-                let mut start = 0;
-                for &end in &bands.ends {
-                    let band = start..end;
-                    for (&(x, _), s) in bands.cells[band.clone()]
-                        .iter()
-                        .zip(&bands.seen[band.clone()])
-                    {
-                        out[x as usize] = decide(&t, s);
-                    }
-                    for s in &bands.seen[band] {
-                        t.enter(s);
-                    }
-                    start = end;
-                }
-            };
+            let sweep = || t.sweep(&bands, &mut out);
             let (_, after) = rayon::join(sweep, || view.lay_out(&mut rings, b, last, &mut next));
             b = after;
             std::mem::swap(&mut bands, &mut next);
