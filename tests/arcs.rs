@@ -4,7 +4,7 @@
 use serde_json::Value;
 use std::path::Path;
 mod common;
-use common::hexsight;
+use common::{hexsight, hexsight_ok};
 
 fn flank() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -13,20 +13,10 @@ fn flank() -> String {
         .into_owned()
 }
 
-fn ok(args: &[&str]) -> String {
-    let out = hexsight(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 #[test]
 fn units_names_the_arc_of_a_unit_facing_away() {
     let p = flank();
-    let text = ok(&["units", &p, "1-105e", "95th-lc"]);
+    let text = hexsight_ok(&["units", &p, "1-105e", "95th-lc"]);
     assert!(
         text.contains("arc of 1-105e: front arc (3 hexsides facing N)")
             && text.contains("can see: no\n  - E8 is outside the front arc of `1-105e` (Infantry battalion: 3 hexsides facing N)")
@@ -35,14 +25,14 @@ fn units_names_the_arc_of_a_unit_facing_away() {
         "{text}"
     );
     // Seen from the skirmishers behind it (no arc), the battalion is a target.
-    let back = ok(&["units", &p, "95th-lc", "1-105e"]);
+    let back = hexsight_ok(&["units", &p, "95th-lc", "1-105e"]);
     assert!(
         back.contains("can fire: yes") && !back.contains("arc of"),
         "{back}"
     );
 
     let json: Value =
-        serde_json::from_str(&ok(&["units", &p, "1-105e", "95th-lc", "--json"])).unwrap();
+        serde_json::from_str(&hexsight_ok(&["units", &p, "1-105e", "95th-lc", "--json"])).unwrap();
     assert_eq!(json["sees"]["ok"], false);
     assert_eq!(json["arc"], "front arc (3 hexsides facing N)");
     assert!(
@@ -52,7 +42,7 @@ fn units_names_the_arc_of_a_unit_facing_away() {
             .contains("outside the front arc")
     );
 
-    let table = ok(&["units", &p]);
+    let table = hexsight_ok(&["units", &p]);
     let row = table
         .lines()
         .find(|l| l.starts_with("71st-foot (I6)") && l.contains("batterie-6 (B7)"))
@@ -115,7 +105,7 @@ fn validate_warns_of_a_unit_with_an_arc_but_no_facing() {
         all.contains("unit `1-105e` (E5): its kind `infantry` has a front arc of 3 hexsides but the unit has no `facing`, so it sees all round"),
         "{all}"
     );
-    let text = ok(&["units", &p, "1-105e", "95th-lc"]);
+    let text = hexsight_ok(&["units", &p, "1-105e", "95th-lc"]);
     std::fs::remove_dir_all(&dir).ok();
     assert!(
         text.contains("can see: yes")
@@ -134,7 +124,7 @@ fn the_network_picture_draws_the_arcs() {
     let dir = std::env::temp_dir().join(format!("hexsight-arcs-n-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let lines = |map: &str, svg: &Path| {
-        ok(&["units", map, "--svg", svg.to_str().unwrap()]);
+        hexsight_ok(&["units", map, "--svg", svg.to_str().unwrap()]);
         std::fs::read_to_string(svg)
             .unwrap()
             .matches("<line ")

@@ -7,17 +7,7 @@ use hexsight_analysis::rules::asl::FireKind;
 use serde_json::Value;
 use std::path::Path;
 mod common;
-use common::hexsight;
-
-fn ok(args: &[&str]) -> String {
-    let out = hexsight(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{hexsight, hexsight_ok};
 
 fn path(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -37,7 +27,8 @@ fn the_network_lists_every_pair_of_different_sides_as_the_pair_command_answers()
     ] {
         let p = path(name);
         let map = Map::load(Path::new(&p)).unwrap();
-        let list: Vec<Value> = serde_json::from_str(&ok(&["units", &p, "--json"])).unwrap();
+        let list: Vec<Value> =
+            serde_json::from_str(&hexsight_ok(&["units", &p, "--json"])).unwrap();
         let want: Vec<(&str, &str)> = map
             .units
             .iter()
@@ -72,11 +63,12 @@ fn the_network_lists_every_pair_of_different_sides_as_the_pair_command_answers()
             assert_eq!(v["can_fire"]["ok"], ans.fires.ok);
             // A few pairs through the pair command itself, which must match exactly.
             if k < 3 || k + 1 == list.len() {
-                let one: Value = serde_json::from_str(&ok(&["units", &p, a, b, "--json"])).unwrap();
+                let one: Value =
+                    serde_json::from_str(&hexsight_ok(&["units", &p, a, b, "--json"])).unwrap();
                 assert_eq!(v, &one, "{name} {a} -> {b}");
             }
         }
-        let table = ok(&["units", &p]);
+        let table = hexsight_ok(&["units", &p]);
         assert_eq!(table.lines().count(), want.len() + 1, "{name}: {table}");
         assert!(table.starts_with("from"), "{table}");
     }
@@ -96,7 +88,7 @@ fn the_network_is_drawn_and_a_pair_is_not() {
     let dir = tempfile::tempdir().unwrap();
     let (png, svg) = (dir.path().join("n.png"), dir.path().join("n.svg"));
     let p = path("napoleonic-ridge.json");
-    ok(&[
+    hexsight_ok(&[
         "units",
         &p,
         "--png",

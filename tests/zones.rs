@@ -7,7 +7,7 @@ use hexsight_analysis::map::file::same_content;
 use hexsight_analysis::query::zones::resolve;
 use std::path::{Path, PathBuf};
 mod common;
-use common::hexsight;
+use common::{hexsight, hexsight_ok};
 
 const ZONES: &str = r#"{"german-setup": "A1:F10,G3", "us-entry": "Q1:T12"}"#;
 
@@ -23,16 +23,6 @@ fn with_zones(dir: &Path, zones: &str) -> PathBuf {
     let p = dir.join("zoned.json");
     std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
     p
-}
-
-fn stdout(args: &[&str]) -> String {
-    let out = hexsight(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn refused(args: &[&str]) -> String {
@@ -113,7 +103,7 @@ fn the_command_line_takes_zone_names_wherever_it_takes_zones() {
     let p = with_zones(dir.path(), ZONES);
     let p = p.to_str().unwrap();
     let same = |named: &[&str], literal: &[&str]| {
-        assert_eq!(stdout(named), stdout(literal), "{named:?}");
+        assert_eq!(hexsight_ok(named), hexsight_ok(literal), "{named:?}");
     };
     same(
         &["exposure", p, "--from", "german-setup", "--json"],
@@ -143,7 +133,7 @@ fn the_command_line_takes_zone_names_wherever_it_takes_zones() {
     );
     let out = dir.path().join("report");
     let out = out.to_str().unwrap();
-    stdout(&[
+    hexsight_ok(&[
         "report",
         p,
         "--out",
@@ -180,7 +170,7 @@ fn zones_of_two_sides_add_exposure_and_deployments_to_the_report() {
     let p = with_zones(dir.path(), zones);
     let p = p.to_str().unwrap();
     let out = dir.path().join("report");
-    stdout(&["report", p, "--out", out.to_str().unwrap(), "--keys", "1"]);
+    hexsight_ok(&["report", p, "--out", out.to_str().unwrap(), "--keys", "1"]);
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
     for stem in [
         "exposure-allied-setup",
@@ -191,7 +181,7 @@ fn zones_of_two_sides_add_exposure_and_deployments_to_the_report() {
         assert!(out.join(format!("{stem}.png")).exists(), "{stem}");
         assert!(index.contains(&format!("{stem}.png")), "{stem}");
     }
-    let plan: serde_json::Value = serde_json::from_str(&stdout(&[
+    let plan: serde_json::Value = serde_json::from_str(&hexsight_ok(&[
         "deploy",
         p,
         "--zone",

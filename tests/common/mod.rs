@@ -11,6 +11,18 @@ pub fn hexsight(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// The standard output of `hexsight` run with `args`, which must succeed.
+#[allow(dead_code)] // Not every test file runs the binary.
+pub fn hexsight_ok(args: &[&str]) -> String {
+    let out = hexsight(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// A tiny deterministic xorshift generator, so the property tests need no extra crate
 /// and a failing seed reproduces.
 pub struct Rng(pub u64);

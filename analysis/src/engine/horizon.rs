@@ -18,15 +18,12 @@
 //! viewshed against the explained query.
 
 use super::grid::{Grid, Padded};
+use super::plane::{CIRCUMRADIUS, INRADIUS, distance2, point, pseudo_angle};
 use super::shadow::Need;
 use crate::hex::Hex;
 use crate::rules::kernel::Kernel;
 use rayon::prelude::*;
 
-/// The radius of a hexagon's circumscribed circle, with hex centres one apart.
-const CIRCUMRADIUS: f64 = 0.577_350_269_189_625_8;
-/// The radius of its inscribed circle.
-const INRADIUS: f64 = 0.5;
 /// Widening of every direction (in buckets), far above rounding error.
 const ANGLE_MARGIN: f64 = 1e-6;
 /// Widening of every slope comparison, relative to the slope: far above the
@@ -34,30 +31,6 @@ const ANGLE_MARGIN: f64 = 1e-6;
 const SLOPE_MARGIN: f64 = 1e-5;
 /// Fewest and most direction buckets.
 const BUCKETS: (usize, usize) = (1 << 10, 1 << 16);
-
-/// Where a hex centre lies from the observer's, with neighbouring centres one apart
-/// (an affine image of the axial grid, in which fractions along a line are kept).
-fn point(d: Hex) -> (f64, f64) {
-    let (q, r) = (f64::from(d.q), f64::from(d.r));
-    (q + r / 2.0, r * 0.866_025_403_784_438_6)
-}
-
-/// The squared distance between centres `d` apart, exactly.
-fn distance2(d: Hex) -> i64 {
-    let (q, r) = (i64::from(d.q), i64::from(d.r));
-    q * q + q * r + r * r
-}
-
-/// A stand-in for the direction of `(x, y)`, in `[0, 4)`: monotone in the angle
-/// and cheaper than `atan2`.
-fn pseudo_angle(x: f64, y: f64) -> f64 {
-    // `y / (|x| + |y|)` on the right, `2 -` that on the left, wrapped into `[0, 4)`;
-    // without branches, as the sweep's hexes come in no order of direction.
-    let s = x.abs() + y.abs();
-    let t = if s > 0.0 { y / s } else { 0.0 };
-    let p = if x >= 0.0 { t } else { 2.0 - t };
-    if p < 0.0 { p + 4.0 } else { p }
-}
 
 /// The directions within the angle whose sine and cosine are in the ratio
 /// `sin : cos` of `(x, y)`'s, in pseudo-angle (the second unwrapped past the first):

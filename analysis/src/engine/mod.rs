@@ -21,6 +21,7 @@ pub mod lines;
 pub mod matrix;
 pub mod offsets;
 pub mod pairs;
+mod plane;
 pub mod shadow;
 #[cfg(test)]
 pub(crate) mod testmaps;

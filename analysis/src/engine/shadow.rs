@@ -13,43 +13,15 @@
 //! settle one wrongly.
 
 use super::grid::{Grid, Padded};
-use crate::hex::Hex;
+use super::plane::{CIRCUMRADIUS, plane, point, pseudo_angle};
 use crate::rules::kernel::{End, Kernel};
 
-/// Half the width of the hexagon seen from its centre, at most (the circumradius),
-/// with hex centres one apart.
-const CIRCUMRADIUS: f64 = 0.577_350_269_189_625_8;
 /// Widening of every wedge (in pseudo-angle units), far above rounding error.
 const MARGIN: f64 = 1e-7;
 /// Most direction buckets.
 const MAX_BUCKETS: usize = 1 << 16;
 /// Most distance rings.
 const MAX_RINGS: usize = 128;
-
-/// Where a hex centre lies, with neighbouring centres one apart (an affine image
-/// of the axial grid: a line crosses the same hexes in any such image).
-fn point(h: Hex) -> (f64, f64) {
-    plane(f64::from(h.q), f64::from(h.r))
-}
-
-/// [`point`] of axial coordinates `(q, r)`, whole or not.
-fn plane(q: f64, r: f64) -> (f64, f64) {
-    (q + r / 2.0, r * 0.866_025_403_784_438_6)
-}
-
-/// A monotone stand-in for the angle of `(x, y)`, in `[0, 4)`: cheaper than `atan2`.
-fn pseudo_angle(x: f64, y: f64) -> f64 {
-    let s = x.abs() + y.abs();
-    if s == 0.0 {
-        return 0.0;
-    }
-    match (y >= 0.0, x >= 0.0) {
-        (true, true) => y / s,
-        (true, false) => 1.0 - x / s,
-        (false, false) => 2.0 - y / s,
-        (false, true) => 3.0 + x / s,
-    }
-}
 
 /// The vertices of a hexagon around its centre, in axial units.
 const VERTICES: [(f64, f64); 6] = [
