@@ -460,11 +460,10 @@ impl<'m> Engine<'m> {
         seen: &mut dyn FnMut(usize, usize),
     ) {
         let (pools, walk, g) = (o.pools, o.walk, o.g);
+        if let Some(s) = self.geo_sweep().filter(|_| walk.narrow()) {
+            return s.offset(o, pairs, dr, self.simd && o.wide, steps_buf, seen);
+        }
         match &self.family {
-            FamilyKernel::Geometric { .. } if walk.narrow() && self.geo_sweep().is_some() => {
-                let s = self.geo_sweep().expect("checked");
-                s.offset(o, pairs, dr, self.simd && o.wide, steps_buf, seen)
-            }
             FamilyKernel::CombatCommander { kernel, grid, flat } => {
                 let sees =
                     |i: usize, j: usize| !self.outcome::<false>(pools, walk, g, i, j).blocked();

@@ -31,6 +31,28 @@ pub struct Target {
     pub blind: bool,
 }
 
+impl Target {
+    /// The target as one word, for a slot several threads may fill: never 0 (a slot
+    /// not yet filled), else 1 + (hindrance << 3 | blind << 2 | verdict).
+    fn code(&self) -> u64 {
+        1 + (u64::from(self.hindrance) << 3 | u64::from(self.blind) << 2 | self.verdict as u64)
+    }
+
+    /// The target of a [`Target::code`] (0 reads as clear).
+    fn of_code(code: u64) -> Target {
+        let code = code.saturating_sub(1);
+        Target {
+            verdict: match code & 3 {
+                0 => Verdict::Clear,
+                1 => Verdict::Hindered,
+                _ => Verdict::Blocked,
+            },
+            hindrance: (code >> 3) as u32,
+            blind: code >> 2 & 1 == 1,
+        }
+    }
+}
+
 /// Every hex of the map as seen from one observer, in map index order.
 #[derive(Clone, Debug)]
 pub struct Viewshed {
@@ -80,15 +102,17 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
     // Open ground is clear without a walk; lines that cannot meet a blocker at or
     // above the eye are walked only to their first block; the rest are walked on.
     let needs = engine.viewshed_needs(i);
-    // Per target: 0 not yet seen, else 1 + (hindrance << 3 | blind << 2 | verdict).
-    let clear = 1 + Verdict::Clear as u64;
-    let hidden = |blind: bool| 1 + (u64::from(blind) << 2 | Verdict::Blocked as u64);
+    let settled = |verdict, blind| Target {
+        verdict,
+        hindrance: 0,
+        blind,
+    };
     let slots: Vec<AtomicU64> = needs
         .iter()
         .map(|&q| {
             AtomicU64::new(match q {
-                Need::Nothing => clear,
-                Need::Hidden { blind } => hidden(blind),
+                Need::Nothing => settled(Verdict::Clear, false).code(),
+                Need::Hidden { blind } => settled(Verdict::Blocked, blind).code(),
                 Need::FirstBlock | Need::Walk => 0,
             })
         })
@@ -101,9 +125,12 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
         } else {
             Verdict::Clear
         };
-        let hinder = if o.blocked() { 0 } else { u64::from(o.hinder) };
-        let code = hinder << 3 | u64::from(o.blind()) << 2 | verdict as u64;
-        slots[j].store(code + 1, Ordering::Relaxed);
+        let t = Target {
+            verdict,
+            hindrance: if o.blocked() { 0 } else { o.hinder },
+            blind: o.blind(),
+        };
+        slots[j].store(t.code(), Ordering::Relaxed);
     };
     let of = |need: Need| -> Vec<usize> { (0..map.len()).filter(|&j| needs[j] == need).collect() };
     let (first, walk) = (of(Need::FirstBlock), of(Need::Walk));
@@ -127,18 +154,7 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
     pairs::for_each::<true>(engine, &[i], &walk, &walk_ctl, |_, j, o| store(j, o))?;
     let targets = slots
         .iter()
-        .map(|s| {
-            let code = s.load(Ordering::Relaxed).saturating_sub(1);
-            Target {
-                verdict: match code & 3 {
-                    0 => Verdict::Clear,
-                    1 => Verdict::Hindered,
-                    _ => Verdict::Blocked,
-                },
-                hindrance: (code >> 3) as u32,
-                blind: code >> 2 & 1 == 1,
-            }
-        })
+        .map(|s| Target::of_code(s.load(Ordering::Relaxed)))
         .collect();
     Ok(Viewshed {
         from: map.hex_of(i),
