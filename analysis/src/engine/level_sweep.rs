@@ -54,7 +54,7 @@ pub struct LevelSweep {
     limit: Option<u32>,
 }
 
-/// The highest hindrance limit the three-bit counters of [`LevelSweep::hindered`] hold.
+/// The highest hindrance limit the three-bit counters of [`LevelSweep::over_limit`] hold.
 const COUNTED_MAX: u32 = 7;
 
 impl LevelSweep {
@@ -180,12 +180,12 @@ impl LevelSweep {
         (block, sides)
     }
 
-    /// Of the lanes of `lanes`, those whose hex stretches hinder at level index `li`,
-    /// and those whose hindrances add up to `limit` or more: three-bit counters, one
-    /// bit plane each, saturating at 7, in one pass over the walk.
-    fn hindered(&self, li: usize, base0: i64, hexes: &[i64], lanes: u64, limit: u32) -> (u64, u64) {
+    /// The lanes of `lanes` whose hex stretches' hindrances at level index `li` add
+    /// up to `limit` or more (and to more than none): three-bit counters, one bit
+    /// plane each, saturating at 7, in one pass over the walk.
+    fn over_limit(&self, li: usize, base0: i64, hexes: &[i64], lanes: u64, limit: u32) -> u64 {
         if lanes == 0 {
-            return (0, 0);
+            return 0;
         }
         let p = &self.amounts[li];
         let (mut c0, mut c1, mut c2) = (0u64, 0u64, 0u64);
@@ -214,8 +214,7 @@ impl LevelSweep {
                 c | at_least
             };
         }
-        let hindered = c0 | c1 | c2;
-        (hindered, hindered & at_least)
+        (c0 | c1 | c2) & at_least
     }
 
     /// Bytes held.
@@ -326,8 +325,7 @@ impl LevelSweep {
                     }
                     // Hexside hindrances are walked; the hexes' own are added here.
                     let walked = if limit <= COUNTED_MAX {
-                        let (_, over) = self.hindered(li, base0, &hexes, open & !by_sides, limit);
-                        open &= !over;
+                        open &= !self.over_limit(li, base0, &hexes, open & !by_sides, limit);
                         by_sides
                     } else {
                         sweep(&self.hinder[li], base0, &hexes, |&d| d, open) | by_sides
