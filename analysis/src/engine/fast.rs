@@ -472,7 +472,7 @@ impl<'m> Engine<'m> {
             FamilyKernel::Asl { level: Some(l), .. }
             | FamilyKernel::Napoleonic { level: Some(l), .. }
             | FamilyKernel::Battletech { level: Some(l), .. } => with_walker!(self, w => {
-                l.offset(&w, o, pairs, dr, &mut Vec::new(), seen)
+                l.offset(&w, o, pairs, dr, self.simd, &mut Vec::new(), seen)
             }),
             _ => with_walker!(self, w => {
                 let mut spans = Vec::new();

@@ -1,24 +1,27 @@
 //! The sweep any kernel with level keys gets, for whole-map matrices.
 //!
 //! Where a kernel says a line's verdicts depend on one level alone
-//! ([`Kernel::level_key`]), what each cell and each crossed hexside does to
-//! such lines is a bit per level: this sweep asks the kernel once per cell,
-//! level and direction ([`Kernel::keyed_ends`]) and then tests 64 lanes of
-//! one offset with a few word operations. Everything the bits cannot settle
-//! goes to the kernel's walker lane by lane: lines whose ends have no key,
-//! lines the bits leave open on walks with stretches along a hexside (where a
-//! kernel may combine the two sides its own way; a hex stretch that blocks
-//! still blocks), and, in a family with a hindrance limit, lines that meet a
-//! hindrance on a crossed hexside (the hexes' own hindrances are added 64 lines
-//! at a time in bit-sliced counters, where the limit is at most 7).
+//! ([`Kernel::level_key`]), this sweep asks the kernel once per cell, key and
+//! direction ([`Kernel::keyed_ends`]) what it does to such lines, keeps the
+//! answers as bounds on the key ([`key_bounds`]), and then judges the 64 lanes
+//! of one offset in one pass over the walk, whatever their keys. Everything the
+//! bounds cannot settle goes to the kernel's walker lane by lane: lines whose
+//! ends have no key, lines left open on walks with stretches along a hexside
+//! (where a kernel may combine the two sides its own way; a hex stretch that
+//! blocks still blocks), and, in a family with a hindrance limit, lines that
+//! meet a hindrance on a crossed hexside (the hexes' own hindrances are added
+//! up 64 lines at a time). A kernel whose verdicts do not fit bounds gets no
+//! sweep, and all its lines are walked.
 
-use super::bits::{self, each_lane, lane_mask, sweep, window};
+use super::bits::each_lane;
 use super::grid::{Grid, Padded};
+use super::key_bounds::{self, Bounds, Builder, KEYS_MAX, Keys, Read};
 use super::lines::NO_DIR;
 use super::offsets::{DqPairs, Offset};
 use super::walker::Walker;
 use crate::hex::{Hex, Ratio};
-use crate::rules::kernel::{At, End, Kernel, Notes, Quiet, Span};
+use crate::rules::kernel::{At, End, FarKey, Kernel, NEAR_TARGET, Notes, Quiet, Span, Sum};
+use std::collections::HashMap;
 
 /// A stretch away from both ends.
 const MIDDLE: At = At {
@@ -31,34 +34,306 @@ const MIDDLE: At = At {
     last: false,
 };
 
-/// Per-level bitsets of one kernel's verdicts.
-pub struct LevelSweep {
-    level_min: i32,
-    /// Per level: the cell blocks a keyed line of that level.
-    block: Vec<Vec<u64>>,
-    /// Per level: the cell hinders such a line (only kept where the family has a limit).
-    hinder: Vec<Vec<u64>>,
-    /// Per level and direction: the crossed hexside blocks / hinders.
-    side_block: Vec<[Vec<u64>; 6]>,
-    side_hinder: Vec<[Vec<u64>; 6]>,
-    /// Per level: the cell blocks, far from both ends, a line without a level key
-    /// whose far key is that level (empty where the kernel has no far keys).
-    far: Vec<Vec<u64>>,
-    /// Per level and direction: the crossed hexside blocks such a line.
-    far_side: Vec<[Vec<u64>; 6]>,
-    /// Per level: the cell's hindrance to such a line as three bit planes (clamped
-    /// to [`COUNTED_MAX`]), where the family's limit is at most that, so that
-    /// hindered lines are added up 64 at a time instead of walked.
-    amounts: Vec<[Vec<u64>; 3]>,
-    /// The family's hindrance limit, where hindrances matter.
-    limit: Option<u32>,
+/// One kernel's verdicts at every key, as bounds.
+struct Layers {
+    /// What each cell does.
+    cells: Bounds,
+    /// Per direction, what the crossed hexside does (`None` on a map without features).
+    sides: Option<[Bounds; 6]>,
 }
 
-/// The highest hindrance limit the three-bit counters of [`LevelSweep::over_limit`] hold.
-const COUNTED_MAX: u32 = 7;
+/// [`Layers`] being read from a kernel, key by key.
+struct LayersBuilder {
+    cells: Builder,
+    sides: Option<[Builder; 6]>,
+}
+
+impl LayersBuilder {
+    fn new(size: usize, sides: bool) -> Self {
+        LayersBuilder {
+            cells: Builder::new(size),
+            sides: sides.then(|| std::array::from_fn(|_| Builder::new(size))),
+        }
+    }
+
+    /// Records the kernel's verdicts on lines with ends `e`, key index `key`, at
+    /// stretches `at` along the line, as `keep` reads them.
+    fn record<K: Kernel>(
+        &mut self,
+        k: &K,
+        grid: &Grid<K::Cell, K::Side>,
+        (e, key, at): (&K::Ends, usize, At),
+        keep: impl Fn(Sum) -> Sum,
+    ) {
+        let zero = Hex::new(0, 0);
+        for (x, c) in grid.cells.iter().enumerate() {
+            let mut n = Quiet::default();
+            k.hex(e, c, at, &mut n);
+            self.cells.record(key, x, keep(n.all()));
+            let Some(sides) = &mut self.sides else {
+                continue;
+            };
+            for (d, b) in (0..6u8).zip(sides.iter_mut()) {
+                if let Some(side) = grid.side(x, d) {
+                    let mut n = Quiet::default();
+                    k.cross(e, side, zero, zero, &mut n);
+                    b.record(key, x, keep(n.all()));
+                }
+            }
+        }
+    }
+
+    /// The layers, if every verdict fits bounds.
+    fn finish(self) -> Option<Layers> {
+        let sides = match self.sides {
+            Some(s) => {
+                let s: Vec<Bounds> = s.into_iter().map(Builder::finish).collect::<Option<_>>()?;
+                Some(s.try_into().ok()?)
+            }
+            None => None,
+        };
+        Some(Layers {
+            cells: self.cells.finish()?,
+            sides,
+        })
+    }
+}
+
+/// What a layer does to some lanes.
+#[derive(Clone, Copy, Debug, Default)]
+struct Judged {
+    /// Lanes a stretch or crossed hexside blocks.
+    blocked: u64,
+    /// Lanes whose hex stretches' hindrances add up to the limit or more.
+    over: u64,
+    /// Lanes a hex stretch hinders.
+    by_hexes: u64,
+    /// Lanes a crossed hexside hinders.
+    by_sides: u64,
+}
+
+impl Layers {
+    /// What the hex stretches at `hexes` and the hexsides crossed at `crosses` (by
+    /// direction) do to the lanes of `keys`: blocks from both, hindrances added up
+    /// over the hexes, and the lanes hindered by either.
+    fn judge(
+        &self,
+        base0: i64,
+        (hexes, crosses): (&[i64], &Crosses),
+        keys: &Keys,
+        read: Read,
+        simd: bool,
+    ) -> Judged {
+        let v = self.cells.judge(base0, hexes, keys, read, simd);
+        let mut j = Judged {
+            blocked: v.blocked,
+            over: v.over,
+            by_hexes: v.hindered,
+            by_sides: 0,
+        };
+        if let Some(sides) = &self.sides {
+            for (b, at) in sides.iter().zip(crosses) {
+                if j.blocked == keys.mask {
+                    break;
+                }
+                let sides = if read == Read::Blocks {
+                    read
+                } else {
+                    Read::Hindered
+                };
+                let s = b.judge(base0, at, keys, sides, simd);
+                j.blocked |= s.blocked;
+                j.by_sides |= s.hindered;
+            }
+        }
+        j
+    }
+
+    fn bytes(&self) -> usize {
+        let sides = self
+            .sides
+            .iter()
+            .flatten()
+            .map(Bounds::bytes)
+            .sum::<usize>();
+        self.cells.bytes() + sides
+    }
+}
+
+/// The hexsides a walk crosses away from any vertex, by direction, as padded-grid deltas.
+type Crosses = [Vec<i64>; 6];
+
+/// One offset's walk as the bounds read it, as padded-grid deltas.
+struct Stretches {
+    /// The hex stretches, in order.
+    hexes: Vec<i64>,
+    crosses: Crosses,
+    /// The hex stretches by distance from the target, then from the observer:
+    /// the distances, ascending, and the deltas in that order.
+    near: [(Vec<u32>, Vec<i64>); 2],
+    /// Hexes from the observer to the target.
+    length: u32,
+}
+
+impl Stretches {
+    /// The walk of offset `o`, whose target lies `target` away.
+    fn of<K: Kernel>(w: &Walker<K>, o: &Offset, target: Hex) -> Self {
+        let (pools, walk, sym) = (o.pools, o.walk, &w.syms[o.g]);
+        let recs = pools.hexes_of(walk);
+        let mut crosses: Crosses = Default::default();
+        for c in pools.crosses_of(walk).iter().filter(|c| c.d2 == NO_DIR) {
+            crosses[sym.dirs[c.d1 as usize] as usize].push(o.delta(c.q, c.r));
+        }
+        let origin = Hex::new(0, 0);
+        let by = |dist: &dyn Fn(Hex) -> u32| {
+            let mut v: Vec<(u32, i64)> = recs
+                .iter()
+                .map(|h| {
+                    (
+                        dist(sym.apply(Hex::new(h.q as i32, h.r as i32))),
+                        o.delta(h.q, h.r),
+                    )
+                })
+                .collect();
+            v.sort_unstable();
+            v.into_iter().unzip()
+        };
+        Stretches {
+            hexes: recs.iter().map(|h| o.delta(h.q, h.r)).collect(),
+            crosses,
+            near: [by(&|h| h.distance(target)), by(&|h| h.distance(origin))],
+            length: target.distance(origin),
+        }
+    }
+
+    /// The whole walk.
+    fn all(&self) -> (&[i64], &Crosses) {
+        (&self.hexes, &self.crosses)
+    }
+
+    /// The hex stretches within `reach` of the target (or of the observer, where
+    /// not `target`), and every crossing.
+    fn near(&self, target: bool, reach: u32) -> (&[i64], &Crosses) {
+        let (dist, deltas) = &self.near[usize::from(!target)];
+        (
+            &deltas[..dist.partition_point(|&d| d <= reach)],
+            &self.crosses,
+        )
+    }
+}
+
+/// In [`LaneKey::Far`], a line walked if the far bounds leave it open.
+const NO_LOW: u8 = u8::MAX;
+
+/// How one line is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LaneKey {
+    /// By its level key's index.
+    Keyed(u8),
+    /// By its far key's higher and lower levels' indices ([`NO_LOW`] where the line
+    /// is walked if the far bounds leave it open), and whether the target is lower.
+    Far(u8, u8, bool),
+    /// Walked.
+    Walk,
+}
+
+/// The map's cells in classes of equal cells, and each pair of classes' [`LaneKey`]:
+/// two loads per line instead of asking the kernel.
+struct Classes {
+    /// Class by padded cell (with spare cells past the grid).
+    class: Vec<u8>,
+    /// How many classes.
+    n: usize,
+    /// By observer class * `n` + target class.
+    table: Vec<LaneKey>,
+}
+
+impl Classes {
+    /// The most classes the table holds.
+    const MAX: usize = 256;
+
+    /// The classes of the map's cells and their keys, where there are few enough.
+    fn of<K: Kernel>(
+        k: &K,
+        grid: &Grid<K::Cell, K::Side>,
+        p: &Padded,
+        s: &LevelSweep,
+    ) -> Option<Self> {
+        let mut ids: HashMap<K::Cell, u8> = HashMap::new();
+        let mut reps: Vec<K::Cell> = Vec::new();
+        let mut class = vec![0u8; p.size + 64];
+        for &x in &p.cell {
+            let c = grid.cells[x as usize];
+            let id = match ids.get(&c) {
+                Some(&id) => id,
+                None if reps.len() < Self::MAX => {
+                    reps.push(c);
+                    ids.insert(c, (reps.len() - 1) as u8);
+                    (reps.len() - 1) as u8
+                }
+                None => return None,
+            };
+            class[x as usize] = id;
+        }
+        // Two different hexes, whose cells alone the keys read.
+        let end = |q: i32, cell: K::Cell| End {
+            hex: Hex::new(q, 0),
+            cell,
+        };
+        let table = reps
+            .iter()
+            .flat_map(|&a| reps.iter().map(move |&b| (a, b)))
+            .map(|(a, b)| s.lane_key(k, &k.ends(end(0, a), end(1, b))))
+            .collect();
+        Some(Classes {
+            class,
+            n: reps.len(),
+            table,
+        })
+    }
+
+    /// The classes of the 64 cells from padded cell `x`.
+    #[inline]
+    fn lanes(&self, x: i64) -> &[u8; 64] {
+        self.class[x as usize..][..64].try_into().expect("64 lanes")
+    }
+
+    /// The key of a line between cells of classes `a` and `b`.
+    #[inline]
+    fn key(&self, a: u8, b: u8) -> LaneKey {
+        self.table[a as usize * self.n + b as usize]
+    }
+
+    fn bytes(&self) -> usize {
+        self.class.len() + self.table.len() * 2
+    }
+}
+
+/// A kernel's verdicts on keyed lines, as bounds on the key.
+pub struct LevelSweep {
+    level_min: i32,
+    /// How many keys the bounds hold, from `level_min` up.
+    keys: i32,
+    /// On lines with a level key.
+    keyed: Layers,
+    /// Blocks only, far from both ends, on lines without a level key whose far key
+    /// is the level (`None` where the kernel has no far keys).
+    far: Option<Layers>,
+    /// Per lower level of such a line, what may act next to its lower end, by its
+    /// higher level: lines nothing there touches are passed without a walk (empty
+    /// where the kernel has no [`Kernel::near_ends`]).
+    near: Vec<Layers>,
+    /// The family's hindrance limit, where hindrances matter.
+    limit: Option<u8>,
+    /// The CPU has the byte instructions of the vector path.
+    simd: bool,
+    /// The keys by the ends' cells, where the map has few kinds of cell.
+    classes: Option<Classes>,
+}
 
 impl LevelSweep {
-    /// The bitsets of a kernel with level keys, or `None` for a kernel without.
+    /// The bounds of a kernel with level keys, or `None` for a kernel without, or
+    /// whose verdicts do not fit bounds.
     pub fn of<K: Kernel>(k: &K, grid: &Grid<K::Cell, K::Side>, p: &Padded) -> Option<LevelSweep> {
         // Keys are levels of the map, or as far beyond as the kernel says.
         let (lo, hi) = k
@@ -72,272 +347,237 @@ impl LevelSweep {
             return None;
         }
         let (lo, hi) = k.key_range(lo, hi);
-        if lo > hi || hi as i64 - lo as i64 > 4096 {
+        if lo > hi || hi as i64 - lo as i64 > KEYS_MAX as i64 {
             return None;
         }
-        let limit = k.hindrance_limit();
-        let counted = limit.is_some_and(|l| l <= COUNTED_MAX);
-        let mut s = LevelSweep {
-            level_min: lo,
-            block: Vec::new(),
-            hinder: Vec::new(),
-            side_block: Vec::new(),
-            side_hinder: Vec::new(),
-            far: Vec::new(),
-            far_side: Vec::new(),
-            amounts: Vec::new(),
-            limit,
+        let limit = match k.hindrance_limit() {
+            Some(l) => Some(u8::try_from(l).ok()?),
+            None => None,
         };
-        for l in lo..=hi {
-            let e = k.keyed_ends(l)?;
-            let (mut block, mut hinder) = (bits::bitset(p.size), bits::bitset(p.size));
-            let mut amount: [Vec<u64>; 3] = std::array::from_fn(|_| {
-                if counted {
-                    bits::bitset(p.size)
-                } else {
-                    Vec::new()
-                }
-            });
-            let mut sb: [Vec<u64>; 6] = std::array::from_fn(|_| bits::bitset(p.size));
-            let mut sh: [Vec<u64>; 6] = std::array::from_fn(|_| bits::bitset(p.size));
-            for (x, c) in grid.cells.iter().enumerate() {
-                let mut n = Quiet::default();
-                k.hex(&e, c, MIDDLE, &mut n);
-                let sum = n.all();
-                if sum.block {
-                    bits::set(&mut block, x);
-                } else if sum.hinder > 0 {
-                    bits::set(&mut hinder, x);
-                    if counted {
-                        for (b, plane) in amount.iter_mut().enumerate() {
-                            if sum.hinder.min(COUNTED_MAX) >> b & 1 == 1 {
-                                bits::set(plane, x);
-                            }
-                        }
-                    }
-                }
-                if grid.side_mask[x] == 0 {
-                    continue;
-                }
-                for d in 0..6u8 {
-                    if let Some(side) = grid.side(x, d) {
-                        let mut n = Quiet::default();
-                        let a = p.axial.first().copied().unwrap_or(Hex::new(0, 0));
-                        k.cross(&e, side, a, a, &mut n);
-                        let sum = n.all();
-                        if sum.block {
-                            bits::set(&mut sb[d as usize], x);
-                        } else if sum.hinder > 0 {
-                            bits::set(&mut sh[d as usize], x);
-                        }
-                    }
-                }
-            }
+        let sides = grid.side_mask.iter().any(|&m| m != 0);
+        let new = || LayersBuilder::new(p.size, sides);
+        let hinders = |s: Sum| Sum {
+            hinder: if limit.is_some() { s.hinder } else { 0 },
+            ..s
+        };
+        let some = |s: Sum| Sum {
+            hinder: s.hinder.min(1),
+            ..s
+        };
+        let mut keyed = new();
+        let mut far: Option<LayersBuilder> = None;
+        for (key, l) in (lo..=hi).enumerate() {
+            keyed.record(k, grid, (&k.keyed_ends(l)?, key, MIDDLE), hinders);
             if let Some(fe) = k.far_ends(l) {
-                let (bits_l, sides_l) = Self::blocks(k, grid, p, &fe);
-                s.far.push(bits_l);
-                s.far_side.push(sides_l);
-            }
-            s.block.push(block);
-            s.side_block.push(sb);
-            if limit.is_some() {
-                s.hinder.push(hinder);
-                s.side_hinder.push(sh);
-            }
-            if counted {
-                s.amounts.push(amount);
+                let f = far.get_or_insert_with(new);
+                f.record(k, grid, (&fe, key, MIDDLE), some);
             }
         }
+        let far = match far {
+            Some(f) => Some(f.finish()?),
+            None => None,
+        };
+        let near = match far {
+            Some(_) => Self::near(k, grid, (lo, hi), new).unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let mut s = LevelSweep {
+            level_min: lo,
+            keys: hi - lo + 1,
+            keyed: keyed.finish()?,
+            far,
+            near,
+            limit,
+            simd: key_bounds::available(),
+            classes: None,
+        };
+        s.classes = Classes::of(k, grid, p, &s);
         Some(s)
     }
 
-    /// What blocks lines with ends `e` far from both ends: per cell, and per crossed side.
-    fn blocks<K: Kernel>(
+    /// Per lower level from `levels.0`, the kernel's verdicts next to the lower end
+    /// by the higher level ([`Kernel::near_ends`]): anything that acts there counts
+    /// as a block, as the line must then be walked. `None` where the kernel has no
+    /// near ends or its verdicts do not fit bounds.
+    fn near<K: Kernel>(
         k: &K,
         grid: &Grid<K::Cell, K::Side>,
-        p: &Padded,
-        e: &K::Ends,
-    ) -> (Vec<u64>, [Vec<u64>; 6]) {
-        let mut block = bits::bitset(p.size);
-        let mut sides: [Vec<u64>; 6] = std::array::from_fn(|_| bits::bitset(p.size));
-        let zero = Hex::new(0, 0);
-        for (x, c) in grid.cells.iter().enumerate() {
-            let mut n = Quiet::default();
-            k.hex(e, c, MIDDLE, &mut n);
-            if n.all().block {
-                bits::set(&mut block, x);
-            }
-            for d in 0..6u8 {
-                if let Some(side) = grid.side(x, d) {
-                    let mut n = Quiet::default();
-                    k.cross(e, side, zero, zero, &mut n);
-                    if n.all().block {
-                        bits::set(&mut sides[d as usize], x);
-                    }
+        (lo, hi): (i32, i32),
+        new: impl Fn() -> LayersBuilder,
+    ) -> Option<Vec<Layers>> {
+        let anything = |s: Sum| Sum {
+            block: s.any,
+            hinder: 0,
+            ..s
+        };
+        let mut out = Vec::new();
+        for low in lo..=hi {
+            let mut b = new();
+            // Higher levels from `low + 1`; keys at or under `low` never occur, and
+            // take the verdicts of the first so as to fit bounds.
+            for (key, l) in (lo..=hi).enumerate() {
+                let high = l.max(low + 1).min(hi);
+                if high > low {
+                    b.record(
+                        k,
+                        grid,
+                        (&k.near_ends(high, low)?, key, NEAR_TARGET),
+                        anything,
+                    );
                 }
             }
+            out.push(b.finish()?);
         }
-        (block, sides)
-    }
-
-    /// The lanes of `lanes` whose hex stretches' hindrances at level index `li` add
-    /// up to `limit` or more (and to more than none): three-bit counters, one bit
-    /// plane each, saturating at 7, in one pass over the walk.
-    fn over_limit(&self, li: usize, base0: i64, hexes: &[i64], lanes: u64, limit: u32) -> u64 {
-        if lanes == 0 {
-            return 0;
-        }
-        let p = &self.amounts[li];
-        let (mut c0, mut c1, mut c2) = (0u64, 0u64, 0u64);
-        for &d in hexes {
-            let x = (base0 + d) as usize;
-            let (a0, a1, a2) = (
-                window(&p[0], x) & lanes,
-                window(&p[1], x) & lanes,
-                window(&p[2], x) & lanes,
-            );
-            if a0 | a1 | a2 == 0 {
-                continue;
-            }
-            let (s0, k0) = (c0 ^ a0, c0 & a0);
-            let (s1, k1) = (c1 ^ a1 ^ k0, (c1 & a1) | (k0 & (c1 ^ a1)));
-            let (s2, k2) = (c2 ^ a2 ^ k1, (c2 & a2) | (k1 & (c2 ^ a2)));
-            (c0, c1, c2) = (s0 | k2, s1 | k2, s2 | k2);
-        }
-        // Counter >= limit, bit by bit from the lowest: where the limit's bit is set
-        // the counter's must be too (and the rest at least the limit's), else either.
-        let mut at_least = u64::MAX;
-        for (b, c) in [c0, c1, c2].into_iter().enumerate() {
-            at_least = if limit >> b & 1 == 1 {
-                c & at_least
-            } else {
-                c | at_least
-            };
-        }
-        (c0 | c1 | c2) & at_least
+        Some(out)
     }
 
     /// Bytes held.
     pub fn bytes(&self) -> usize {
-        let per = |v: &Vec<Vec<u64>>| v.iter().map(|b| b.len() * 8).sum::<usize>();
-        (per(&self.block) + per(&self.hinder)) * 7
-            + self
-                .amounts
-                .iter()
-                .flatten()
-                .map(|b| b.len() * 8)
-                .sum::<usize>()
+        let classes = self.classes.as_ref().map_or(0, Classes::bytes);
+        let near = self.near.iter().map(Layers::bytes).sum::<usize>();
+        self.keyed.bytes() + self.far.as_ref().map_or(0, Layers::bytes) + near + classes
     }
 
-    /// Calls `seen(i, j)` for each pair of the runs `dr` away whose line is seen.
+    /// How a line with ends `e` is judged: by its level key, by its far key, or walked
+    /// (no key, or one beyond the bounds).
+    fn lane_key<K: Kernel>(&self, k: &K, e: &K::Ends) -> LaneKey {
+        let index = |l: i32| {
+            let li = l.checked_sub(self.level_min)?;
+            u8::try_from(li).ok().filter(|&li| (li as i32) < self.keys)
+        };
+        match k.level_key(e) {
+            Some(l) => index(l).map_or(LaneKey::Walk, LaneKey::Keyed),
+            None => match (k.far_key(e), &self.far) {
+                (Some(f), Some(_)) => match index(f.high) {
+                    Some(high) => {
+                        // Lines with a whole-line rule are always walked.
+                        let low = index(f.low).filter(|_| !k.needs_line(e) && f.low < f.high);
+                        LaneKey::Far(high, low.unwrap_or(NO_LOW), f.target_low)
+                    }
+                    None => LaneKey::Walk,
+                },
+                _ => LaneKey::Walk,
+            },
+        }
+    }
+
+    /// Calls `seen(i, j)` for each pair of the runs `dr` away whose line is seen;
+    /// the vector path only where `simd` (and the CPU has it).
+    #[allow(clippy::too_many_arguments)]
     pub fn offset<K: Kernel>(
         &self,
         w: &Walker<K>,
         o: &Offset,
         pairs: &DqPairs,
         dr: i32,
+        simd: bool,
         spans: &mut Vec<Span<K::Cell>>,
         seen: &mut dyn FnMut(usize, usize),
     ) {
+        let simd = simd && self.simd;
         let (pools, walk) = (o.pools, o.walk);
         let k = w.kernel;
-        let sym = &w.syms[o.g];
         let sides_free = pools.sides_of(walk).is_empty();
-        let hexes: Vec<i64> = pools
-            .hexes_of(walk)
-            .iter()
-            .map(|h| o.delta(h.q, h.r))
-            .collect();
-        let crosses: Vec<(i64, u8)> = pools
-            .crosses_of(walk)
-            .iter()
-            .filter(|c| c.d2 == NO_DIR)
-            .map(|c| (o.delta(c.q, c.r), sym.dirs[c.d1 as usize]))
-            .collect();
+        let stretches = Stretches::of(w, o, Hex::new(pairs.dq, dr));
         let cells = &w.padded.cell;
-        // The lanes of one run by key index, and the keys met in the run: set up once
-        // per offset, and cleared as each key is swept.
-        let mut keyed = vec![0u64; self.block.len()];
-        let mut far = vec![0u64; self.far.len()];
-        let (mut keyed_met, mut far_met) = (Vec::with_capacity(64), Vec::with_capacity(64));
         pairs.runs(dr, |run| {
             let base0 = cells[run.a.idx[(run.r0 - run.a.r_lo) as usize] as usize] as i64;
-            let mut slow = 0u64;
-            for lane in 0..run.lanes {
-                let (i, j) = run.pair(lane);
-                let c = |x: usize| End {
-                    hex: w.padded.axial[x],
-                    cell: w.grid.cells[cells[x] as usize],
-                };
-                let ends = k.ends(c(i), c(j));
-                let (key, masks, met) = match k.level_key(&ends) {
-                    Some(l) => (Some(l), &mut keyed, &mut keyed_met),
-                    None => (k.far_key(&ends), &mut far, &mut far_met),
-                };
-                let at = key.and_then(|l| usize::try_from(l - self.level_min).ok());
-                match at.and_then(|li| masks.get_mut(li).map(|m| (li, m))) {
-                    Some((li, m)) => {
-                        if *m == 0 {
-                            met.push(li);
-                        }
-                        *m |= 1 << lane;
+            let (mut keyed, mut far, mut slow) = (Keys::default(), Keys::default(), 0u64);
+            let (mut low, mut target_low) = ([NO_LOW; 64], 0u64);
+            let mut put = |lane: usize, key: LaneKey| match key {
+                LaneKey::Keyed(li) => keyed.put(lane, li),
+                LaneKey::Far(high, l, t) => {
+                    far.put(lane, high);
+                    low[lane] = l;
+                    target_low |= (t as u64) << lane;
+                }
+                LaneKey::Walk => slow |= 1 << lane,
+            };
+            match &self.classes {
+                // The ends' classes are consecutive cells, as the lanes are.
+                Some(c) => {
+                    let (from, to) = (c.lanes(base0), c.lanes(base0 + o.dt));
+                    for lane in 0..run.lanes {
+                        put(lane, c.key(from[lane], to[lane]));
                     }
-                    // No key, or one beyond the bitsets: walked.
-                    None => slow |= 1 << lane,
+                }
+                None => {
+                    for lane in 0..run.lanes {
+                        let (i, j) = run.pair(lane);
+                        let c = |x: usize| End {
+                            hex: w.padded.axial[x],
+                            cell: w.grid.cells[cells[x] as usize],
+                        };
+                        put(lane, self.lane_key(k, &k.ends(c(i), c(j))));
+                    }
                 }
             }
             // Lines without a level key: what blocks far from the ends blocks them
-            // anywhere; the lanes left are walked.
-            for li in far_met.drain(..) {
-                let mask = std::mem::take(&mut far[li]);
-                let mut blocked = sweep(&self.far[li], base0, &hexes, |&d| d, mask);
-                for &(d, dir) in &crosses {
-                    if blocked & mask == mask {
-                        break;
-                    }
-                    blocked |= window(&self.far_side[li][dir as usize], (base0 + d) as usize);
-                }
-                slow |= mask & !blocked;
-            }
-            for li in keyed_met.drain(..) {
-                let mask = std::mem::take(&mut keyed[li]);
-                let mut blocked = sweep(&self.block[li], base0, &hexes, |&d| d, mask);
-                for &(d, dir) in &crosses {
-                    if blocked & mask == mask {
-                        break;
-                    }
-                    blocked |= window(&self.side_block[li][dir as usize], (base0 + d) as usize);
-                }
-                let mut open = mask & !blocked;
+            // anywhere. Of the lanes left, those nothing hinders and nothing within
+            // reach of the lower end could stop are seen; the rest are walked.
+            if let Some(f) = self.far.as_ref().filter(|_| far.mask != 0) {
+                let v = f.judge(base0, stretches.all(), &far, Read::Hindered, simd);
+                let mut open = far.mask & !v.blocked;
                 if !sides_free {
-                    // A stretch along a hexside is the kernel's to combine: what
-                    // the bits leave open is walked.
                     slow |= open;
-                    continue;
+                    open = 0;
                 }
-                if let Some(limit) = self.limit
-                    && open != 0
-                {
-                    let mut by_sides = 0;
-                    for &(d, dir) in &crosses {
-                        by_sides |=
-                            window(&self.side_hinder[li][dir as usize], (base0 + d) as usize);
-                    }
-                    // Hexside hindrances are walked; the hexes' own are added here.
-                    let walked = if limit <= COUNTED_MAX {
-                        open &= !self.over_limit(li, base0, &hexes, open & !by_sides, limit);
-                        by_sides
-                    } else {
-                        sweep(&self.hinder[li], base0, &hexes, |&d| d, open) | by_sides
+                slow |= open & (v.by_hexes | v.by_sides);
+                open &= !(v.by_hexes | v.by_sides);
+                while open != 0 {
+                    let first = open.trailing_zeros() as usize;
+                    let (l, t) = (low[first], target_low >> first & 1);
+                    let (mut same, mut high) = (0, 0);
+                    each_lane(open, |lane| {
+                        if low[lane] == l && target_low >> lane & 1 == t {
+                            same |= 1 << lane;
+                            high = high.max(far.key[lane]);
+                        }
+                    });
+                    open &= !same;
+                    let Some(near) = self.near.get(l as usize) else {
+                        slow |= same;
+                        continue;
                     };
-                    slow |= open & walked;
-                    open &= !walked;
+                    let key = FarKey {
+                        high: self.level_min + i32::from(high),
+                        low: self.level_min + i32::from(l),
+                        target_low: t == 1,
+                    };
+                    let reach = k.near_reach(key, stretches.length);
+                    let lanes = Keys { mask: same, ..far };
+                    let at = stretches.near(t == 1, reach);
+                    let stopped = near.judge(base0, at, &lanes, Read::Blocks, simd).blocked;
+                    slow |= stopped;
+                    each_lane(same & !stopped, |lane| {
+                        let (i, j) = run.pair(lane);
+                        seen(i, j);
+                    });
                 }
-                each_lane(open & lane_mask(run.lanes), |lane| {
-                    let (i, j) = run.pair(lane);
-                    seen(i, j);
-                });
             }
+            let read = match self.limit {
+                Some(limit) => Read::Counted(limit),
+                None => Read::Blocks,
+            };
+            let v = self.keyed.judge(base0, stretches.all(), &keyed, read, simd);
+            let mut open = keyed.mask & !v.blocked;
+            if !sides_free {
+                // A stretch along a hexside is the kernel's to combine: what the
+                // bounds leave open is walked.
+                slow |= open;
+                open = 0;
+            } else if self.limit.is_some() {
+                // Hexside hindrances are walked; the hexes' own are added up here.
+                let by_sides = open & v.by_sides;
+                open &= !(v.over & !by_sides);
+                slow |= open & by_sides;
+                open &= !by_sides;
+            }
+            each_lane(open, |lane| {
+                let (i, j) = run.pair(lane);
+                seen(i, j);
+            });
+
             each_lane(slow, |lane| {
                 let (i, j) = run.pair(lane);
                 if !w.eval::<false>(pools, walk, o.g, i, j, spans).blocked() {
@@ -345,5 +585,28 @@ impl LevelSweep {
                 }
             });
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::fast::Engine;
+    use crate::engine::matrix::{Control, Selection, matrix, matrix_plain};
+
+    /// Every ordered pair of maps large enough for lines whose blind hexes lie far
+    /// out, with and without the vector path: the sweep's matrix is the explained
+    /// query's.
+    #[test]
+    fn long_lines_between_levels_are_judged_as_explained() {
+        for (ruleset, seed) in [("asl", 1), ("asl", 2), ("battletech", 3), ("napoleonic", 4)] {
+            let map = crate::engine::testmaps::random_map(ruleset, seed, 30, 18);
+            let mut e = Engine::new(&map);
+            let plain = matrix_plain(&map);
+            for simd in [true, false] {
+                e.set_simd(simd);
+                let fast = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
+                assert!(fast.bits == plain, "{ruleset} seed {seed}, simd {simd}");
+            }
+        }
     }
 }

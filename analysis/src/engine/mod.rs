@@ -16,6 +16,7 @@ pub mod generate;
 mod geometric_sweep;
 pub mod grid;
 pub mod horizon;
+mod key_bounds;
 mod level_sweep;
 pub mod lines;
 pub mod matrix;

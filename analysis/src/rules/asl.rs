@@ -49,7 +49,7 @@
 //!   `depression` hexes, not in `no-crest` hexes (bridge, ford), with a facing, and with no
 //!   protected hexside that is a `cliff`.
 
-use super::kernel::{At, Explained, LineEvent, Notes, Span, What};
+use super::kernel::{At, Explained, FarKey, LineEvent, Notes, Span, What};
 use super::units::{self, Problem};
 use super::{Assessment, Effect, LevelSide, LosEffect, Modifier, marker_ids};
 use crate::hex::{Hex, HexLine, SideCrossing};
@@ -143,7 +143,7 @@ fn end_at(hex: Hex, ground: i32, pos: Pos) -> End {
 }
 
 /// What the ASL rules read in a hex.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Cell {
     /// On the map (off it nothing acts).
     pub on_map: bool,
@@ -536,8 +536,12 @@ impl super::kernel::Kernel for Kernel<'_> {
     /// Between ends on different levels, hills, obstacles at the higher level and
     /// markers block wherever they lie; blind hexes (A6.4, B10.23) and A6.3 only add blocks.
     #[inline]
-    fn far_key(&self, e: &Ends) -> Option<i32> {
-        e.hi_lo.is_some().then_some(e.high)
+    fn far_key(&self, e: &Ends) -> Option<FarKey> {
+        e.hi_lo.map(|(hi, lo)| FarKey {
+            high: hi.ground,
+            low: lo.ground,
+            target_low: e.hi_is_from,
+        })
     }
 
     fn far_ends(&self, level: i32) -> Option<Ends> {
@@ -552,6 +556,30 @@ impl super::kernel::Kernel for Kernel<'_> {
             hi_lo: Some((hi, lo)),
             hi_is_from: true,
         })
+    }
+
+    /// Next to the lower end and far from the higher, an obstruction casts the most
+    /// blind hexes (A6.41: more with range; the B10.2 exception only spares the hex
+    /// next to the higher unit); nothing else depends on where a stretch lies.
+    fn near_ends(&self, high: i32, low: i32) -> Option<Ends> {
+        let (hi, lo) = (
+            end_at(Hex::new(0, 0), high, Pos::Ground),
+            end_at(Hex::new(0, 1), low, Pos::Ground),
+        );
+        (high > low).then_some(Ends {
+            a: hi,
+            b: lo,
+            high,
+            hi_lo: Some((hi, lo)),
+            hi_is_from: true,
+        })
+    }
+
+    /// The most blind hexes an obstruction below the higher end casts at any range
+    /// on the line ([`blind_hexes`]: its top is at most the higher end's level).
+    fn near_reach(&self, key: FarKey, length: u32) -> u32 {
+        let levels = (key.high - key.low).max(0) as u32;
+        length / 5 + levels + 1
     }
 
     fn reciprocal(&self) -> bool {
@@ -1065,4 +1093,88 @@ pub fn leave_crest_cost(
             1.0 + cot
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::kernel::{End as KEnd, Kernel as _, NEAR_TARGET, Quiet, Sum};
+    use super::*;
+    use crate::hex::{Crossing, Ratio};
+
+    /// A stretch far from both ends.
+    const MIDDLE: At = At {
+        hex: Hex::new(0, 0),
+        t0: Ratio::ZERO,
+        t1: Ratio::ONE,
+        from: u32::MAX / 2,
+        to: u32::MAX / 2,
+        first: false,
+        last: false,
+    };
+
+    fn verdict(k: &Kernel, e: &Ends, c: &Cell, at: At) -> Sum {
+        let mut n = Quiet::default();
+        k.hex(e, c, at, &mut n);
+        n.all()
+    }
+
+    /// [`Kernel::near_ends`] and [`Kernel::near_reach`] as the engine reads them: on
+    /// lines between levels of random maps, a hex stretch does nothing that it does
+    /// not do next to the lower end (with the near ends), and beyond the reach only
+    /// what it does far from both ends (with the far ends).
+    #[test]
+    fn stretches_do_the_most_next_to_the_lower_end_and_within_reach() {
+        let (mut near, mut beyond) = (0, 0);
+        for seed in 0..6 {
+            let map = crate::engine::testmaps::random_map("asl", seed, 26, 22);
+            let k = Kernel::new(&map);
+            let end = |h: Hex| KEnd {
+                hex: h,
+                cell: k.cell(h),
+            };
+            let hexes: Vec<Hex> = map.hexes().collect();
+            for (x, &a) in hexes.iter().enumerate().step_by(5) {
+                for &b in hexes.iter().skip(x % 3).step_by(3) {
+                    let e = k.ends(end(a), end(b));
+                    let Some(f) = k.far_key(&e).filter(|_| !k.needs_line(&e)) else {
+                        continue;
+                    };
+                    let ne = k.near_ends(f.high, f.low).expect("near ends");
+                    let fe = k.far_ends(f.high).expect("far ends");
+                    let line = HexLine::new(a, b);
+                    let n = a.distance(b);
+                    let reach = k.near_reach(f, n);
+                    for s in line.between() {
+                        let Crossing::Hex(h) = s.crossing else {
+                            continue;
+                        };
+                        let c = k.cell(h);
+                        let at = At {
+                            hex: h,
+                            t0: s.t0,
+                            t1: s.t1,
+                            from: a.distance(h),
+                            to: h.distance(b),
+                            first: false,
+                            last: false,
+                        };
+                        let got = verdict(&k, &e, &c, at);
+                        let most = verdict(&k, &ne, &c, NEAR_TARGET);
+                        assert!(!got.any || most.any, "{a:?} -> {b:?} at {h:?}");
+                        assert!(!got.block || most.block || most.hinder > 0);
+                        near += 1;
+                        let behind = if f.target_low { at.to } else { at.from };
+                        if behind > reach {
+                            let far = verdict(&k, &fe, &c, MIDDLE);
+                            let sum = |s: Sum| (s.block, s.hinder > 0);
+                            assert_eq!(sum(got), sum(far), "{a:?} -> {b:?} at {h:?}");
+                            assert_eq!(sum(got), sum(verdict(&k, &e, &c, MIDDLE)));
+                            beyond += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(near > 10_000 && beyond > 1_000, "{near} {beyond}");
+    }
 }

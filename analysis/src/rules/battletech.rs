@@ -37,7 +37,7 @@ use crate::map::Map;
 const MAX_DEPTH: u8 = 9;
 
 /// What the Total Warfare rules read in a hex.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Cell {
     /// On the map (off it nothing acts).
     pub on_map: bool,

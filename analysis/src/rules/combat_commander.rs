@@ -33,7 +33,7 @@ use crate::hex::{Hex, HexLine, SideCrossing};
 use crate::map::Map;
 
 /// What the Combat Commander rules read in a hex.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Cell {
     /// On the map (off it nothing acts).
     pub on_map: bool,

@@ -67,7 +67,7 @@ pub fn above(surface: i64, e0: i64, e1: i64, t: Ratio) -> bool {
 }
 
 /// What the geometric rule reads in a hex.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Cell {
     /// On the map (off it nothing blocks).
     pub on_map: bool,

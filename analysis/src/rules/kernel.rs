@@ -40,6 +40,29 @@ pub struct At {
     pub last: bool,
 }
 
+/// The levels of a line without a level key ([`Kernel::far_key`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FarKey {
+    /// The level that decides what blocks far from both ends.
+    pub high: i32,
+    /// The level the position-dependent rules read besides it (the lower end's).
+    pub low: i32,
+    /// The target is the lower end.
+    pub target_low: bool,
+}
+
+/// A stretch next to the target and far from the observer, where
+/// [`Kernel::near_ends`] promises a stretch does the most.
+pub const NEAR_TARGET: At = At {
+    hex: Hex::new(0, 0),
+    t0: Ratio::ZERO,
+    t1: Ratio::ONE,
+    from: u32::MAX / 2,
+    to: 1,
+    first: false,
+    last: true,
+};
+
 /// One end of a line: its hex and what the kernel reads there.
 #[derive(Clone, Copy, Debug)]
 pub struct End<C> {
@@ -215,7 +238,7 @@ pub struct LineEvent {
 /// A family's sight rule, stated once.
 pub trait Kernel: Sync {
     /// What the kernel reads in one hex; the default is a hex off the map, which never acts.
-    type Cell: Copy + Default + Send + Sync;
+    type Cell: Copy + Default + Eq + std::hash::Hash + Send + Sync;
     /// What the kernel reads on one hexside; the default is a side without a feature.
     type Side: Copy + Default + Send + Sync;
     /// What the kernel needs to know about a line's two ends.
@@ -270,7 +293,10 @@ pub trait Kernel: Sync {
     /// does, when one does: no verdict then depends on where a stretch lies along
     /// the line, no whole-line rule applies, and all ends with the same key give
     /// the same verdicts. The engine then tests 64 such lines at once from
-    /// per-level bitsets of this kernel's own verdicts ([`Kernel::keyed_ends`]).
+    /// per-level bounds of this kernel's own verdicts ([`Kernel::keyed_ends`]).
+    /// For ends in two different hexes, the keys ([`Kernel::level_key`],
+    /// [`Kernel::far_key`]) read only the ends' cells, not their hexes, so the
+    /// engine may read them from a table by the two cells.
     fn level_key(&self, _e: &Self::Ends) -> Option<i32> {
         None
     }
@@ -285,17 +311,34 @@ pub trait Kernel: Sync {
     fn keyed_ends(&self, _level: i32) -> Option<Self::Ends> {
         None
     }
-    /// For lines without a [`Kernel::level_key`], a level whose verdicts far from
-    /// both ends are implied everywhere along the line: what blocks a stretch far
-    /// from the ends also blocks it near them (position-dependent rules such as blind
-    /// hexes only add blocks). The engine then settles most such lines as blocked 64 at
-    /// a time and walks only the rest ([`Kernel::far_ends`]).
-    fn far_key(&self, _e: &Self::Ends) -> Option<i32> {
+    /// For lines without a [`Kernel::level_key`], levels whose verdicts far from
+    /// both ends are implied everywhere along the line ([`FarKey::high`]): what
+    /// blocks a stretch far from the ends also blocks it near them (position-dependent
+    /// rules such as blind hexes only add blocks). The engine then settles most such
+    /// lines as blocked 64 at a time and walks only the rest ([`Kernel::far_ends`],
+    /// [`Kernel::near_ends`]).
+    fn far_key(&self, _e: &Self::Ends) -> Option<FarKey> {
         None
     }
-    /// Ends whose [`Kernel::far_key`] is `level`, if the kernel has such keys.
+    /// Ends whose [`Kernel::far_key`] has `high` level `level`, if the kernel has such keys.
     fn far_ends(&self, _level: i32) -> Option<Self::Ends> {
         None
+    }
+    /// Ends with [`Kernel::far_key`] `(high, low)`, the observer the higher, where a
+    /// stretch next to the target and far from the observer ([`NEAR_TARGET`]) does at
+    /// least what any stretch does anywhere on any line without a whole-line rule
+    /// whose far key this is: a cell or crossed hexside that does nothing there does
+    /// nothing on such lines, one that only hinders there never blocks them. The
+    /// engine then passes, without walking them, the lines no stretch could stop;
+    /// the family's tests check the promise against [`Kernel::hex`].
+    fn near_ends(&self, _high: i32, _low: i32) -> Option<Self::Ends> {
+        None
+    }
+    /// On a line `length` hexes long with far key `key`, how far from the lower end
+    /// a hex stretch may do more than it does far from both ends; by default the
+    /// whole line. The family's tests check it against [`Kernel::hex`].
+    fn near_reach(&self, _key: FarKey, length: u32) -> u32 {
+        length
     }
     /// A height (thousandths of a level) such that a cell whose [`Kernel::top`] is at
     /// or under it does nothing to this line wherever it lies along it, and no

@@ -39,7 +39,7 @@ use std::collections::{BTreeMap, HashMap};
 const MIXED: u16 = u16::MAX;
 
 /// What the napoleonic rules read in a hex.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Cell {
     /// On the map (off it nothing acts).
     pub on_map: bool,

@@ -24,7 +24,7 @@ pub enum Family {
 }
 
 /// What a terrain, hexside or marker does to a line of sight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LosEffect {
     /// No effect.

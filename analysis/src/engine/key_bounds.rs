@@ -1,0 +1,371 @@
+//! A keyed kernel's verdicts as per-cell bounds on the key, for 64 lanes at once.
+//!
+//! Where what a cell does to keyed lines ([`crate::rules::kernel::Kernel::level_key`])
+//! only grows as the key falls (a hill higher than the line blocks it, and higher
+//! lines clear it), the kernel's verdicts at every key fit in three bytes per cell:
+//! below key `block` the cell blocks, from there below key `hinder` it hinders by
+//! `amount`, and above both it does nothing. Lanes with different keys are then
+//! judged together, one byte each: one maximum and one masked add per stretch for
+//! 64 lines, however many keys they have. The bounds are read from the kernel's own
+//! verdicts ([`Builder::record`]); a kernel whose verdicts do not fit them gets
+//! none ([`Builder::finish`]), and its lines are walked.
+
+use crate::rules::kernel::Sum;
+
+/// Spare cells past the grid, so that 64 lanes may start at any cell.
+const SPARE: usize = 64;
+
+/// The largest key index the bytes hold (a bound one past it still fits).
+pub const KEYS_MAX: usize = 254;
+
+/// What one layer of the grid (its cells, or the hexsides towards one direction)
+/// does to keyed lines, per cell: at key index `k`, the cell blocks when
+/// `k < block`, and otherwise hinders by `amount` when `k < hinder`.
+pub struct Bounds {
+    block: Vec<u8>,
+    hinder: Vec<u8>,
+    amount: Vec<u8>,
+}
+
+/// Reads a layer's bounds from the kernel's verdicts, key by key.
+pub struct Builder {
+    b: Bounds,
+    /// Some cell's verdicts do not fit bounds.
+    broken: bool,
+}
+
+impl Builder {
+    /// A builder for a grid of `size` cells, every cell clear at every key.
+    pub fn new(size: usize) -> Builder {
+        let zeros = || vec![0u8; size + SPARE];
+        Builder {
+            b: Bounds {
+                block: zeros(),
+                hinder: zeros(),
+                amount: zeros(),
+            },
+            broken: false,
+        }
+    }
+
+    /// Records what cell `x` does at key index `key` (at most [`KEYS_MAX`]). Each
+    /// cell's keys come in increasing order; a clear verdict need not be recorded.
+    pub fn record(&mut self, key: usize, x: usize, s: Sum) {
+        let (b, k) = (&mut self.b, key as u8);
+        if key > KEYS_MAX {
+            self.broken = true;
+        } else if s.block {
+            // Blocks must run from key 0 without a gap, and come before any hindrance.
+            self.broken |= b.block[x] != k || b.hinder[x] != 0;
+            b.block[x] = k + 1;
+        } else if s.hinder > 0 {
+            // Hindrances follow the blocks without a gap, all of one amount.
+            let amount = s.hinder.min(u8::MAX as u32) as u8;
+            let start = b.hinder[x] == 0;
+            self.broken |= if start {
+                b.block[x] != k
+            } else {
+                b.hinder[x] != k || b.amount[x] != amount
+            };
+            b.hinder[x] = k + 1;
+            b.amount[x] = amount;
+        }
+    }
+
+    /// The bounds, if every recorded verdict fits them.
+    pub fn finish(self) -> Option<Bounds> {
+        (!self.broken).then_some(self.b)
+    }
+}
+
+/// Up to 64 lines' key indices, one byte each, and which lanes hold one.
+#[derive(Clone, Copy)]
+pub struct Keys {
+    /// Key index by lane.
+    pub key: [u8; 64],
+    /// The lanes with a key.
+    pub mask: u64,
+}
+
+impl Default for Keys {
+    fn default() -> Self {
+        Keys {
+            key: [0; 64],
+            mask: 0,
+        }
+    }
+}
+
+impl Keys {
+    /// Gives lane `lane` key index `key`.
+    #[inline]
+    pub fn put(&mut self, lane: usize, key: u8) {
+        self.key[lane] = key;
+        self.mask |= 1 << lane;
+    }
+}
+
+/// What a layer does to the lanes of [`Keys`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Lanes some stretch blocks.
+    pub blocked: u64,
+    /// Lanes some stretch hinders.
+    pub hindered: u64,
+    /// Lanes whose hindrances add up to the limit or more.
+    pub over: u64,
+}
+
+/// True when the CPU has the byte instructions of the vector path.
+pub fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512bw")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// What a caller reads of a [`Verdict`]: the rest is left empty, and not worked out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// Blocks only.
+    Blocks,
+    /// Blocks, and which lanes are hindered.
+    Hindered,
+    /// Blocks, hindered lanes, and the lanes whose hindrances add up to this limit or more.
+    Counted(u8),
+}
+
+impl Bounds {
+    /// What the cells at `base0 + d` for each `d` of `at` do to lane `l`, whose line
+    /// stretches over cell `base0 + d + l`, stopping once every lane is blocked;
+    /// only what `read` asks for. `simd` only where [`available`].
+    pub fn judge(&self, base0: i64, at: &[i64], keys: &Keys, read: Read, simd: bool) -> Verdict {
+        if keys.mask == 0 {
+            return Verdict::default();
+        }
+        #[cfg(target_arch = "x86_64")]
+        if simd {
+            // SAFETY: `simd` is set only where `available` found AVX-512BW.
+            return unsafe {
+                match read {
+                    Read::Blocks => self.judge_avx512::<false, false>(base0, at, keys, 0),
+                    Read::Hindered => self.judge_avx512::<true, false>(base0, at, keys, 0),
+                    Read::Counted(l) => self.judge_avx512::<true, true>(base0, at, keys, l),
+                }
+            };
+        }
+        let _ = simd;
+        self.judge_bytes(base0, at, keys, read)
+    }
+
+    /// The 64 bytes of `v` from cell `x` (bounds-checked).
+    #[inline]
+    fn lanes(v: &[u8], x: i64) -> &[u8; 64] {
+        v[x as usize..][..64].try_into().expect("64 lanes")
+    }
+
+    /// [`Bounds::judge`] one byte at a time.
+    fn judge_bytes(&self, base0: i64, at: &[i64], keys: &Keys, read: Read) -> Verdict {
+        let (mut top, mut reach, mut sum) = ([0u8; 64], [0u8; 64], [0u8; 64]);
+        for (n, &d) in at.iter().enumerate() {
+            let x = base0 + d;
+            let (b, h, a) = (
+                Self::lanes(&self.block, x),
+                Self::lanes(&self.hinder, x),
+                Self::lanes(&self.amount, x),
+            );
+            for l in 0..64 {
+                top[l] = top[l].max(b[l]);
+                reach[l] = reach[l].max(h[l]);
+                let add = if keys.key[l] < h[l] { a[l] } else { 0 };
+                sum[l] = sum[l].saturating_add(add);
+            }
+            if n % 8 == 7 && Self::above(&top, keys) & keys.mask == keys.mask {
+                break;
+            }
+        }
+        let m = keys.mask;
+        let over = |limit: u8| (0..64).fold(0u64, |o, l| o | ((sum[l] >= limit) as u64) << l);
+        Verdict {
+            blocked: Self::above(&top, keys) & m,
+            hindered: match read {
+                Read::Blocks => 0,
+                _ => Self::above(&reach, keys) & m,
+            },
+            over: match read {
+                Read::Counted(limit) => over(limit) & m,
+                _ => 0,
+            },
+        }
+    }
+
+    /// Lanes whose bound lies above their key.
+    fn above(bound: &[u8; 64], keys: &Keys) -> u64 {
+        (0..64).fold(0u64, |m, l| m | ((keys.key[l] < bound[l]) as u64) << l)
+    }
+
+    /// [`Bounds::judge`] 64 bytes at a time: hindered lanes only with `HINDERED`,
+    /// sums only with `COUNTED`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512bw")]
+    fn judge_avx512<const HINDERED: bool, const COUNTED: bool>(
+        &self,
+        base0: i64,
+        at: &[i64],
+        keys: &Keys,
+        limit: u8,
+    ) -> Verdict {
+        use std::arch::x86_64::*;
+        // SAFETY: reads the 64 bytes of a bounds-checked slice, unaligned.
+        let load = |v: &[u8; 64]| unsafe { _mm512_loadu_si512(v.as_ptr().cast()) };
+        let k = load(&keys.key);
+        let (mut top, mut reach, mut sum) = (
+            _mm512_setzero_si512(),
+            _mm512_setzero_si512(),
+            _mm512_setzero_si512(),
+        );
+        for (n, &d) in at.iter().enumerate() {
+            let x = base0 + d;
+            top = _mm512_max_epu8(top, load(Self::lanes(&self.block, x)));
+            if HINDERED {
+                let h = load(Self::lanes(&self.hinder, x));
+                reach = _mm512_max_epu8(reach, h);
+                if COUNTED {
+                    let add = _mm512_cmplt_epu8_mask(k, h);
+                    let a = load(Self::lanes(&self.amount, x));
+                    sum = _mm512_mask_adds_epu8(sum, add, sum, a);
+                }
+            }
+            if n % 8 == 7 && _mm512_cmplt_epu8_mask(k, top) & keys.mask == keys.mask {
+                break;
+            }
+        }
+        let m = keys.mask;
+        Verdict {
+            blocked: _mm512_cmplt_epu8_mask(k, top) & m,
+            hindered: if HINDERED {
+                _mm512_cmplt_epu8_mask(k, reach) & m
+            } else {
+                0
+            },
+            over: if COUNTED {
+                _mm512_cmpge_epu8_mask(sum, _mm512_set1_epi8(limit as i8)) & m
+            } else {
+                0
+            },
+        }
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.block.len() * 3
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sum(block: bool, hinder: u32) -> Sum {
+        Sum {
+            any: block || hinder > 0,
+            block,
+            hinder,
+        }
+    }
+
+    /// Builds one cell's bounds from its verdicts at keys 0, 1, ...
+    fn one(verdicts: &[Sum]) -> Option<Bounds> {
+        let mut b = Builder::new(1);
+        for (k, &s) in verdicts.iter().enumerate() {
+            b.record(k, 0, s);
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn verdicts_that_shrink_as_the_key_rises_fit() {
+        let (b, h, c) = (sum(true, 0), sum(false, 2), sum(false, 0));
+        let bounds = one(&[b, b, h, h, c, c]).expect("fits");
+        assert_eq!(
+            (bounds.block[0], bounds.hinder[0], bounds.amount[0]),
+            (2, 4, 2)
+        );
+        assert!(one(&[h, c]).is_some());
+        assert!(one(&[c, c]).is_some());
+    }
+
+    #[test]
+    fn verdicts_that_come_back_at_a_higher_key_do_not_fit() {
+        let (b, h, c) = (sum(true, 0), sum(false, 1), sum(false, 0));
+        assert!(one(&[c, b]).is_none(), "a block above a clear key");
+        assert!(one(&[h, b]).is_none(), "a block above a hindered key");
+        assert!(one(&[b, c, h]).is_none(), "a hindrance after a gap");
+        assert!(one(&[h, sum(false, 2)]).is_none(), "two amounts");
+        assert!(one(&[b, c, b]).is_none(), "blocks with a gap");
+    }
+
+    /// Random bounds over 200 cells, judged by both paths and by a lane-by-lane
+    /// reading of the bounds' meaning.
+    #[test]
+    fn both_paths_read_the_bounds_as_they_are_meant() {
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for round in 0..300 {
+            let size = 200;
+            let mut b = Builder::new(size);
+            for x in 0..size {
+                let (blocks, hinders) = (next(4) as usize, next(4) as usize);
+                let amount = 1 + next(3) as u32;
+                for k in 0..blocks + hinders {
+                    b.record(k, x, sum(k < blocks, if k < blocks { 0 } else { amount }));
+                }
+            }
+            let b = b.finish().expect("fits");
+            let at: Vec<i64> = (0..next(20)).map(|_| next(120) as i64).collect();
+            let mut keys = Keys::default();
+            for l in 0..64 {
+                if next(5) > 0 {
+                    keys.put(l, next(8) as u8);
+                }
+            }
+            let limit = 1 + next(6) as u8;
+            let (base0, mut want) = (next(10) as i64, Verdict::default());
+            for l in (0..64).filter(|l| keys.mask >> l & 1 == 1) {
+                let k = keys.key[l];
+                let cells = at.iter().map(|&d| (base0 + d) as usize + l);
+                let blocked = cells.clone().any(|x| k < b.block[x]);
+                let hinders = cells.filter(|&x| k < b.hinder[x]);
+                let total: u32 = hinders.clone().map(|x| b.amount[x] as u32).sum();
+                want.blocked |= (blocked as u64) << l;
+                want.hindered |= ((hinders.count() > 0) as u64) << l;
+                want.over |= ((total >= limit as u32) as u64) << l;
+            }
+            for simd in [false, available()] {
+                let got = b.judge(base0, &at, &keys, Read::Counted(limit), simd);
+                // Once every lane is blocked the rest may go unread.
+                if got.blocked == keys.mask {
+                    assert_eq!(got.blocked, want.blocked, "round {round}");
+                    continue;
+                }
+                assert_eq!(got, want, "round {round}, simd {simd}");
+                let hindered = Verdict { over: 0, ..want };
+                assert_eq!(b.judge(base0, &at, &keys, Read::Hindered, simd), hindered);
+                let blocks = Verdict {
+                    hindered: 0,
+                    ..hindered
+                };
+                assert_eq!(b.judge(base0, &at, &keys, Read::Blocks, simd), blocks);
+            }
+        }
+    }
+}
