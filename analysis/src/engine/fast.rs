@@ -224,6 +224,7 @@ impl<'m> Engine<'m> {
             padded: &self.padded,
             syms: &self.syms,
             factors: &self.factors,
+            limit: kernel.hindrance_limit(),
         }
     }
 

@@ -168,9 +168,8 @@ struct Stretches {
     /// The hex stretches, in order.
     hexes: Vec<i64>,
     crosses: Crosses,
-    /// The hex stretches by distance from the target, then from the observer:
-    /// the distances, ascending, and the deltas in that order.
-    near: [(Vec<u32>, Vec<i64>); 2],
+    /// Per hex stretch in order, its distances from the target and from the observer.
+    dist: Vec<[u32; 2]>,
     /// Hexes from the observer to the target.
     length: u32,
 }
@@ -185,25 +184,28 @@ impl Stretches {
             crosses[sym.dirs[c.d1 as usize] as usize].push(o.delta(c.q, c.r));
         }
         let origin = Hex::new(0, 0);
-        let by = |dist: &dyn Fn(Hex) -> u32| {
-            let mut v: Vec<(u32, i64)> = recs
-                .iter()
-                .map(|h| {
-                    (
-                        dist(sym.apply(Hex::new(h.q as i32, h.r as i32))),
-                        o.delta(h.q, h.r),
-                    )
-                })
-                .collect();
-            v.sort_unstable();
-            v.into_iter().unzip()
-        };
+        let dist = recs
+            .iter()
+            .map(|h| {
+                let h = sym.apply(Hex::new(h.q as i32, h.r as i32));
+                [h.distance(target), h.distance(origin)]
+            })
+            .collect();
         Stretches {
             hexes: recs.iter().map(|h| o.delta(h.q, h.r)).collect(),
             crosses,
-            near: [by(&|h| h.distance(target)), by(&|h| h.distance(origin))],
+            dist,
             length: target.distance(origin),
         }
+    }
+
+    /// The index range of the hex stretches within `reach` of the target (or of the
+    /// observer, where not `target`).
+    fn within(&self, target: bool, reach: u32) -> std::ops::Range<usize> {
+        let near = |d: &[u32; 2]| d[usize::from(!target)] <= reach;
+        let first = self.dist.iter().position(near).unwrap_or(0);
+        let last = self.dist.iter().rposition(near).map_or(0, |l| l + 1);
+        first..last.max(first)
     }
 
     /// The whole walk.
@@ -211,14 +213,9 @@ impl Stretches {
         (&self.hexes, &self.crosses)
     }
 
-    /// The hex stretches within `reach` of the target (or of the observer, where
-    /// not `target`), and every crossing.
-    fn near(&self, target: bool, reach: u32) -> (&[i64], &Crosses) {
-        let (dist, deltas) = &self.near[usize::from(!target)];
-        (
-            &deltas[..dist.partition_point(|&d| d <= reach)],
-            &self.crosses,
-        )
+    /// The hex stretches of index range `hexes`, and every crossing.
+    fn part(&self, hexes: std::ops::Range<usize>) -> (&[i64], &Crosses) {
+        (&self.hexes[hexes], &self.crosses)
     }
 }
 
@@ -237,6 +234,59 @@ enum LaneKey {
     Walk,
 }
 
+impl LaneKey {
+    /// The key in one word: the key index, the lower level's, and a bit for each
+    /// kind, so that a run's lanes are sorted without a branch ([`Lanes::put`]).
+    fn pack(self) -> u32 {
+        match self {
+            LaneKey::Keyed(k) => u32::from(k) | 1 << 16,
+            LaneKey::Far(k, low, t) => {
+                u32::from(k) | u32::from(low) << 8 | 1 << 17 | u32::from(t) << 19
+            }
+            LaneKey::Walk => 1 << 18,
+        }
+    }
+}
+
+/// One run's lanes by how they are judged.
+struct Lanes {
+    keyed: Keys,
+    far: Keys,
+    /// Per far lane, its lower level's index ([`NO_LOW`] where it is walked if open).
+    low: [u8; 64],
+    /// Far lanes whose target is the lower end.
+    target_low: u64,
+    /// Lanes walked.
+    slow: u64,
+}
+
+impl Lanes {
+    /// Sorts the lanes `0..n` by their packed keys ([`LaneKey::pack`]) without a
+    /// branch; the masks are kept in registers, not in the struct.
+    #[inline]
+    fn of(n: usize, packed: impl Fn(usize) -> u32) -> Self {
+        let (mut key, mut low) = ([0u8; 64], [NO_LOW; 64]);
+        let (mut keyed, mut far, mut slow, mut target_low) = (0u64, 0u64, 0u64, 0u64);
+        for lane in 0..n.min(64) {
+            let p = packed(lane);
+            let bit = |b: u32| u64::from(p >> b & 1) << lane;
+            key[lane] = p as u8;
+            low[lane] = (p >> 8) as u8;
+            keyed |= bit(16);
+            far |= bit(17);
+            slow |= bit(18);
+            target_low |= bit(19);
+        }
+        Lanes {
+            keyed: Keys { key, mask: keyed },
+            far: Keys { key, mask: far },
+            low,
+            target_low,
+            slow,
+        }
+    }
+}
+
 /// The map's cells in classes of equal cells, and each pair of classes' [`LaneKey`]:
 /// two loads per line instead of asking the kernel.
 struct Classes {
@@ -244,8 +294,8 @@ struct Classes {
     class: Vec<u8>,
     /// How many classes.
     n: usize,
-    /// By observer class * `n` + target class.
-    table: Vec<LaneKey>,
+    /// By observer class * `n` + target class, packed ([`LaneKey::pack`]).
+    table: Vec<u32>,
 }
 
 impl Classes {
@@ -283,7 +333,7 @@ impl Classes {
         let table = reps
             .iter()
             .flat_map(|&a| reps.iter().map(move |&b| (a, b)))
-            .map(|(a, b)| s.lane_key(k, &k.ends(end(0, a), end(1, b))))
+            .map(|(a, b)| s.lane_key(k, &k.ends(end(0, a), end(1, b))).pack())
             .collect();
         Some(Classes {
             class,
@@ -300,12 +350,12 @@ impl Classes {
 
     /// The key of a line between cells of classes `a` and `b`.
     #[inline]
-    fn key(&self, a: u8, b: u8) -> LaneKey {
+    fn key(&self, a: u8, b: u8) -> u32 {
         self.table[a as usize * self.n + b as usize]
     }
 
     fn bytes(&self) -> usize {
-        self.class.len() + self.table.len() * 2
+        self.class.len() + self.table.len() * 4
     }
 }
 
@@ -482,36 +532,28 @@ impl LevelSweep {
         let cells = &w.padded.cell;
         pairs.runs(dr, |run| {
             let base0 = cells[run.a.idx[(run.r0 - run.a.r_lo) as usize] as usize] as i64;
-            let (mut keyed, mut far, mut slow) = (Keys::default(), Keys::default(), 0u64);
-            let (mut low, mut target_low) = ([NO_LOW; 64], 0u64);
-            let mut put = |lane: usize, key: LaneKey| match key {
-                LaneKey::Keyed(li) => keyed.put(lane, li),
-                LaneKey::Far(high, l, t) => {
-                    far.put(lane, high);
-                    low[lane] = l;
-                    target_low |= (t as u64) << lane;
-                }
-                LaneKey::Walk => slow |= 1 << lane,
-            };
-            match &self.classes {
+            let lanes = match &self.classes {
                 // The ends' classes are consecutive cells, as the lanes are.
                 Some(c) => {
                     let (from, to) = (c.lanes(base0), c.lanes(base0 + o.dt));
-                    for lane in 0..run.lanes {
-                        put(lane, c.key(from[lane], to[lane]));
-                    }
+                    Lanes::of(run.lanes, |lane| c.key(from[lane], to[lane]))
                 }
-                None => {
-                    for lane in 0..run.lanes {
-                        let (i, j) = run.pair(lane);
-                        let c = |x: usize| End {
-                            hex: w.padded.axial[x],
-                            cell: w.grid.cells[cells[x] as usize],
-                        };
-                        put(lane, self.lane_key(k, &k.ends(c(i), c(j))));
-                    }
-                }
-            }
+                None => Lanes::of(run.lanes, |lane| {
+                    let (i, j) = run.pair(lane);
+                    let c = |x: usize| End {
+                        hex: w.padded.axial[x],
+                        cell: w.grid.cells[cells[x] as usize],
+                    };
+                    self.lane_key(k, &k.ends(c(i), c(j))).pack()
+                }),
+            };
+            let Lanes {
+                keyed,
+                far,
+                low,
+                target_low,
+                mut slow,
+            } = lanes;
             // Lines without a level key: what blocks far from the ends blocks them
             // anywhere. Of the lanes left, those nothing hinders and nothing within
             // reach of the lower end could stop are seen; the rest are walked.
@@ -546,12 +588,28 @@ impl LevelSweep {
                     };
                     let reach = k.near_reach(key, stretches.length);
                     let lanes = Keys { mask: same, ..far };
-                    let at = stretches.near(t == 1, reach);
+                    // Within the reach is from the first such stretch to the last
+                    // (all of them as the walk goes away from an end; the judge may
+                    // take more, and the walk below only those within).
+                    let hexes = stretches.within(t == 1, reach);
+                    let at = stretches.part(hexes.clone());
                     let stopped = near.judge(base0, at, &lanes, Read::Blocks, simd).blocked;
-                    slow |= stopped;
                     each_lane(same & !stopped, |lane| {
                         let (i, j) = run.pair(lane);
                         seen(i, j);
+                    });
+                    // The stopped lanes' stretches beyond the reach do nothing: only
+                    // those within it are walked, unless one of them hinders.
+                    let within = |a: &At| if t == 1 { a.to } else { a.from } <= reach;
+                    each_lane(stopped, |lane| {
+                        let (i, j) = run.pair(lane);
+                        let near = (hexes.clone(), within);
+                        let out = w.eval_where::<false>(pools, walk, o.g, (i, j), spans, near);
+                        if out.hinder > 0 {
+                            slow |= 1 << lane;
+                        } else if !out.blocked() {
+                            seen(i, j);
+                        }
                     });
                 }
             }

@@ -51,6 +51,8 @@ pub struct Walker<'a, K: Kernel> {
     pub syms: &'a [Symmetry; 12],
     /// Per symmetry, the index factors for the padded grid.
     pub factors: &'a [(i64, i64); 12],
+    /// The kernel's hindrance limit, asked once (families read it from the ruleset).
+    pub limit: Option<u32>,
 }
 
 impl<K: Kernel> Walker<'_, K> {
@@ -66,6 +68,23 @@ impl<K: Kernel> Walker<'_, K> {
         i: usize,
         j: usize,
         spans: &mut Vec<Span<K::Cell>>,
+    ) -> Outcome {
+        let all = 0..usize::MAX;
+        self.eval_where::<BLIND>(pools, walk, g, (i, j), spans, (all, |_| true))
+    }
+
+    /// [`Walker::eval`] judging only the hex stretches of index range `hexes` for
+    /// which `keep` holds (everything else as in the whole walk): for lines whose
+    /// other hex stretches a caller knows do nothing.
+    #[inline(always)]
+    pub fn eval_where<const BLIND: bool>(
+        &self,
+        pools: &Pools,
+        walk: &Walk,
+        g: usize,
+        (i, j): (usize, usize),
+        spans: &mut Vec<Span<K::Cell>>,
+        (hexes, keep): (std::ops::Range<usize>, impl Fn(&At) -> bool),
     ) -> Outcome {
         let (k, grid, p) = (self.kernel, self.grid, self.padded);
         let sym = &self.syms[g];
@@ -103,16 +122,16 @@ impl<K: Kernel> Walker<'_, K> {
             last: walk.last == e,
         };
         let mut out = Outcome::default();
-        for (n, (rec, k1)) in pools.hex_spans(walk).enumerate() {
+        let stretches = pools.hex_spans(walk).enumerate();
+        for (n, (rec, k1)) in stretches.skip(hexes.start).take(hexes.len()) {
             let x = cell_at(rec.q, rec.r);
             let mut notes = Quiet::default();
             let h = hex_at(rec.q, rec.r);
-            k.hex(
-                &ends,
-                &grid.cells[x],
-                at(h, rec.k0, k1, Edge::Hex(n as u32)),
-                &mut notes,
-            );
+            let at = at(h, rec.k0, k1, Edge::Hex(n as u32));
+            if !keep(&at) {
+                continue;
+            }
+            k.hex(&ends, &grid.cells[x], at, &mut notes);
             if take::<BLIND>(&mut out, notes.all(), eye, || k.top(&grid.cells[x])) {
                 return out;
             }
@@ -187,7 +206,7 @@ impl<K: Kernel> Walker<'_, K> {
                 }
             }
         }
-        if let Some(limit) = k.hindrance_limit()
+        if let Some(limit) = self.limit
             && out.hinder >= limit
         {
             out.limit = true;

@@ -33,8 +33,19 @@ use super::{Assessment, Effect, LosEffect};
 use crate::hex::{Hex, HexLine};
 use crate::map::Map;
 
-/// The deepest water depth the ruleset's tags name (`water-depth-1` .. this).
-const MAX_DEPTH: u8 = 9;
+/// The ruleset's tags for water depths 1, 2, ... (a kernel is built for every query,
+/// so the names are not formatted each time).
+const DEPTH_TAGS: [&str; 9] = [
+    "water-depth-1",
+    "water-depth-2",
+    "water-depth-3",
+    "water-depth-4",
+    "water-depth-5",
+    "water-depth-6",
+    "water-depth-7",
+    "water-depth-8",
+    "water-depth-9",
+];
 
 /// What the Total Warfare rules read in a hex.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -99,10 +110,10 @@ impl<'m> Kernel<'m> {
             .terrain
             .iter()
             .map(|t| {
-                (1..=MAX_DEPTH)
-                    .rev()
-                    .find(|d| units::tagged(rs, &format!("water-depth-{d}"), &t.id))
-                    .unwrap_or(0)
+                DEPTH_TAGS
+                    .iter()
+                    .rposition(|tag| units::tagged(rs, tag, &t.id))
+                    .map_or(0, |d| d as u8 + 1)
             })
             .collect();
         let mut tall = std::collections::HashMap::new();
