@@ -72,18 +72,28 @@ pub(crate) enum FamilyKernel<'m> {
     Asl {
         kernel: asl::Kernel<'m>,
         grid: Grid<asl::Cell, LevelSide>,
-        level: Option<LevelSweep>,
+        /// Built on first use: viewsheds never need it.
+        level: OnceLock<Option<LevelSweep>>,
     },
     Napoleonic {
         kernel: napoleonic::Kernel<'m>,
         grid: Grid<napoleonic::Cell, Option<crate::rules::LosEffect>>,
-        level: Option<LevelSweep>,
+        /// Built on first use: viewsheds never need it.
+        level: OnceLock<Option<LevelSweep>>,
     },
     Battletech {
         kernel: battletech::Kernel<'m>,
         grid: Grid<battletech::Cell, ()>,
-        level: Option<LevelSweep>,
+        /// Built on first use: viewsheds never need it.
+        level: OnceLock<Option<LevelSweep>>,
     },
+}
+
+/// Bytes a level sweep holds, once built.
+fn level_bytes(l: &OnceLock<Option<LevelSweep>>) -> usize {
+    l.get()
+        .and_then(|l| l.as_ref())
+        .map_or(0, LevelSweep::bytes)
 }
 
 /// Runs `$body` with `$w` bound to the engine's [`Walker`], whatever the family:
@@ -170,31 +180,28 @@ impl<'m> Engine<'m> {
             Family::Asl => {
                 let kernel = asl::Kernel::new(map);
                 let grid = Grid::of(&kernel, &padded);
-                let level = LevelSweep::of(&kernel, &grid, &padded);
                 FamilyKernel::Asl {
                     kernel,
                     grid,
-                    level,
+                    level: OnceLock::new(),
                 }
             }
             Family::Napoleonic => {
                 let kernel = napoleonic::Kernel::new(map);
                 let grid = Grid::of(&kernel, &padded);
-                let level = LevelSweep::of(&kernel, &grid, &padded);
                 FamilyKernel::Napoleonic {
                     kernel,
                     grid,
-                    level,
+                    level: OnceLock::new(),
                 }
             }
             Family::Battletech => {
                 let kernel = battletech::Kernel::new(map);
                 let grid = Grid::of(&kernel, &padded);
-                let level = LevelSweep::of(&kernel, &grid, &padded);
                 FamilyKernel::Battletech {
                     kernel,
                     grid,
-                    level,
+                    level: OnceLock::new(),
                 }
             }
         };
@@ -253,14 +260,44 @@ impl<'m> Engine<'m> {
         }
     }
 
+    /// The level sweep of a family with level keys, if it has one here (built on
+    /// first use).
+    fn level_sweep(&self) -> Option<&LevelSweep> {
+        let p = &self.padded;
+        match &self.family {
+            FamilyKernel::Asl {
+                kernel,
+                grid,
+                level,
+            } => level
+                .get_or_init(|| LevelSweep::of(kernel, grid, p))
+                .as_ref(),
+            FamilyKernel::Napoleonic {
+                kernel,
+                grid,
+                level,
+            } => level
+                .get_or_init(|| LevelSweep::of(kernel, grid, p))
+                .as_ref(),
+            FamilyKernel::Battletech {
+                kernel,
+                grid,
+                level,
+            } => level
+                .get_or_init(|| LevelSweep::of(kernel, grid, p))
+                .as_ref(),
+            _ => None,
+        }
+    }
+
     /// True when the family has a specialised whole-map sweep here.
     pub fn has_sweep(&self) -> bool {
         match &self.family {
             FamilyKernel::Geometric { .. } => self.geo_sweep().is_some(),
             FamilyKernel::CombatCommander { .. } => true,
-            FamilyKernel::Asl { level, .. }
-            | FamilyKernel::Napoleonic { level, .. }
-            | FamilyKernel::Battletech { level, .. } => level.is_some(),
+            FamilyKernel::Asl { .. }
+            | FamilyKernel::Napoleonic { .. }
+            | FamilyKernel::Battletech { .. } => self.level_sweep().is_some(),
         }
     }
 
@@ -310,15 +347,9 @@ impl<'m> Engine<'m> {
                         .map_or(0, |s| s.bytes())
             }
             FamilyKernel::CombatCommander { grid, flat, .. } => grid.bytes() + flat.bytes(),
-            FamilyKernel::Asl { grid, level, .. } => {
-                grid.bytes() + level.as_ref().map_or(0, |l| l.bytes())
-            }
-            FamilyKernel::Napoleonic { grid, level, .. } => {
-                grid.bytes() + level.as_ref().map_or(0, |l| l.bytes())
-            }
-            FamilyKernel::Battletech { grid, level, .. } => {
-                grid.bytes() + level.as_ref().map_or(0, |l| l.bytes())
-            }
+            FamilyKernel::Asl { grid, level, .. } => grid.bytes() + level_bytes(level),
+            FamilyKernel::Napoleonic { grid, level, .. } => grid.bytes() + level_bytes(level),
+            FamilyKernel::Battletech { grid, level, .. } => grid.bytes() + level_bytes(level),
         };
         family + self.padded.bytes() + self.lines.get().map_or(0, |l| l.bytes())
     }
@@ -470,11 +501,13 @@ impl<'m> Engine<'m> {
                     |i: usize, j: usize| !self.outcome::<false>(pools, walk, g, i, j).blocked();
                 flat.offset(kernel, grid, o, &self.syms, pairs, dr, &sees, seen)
             }
-            FamilyKernel::Asl { level: Some(l), .. }
-            | FamilyKernel::Napoleonic { level: Some(l), .. }
-            | FamilyKernel::Battletech { level: Some(l), .. } => with_walker!(self, w => {
-                l.offset(&w, o, pairs, dr, self.simd, &mut Vec::new(), seen)
-            }),
+            FamilyKernel::Asl { .. }
+            | FamilyKernel::Napoleonic { .. }
+            | FamilyKernel::Battletech { .. }
+                if let Some(l) = self.level_sweep() =>
+            {
+                with_walker!(self, w => l.offset(&w, o, pairs, dr, self.simd, &mut Vec::new(), seen))
+            }
             _ => with_walker!(self, w => {
                 let mut spans = Vec::new();
                 pairs.runs(dr, |run| {

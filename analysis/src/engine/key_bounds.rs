@@ -35,14 +35,16 @@ pub struct Builder {
 }
 
 impl Builder {
-    /// A builder for a grid of `size` cells, every cell clear at every key.
-    pub fn new(size: usize) -> Builder {
-        let zeros = || vec![0u8; size + SPARE];
+    /// A builder for a grid of `size` cells, every cell clear at every key, that
+    /// keeps what `read` will ask for: hindrances only where it reads them, their
+    /// amounts only where it counts them.
+    pub fn new(size: usize, read: Read) -> Builder {
+        let zeros = |keep: bool| vec![0u8; if keep { size + SPARE } else { 0 }];
         Builder {
             b: Bounds {
-                block: zeros(),
-                hinder: zeros(),
-                amount: zeros(),
+                block: zeros(true),
+                hinder: zeros(read != Read::Blocks),
+                amount: zeros(matches!(read, Read::Counted(_))),
             },
             broken: false,
         }
@@ -52,23 +54,27 @@ impl Builder {
     /// cell's keys come in increasing order; a clear verdict need not be recorded.
     pub fn record(&mut self, key: usize, x: usize, s: Sum) {
         let (b, k) = (&mut self.b, key as u8);
+        let hinders = !b.hinder.is_empty();
         if key > KEYS_MAX {
             self.broken = true;
         } else if s.block {
             // Blocks must run from key 0 without a gap, and come before any hindrance.
-            self.broken |= b.block[x] != k || b.hinder[x] != 0;
+            self.broken |= b.block[x] != k || hinders && b.hinder[x] != 0;
             b.block[x] = k + 1;
-        } else if s.hinder > 0 {
-            // Hindrances follow the blocks without a gap, all of one amount.
+        } else if s.hinder > 0 && hinders {
+            // Hindrances follow the blocks without a gap, all of one amount where
+            // amounts are kept.
             let amount = s.hinder.min(u8::MAX as u32) as u8;
-            let start = b.hinder[x] == 0;
-            self.broken |= if start {
+            let counts = !b.amount.is_empty();
+            self.broken |= if b.hinder[x] == 0 {
                 b.block[x] != k
             } else {
-                b.hinder[x] != k || b.amount[x] != amount
+                b.hinder[x] != k || counts && b.amount[x] != amount
             };
             b.hinder[x] = k + 1;
-            b.amount[x] = amount;
+            if counts {
+                b.amount[x] = amount;
+            }
         }
     }
 
@@ -262,7 +268,7 @@ impl Bounds {
 
     /// Bytes held.
     pub fn bytes(&self) -> usize {
-        self.block.len() * 3
+        self.block.len() + self.hinder.len() + self.amount.len()
     }
 }
 
@@ -280,7 +286,7 @@ mod tests {
 
     /// Builds one cell's bounds from its verdicts at keys 0, 1, ...
     fn one(verdicts: &[Sum]) -> Option<Bounds> {
-        let mut b = Builder::new(1);
+        let mut b = Builder::new(1, Read::Counted(1));
         for (k, &s) in verdicts.iter().enumerate() {
             b.record(k, 0, s);
         }
@@ -322,7 +328,7 @@ mod tests {
         };
         for round in 0..300 {
             let size = 200;
-            let mut b = Builder::new(size);
+            let mut b = Builder::new(size, Read::Counted(1));
             for x in 0..size {
                 let (blocks, hinders) = (next(4) as usize, next(4) as usize);
                 let amount = 1 + next(3) as u32;

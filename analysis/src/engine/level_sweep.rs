@@ -49,10 +49,17 @@ struct LayersBuilder {
 }
 
 impl LayersBuilder {
-    fn new(size: usize, sides: bool) -> Self {
+    /// Layers that keep what `read` asks of the cells (a crossed hexside's
+    /// hindrances are never counted), with hexsides where the map has features.
+    fn new(size: usize, sides: bool, read: Read) -> Self {
+        let side_read = if read == Read::Blocks {
+            read
+        } else {
+            Read::Hindered
+        };
         LayersBuilder {
-            cells: Builder::new(size),
-            sides: sides.then(|| std::array::from_fn(|_| Builder::new(size))),
+            cells: Builder::new(size, read),
+            sides: sides.then(|| std::array::from_fn(|_| Builder::new(size, side_read))),
         }
     }
 
@@ -405,22 +412,15 @@ impl LevelSweep {
             None => None,
         };
         let sides = grid.side_mask.iter().any(|&m| m != 0);
-        let new = || LayersBuilder::new(p.size, sides);
-        let hinders = |s: Sum| Sum {
-            hinder: if limit.is_some() { s.hinder } else { 0 },
-            ..s
-        };
-        let some = |s: Sum| Sum {
-            hinder: s.hinder.min(1),
-            ..s
-        };
-        let mut keyed = new();
+        let new = |read: Read| LayersBuilder::new(p.size, sides, read);
+        let as_is = |s: Sum| s;
+        let mut keyed = new(limit.map_or(Read::Blocks, Read::Counted));
         let mut far: Option<LayersBuilder> = None;
         for (key, l) in (lo..=hi).enumerate() {
-            keyed.record(k, grid, (&k.keyed_ends(l)?, key, MIDDLE), hinders);
+            keyed.record(k, grid, (&k.keyed_ends(l)?, key, MIDDLE), as_is);
             if let Some(fe) = k.far_ends(l) {
-                let f = far.get_or_insert_with(new);
-                f.record(k, grid, (&fe, key, MIDDLE), some);
+                let f = far.get_or_insert_with(|| new(Read::Hindered));
+                f.record(k, grid, (&fe, key, MIDDLE), as_is);
             }
         }
         let far = match far {
@@ -428,7 +428,7 @@ impl LevelSweep {
             None => None,
         };
         let near = match far {
-            Some(_) => Self::near(k, grid, (lo, hi), new).unwrap_or_default(),
+            Some(_) => Self::near(k, grid, (lo, hi), || new(Read::Blocks)).unwrap_or_default(),
             None => Vec::new(),
         };
         let mut s = LevelSweep {
