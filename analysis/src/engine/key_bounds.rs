@@ -177,18 +177,25 @@ impl Bounds {
     /// [`Bounds::judge`] one byte at a time.
     fn judge_bytes(&self, base0: i64, at: &[i64], keys: &Keys, read: Read) -> Verdict {
         let (mut top, mut reach, mut sum) = ([0u8; 64], [0u8; 64], [0u8; 64]);
+        let (hindered, counted) = (read != Read::Blocks, matches!(read, Read::Counted(_)));
         for (n, &d) in at.iter().enumerate() {
             let x = base0 + d;
-            let (b, h, a) = (
-                Self::lanes(&self.block, x),
-                Self::lanes(&self.hinder, x),
-                Self::lanes(&self.amount, x),
-            );
+            let b = Self::lanes(&self.block, x);
             for l in 0..64 {
                 top[l] = top[l].max(b[l]);
-                reach[l] = reach[l].max(h[l]);
-                let add = if keys.key[l] < h[l] { a[l] } else { 0 };
-                sum[l] = sum[l].saturating_add(add);
+            }
+            if hindered {
+                let h = Self::lanes(&self.hinder, x);
+                for l in 0..64 {
+                    reach[l] = reach[l].max(h[l]);
+                }
+                if counted {
+                    let a = Self::lanes(&self.amount, x);
+                    for l in 0..64 {
+                        let add = if keys.key[l] < h[l] { a[l] } else { 0 };
+                        sum[l] = sum[l].saturating_add(add);
+                    }
+                }
             }
             if n % 8 == 7 && Self::above(&top, keys) & keys.mask == keys.mask {
                 break;
@@ -328,15 +335,18 @@ mod tests {
         };
         for round in 0..300 {
             let size = 200;
-            let mut b = Builder::new(size, Read::Counted(1));
+            // Built for each way of reading them, from the same verdicts.
+            let mut built =
+                [Read::Counted(1), Read::Hindered, Read::Blocks].map(|r| Builder::new(size, r));
             for x in 0..size {
                 let (blocks, hinders) = (next(4) as usize, next(4) as usize);
                 let amount = 1 + next(3) as u32;
                 for k in 0..blocks + hinders {
-                    b.record(k, x, sum(k < blocks, if k < blocks { 0 } else { amount }));
+                    let s = sum(k < blocks, if k < blocks { 0 } else { amount });
+                    built.iter_mut().for_each(|b| b.record(k, x, s));
                 }
             }
-            let b = b.finish().expect("fits");
+            let [b, b_hindered, b_blocks] = built.map(|b| b.finish().expect("fits"));
             let at: Vec<i64> = (0..next(20)).map(|_| next(120) as i64).collect();
             let mut keys = Keys::default();
             for l in 0..64 {
@@ -365,12 +375,18 @@ mod tests {
                 }
                 assert_eq!(got, want, "round {round}, simd {simd}");
                 let hindered = Verdict { over: 0, ..want };
-                assert_eq!(b.judge(base0, &at, &keys, Read::Hindered, simd), hindered);
                 let blocks = Verdict {
                     hindered: 0,
                     ..hindered
                 };
-                assert_eq!(b.judge(base0, &at, &keys, Read::Blocks, simd), blocks);
+                for (b, read, want) in [
+                    (&b, Read::Hindered, hindered),
+                    (&b, Read::Blocks, blocks),
+                    (&b_hindered, Read::Hindered, hindered),
+                    (&b_blocks, Read::Blocks, blocks),
+                ] {
+                    assert_eq!(b.judge(base0, &at, &keys, read, simd), want, "{read:?}");
+                }
             }
         }
     }
