@@ -493,7 +493,7 @@ impl<'m> Engine<'m> {
     ) {
         let (pools, walk, g) = (o.pools, o.walk, o.g);
         if let Some(s) = self.geo_sweep().filter(|_| walk.narrow()) {
-            return s.offset(o, pairs, dr, self.simd && o.wide, steps_buf, seen);
+            return s.offset(o, pairs, dr, self.simd, steps_buf, seen);
         }
         match &self.family {
             FamilyKernel::CombatCommander { kernel, grid, flat } => {

@@ -140,7 +140,9 @@ impl GeoSweep {
                 .map_or(0, |f| f.tall.iter().map(|t| t.len() * 16).sum())
     }
 
-    /// Calls `seen(i, j)` for each pair of the runs of one offset whose line is seen.
+    /// Calls `seen(i, j)` for each pair of the runs of one offset whose line is seen;
+    /// the vector paths only where `simd` (the per-offset thresholds only where the
+    /// offset is [wide](Offset::wide) enough to pay for them).
     pub fn offset(
         &self,
         o: &Offset,
@@ -176,7 +178,7 @@ impl GeoSweep {
         let sides = pools.sides_of(w);
         let den = w.den as i64;
         let (surface, level) = (&self.surface, &self.level);
-        let thresholds = (simd && self.span <= Thresholds::SPAN as i64)
+        let thresholds = (simd && o.wide && self.span <= Thresholds::SPAN as i64)
             .then(|| {
                 Thresholds::of(
                     steps,

@@ -445,7 +445,7 @@ impl Pools {
         // stretch kept is exactly the whole walk's.
         let mut pending: Option<(Crossing, i64, i64)> = None;
         let mut seen_first = false;
-        walk_stretches(d, &mut cuts, |c, k0, k1| {
+        walk_stretches(d, &mut cuts, |&c, k0, k1| {
             if let Crossing::Vertex(_) = c {
                 return;
             }

@@ -161,7 +161,7 @@ pub(crate) fn walk_prefix_into(d: Hex, limit: usize, steps: &mut Vec<Step>) -> b
     steps.clear();
     let mut cuts = Cuts::new(d, limit);
     let den = cuts.den;
-    walk_stretches(d, &mut cuts, |crossing, k0, k1| {
+    walk_stretches(d, &mut cuts, |&crossing, k0, k1| {
         steps.push(Step {
             crossing,
             t0: Ratio::new(k0, den),
@@ -173,8 +173,9 @@ pub(crate) fn walk_prefix_into(d: Hex, limit: usize, steps: &mut Vec<Step>) -> b
 
 /// The stretches of the walk to `d` between its cut points `cuts`, in order:
 /// `emit(crossing, k0, k1)` once per stretch (numerators over [`Cuts::den`]), a
-/// vertex with `k0 == k1`.
-pub(crate) fn walk_stretches(d: Hex, cuts: &mut Cuts, mut emit: impl FnMut(Crossing, i64, i64)) {
+/// vertex with `k0 == k1`. The crossing is lent from where it was kept, not moved
+/// out first: a copy read back just after it was written stalled every stretch.
+pub(crate) fn walk_stretches(d: Hex, cuts: &mut Cuts, mut emit: impl FnMut(&Crossing, i64, i64)) {
     let den = cuts.den;
     let (dq, dr, ds) = (d.q as i64, d.r as i64, d.s() as i64);
     // The stretch being walked, emitted once the line leaves it.
@@ -182,9 +183,10 @@ pub(crate) fn walk_stretches(d: Hex, cuts: &mut Cuts, mut emit: impl FnMut(Cross
     let mut push = |crossing: Crossing, k0: i64, k1: i64| match &mut current {
         Some(c) if c.0 == crossing => c.2 = k1,
         _ => {
-            if let Some(c) = current.replace((crossing, k0, k1)) {
-                emit(c.0, c.1, c.2);
+            if let Some(c) = &current {
+                emit(&c.0, c.1, c.2);
             }
+            current = Some((crossing, k0, k1));
         }
     };
     let mut here = Hex::new(0, 0);
@@ -234,7 +236,7 @@ pub(crate) fn walk_stretches(d: Hex, cuts: &mut Cuts, mut emit: impl FnMut(Cross
         push(c, k0, k1);
     }
     if let Some(c) = current {
-        emit(c.0, c.1, c.2);
+        emit(&c.0, c.1, c.2);
     }
 }
 
