@@ -222,8 +222,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let e = compute(&map, &sel, range.as_ref(), &progress)
         .map_err(|e| anyhow::anyhow!("{}: {e:#}", a.map.display()))?;
     if a.timings {
+        // Every hex is counted: seen by the observers, seeing the targets.
         eprintln!(
-            "exposure of {} observers x {} targets computed in {:.3} s",
+            "exposure of all {} hexes (seen by {} observers, seeing {} targets) computed in {:.3} s",
+            map.len(),
             sel.from.len(),
             sel.to.len(),
             progress.seconds()

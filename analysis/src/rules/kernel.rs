@@ -328,9 +328,9 @@ pub trait Kernel: Sync {
     /// stretch next to the target and far from the observer ([`NEAR_TARGET`]) does at
     /// least what any stretch does anywhere on any line without a whole-line rule
     /// whose far key this is: a cell or crossed hexside that does nothing there does
-    /// nothing on such lines, one that only hinders there never blocks them. The
-    /// engine then passes, without walking them, the lines no stretch could stop;
-    /// the family's tests check the promise against [`Kernel::hex`].
+    /// nothing on such lines. The engine then passes, without walking them, the lines
+    /// no stretch could stop; the family's tests check the promise against
+    /// [`Kernel::hex`].
     fn near_ends(&self, _high: i32, _low: i32) -> Option<Self::Ends> {
         None
     }
