@@ -336,7 +336,9 @@ pub trait Kernel: Sync {
     }
     /// On a line `length` hexes long with far key `key`, how far from the lower end
     /// a hex stretch may do more than it does far from both ends; by default the
-    /// whole line. The family's tests check it against [`Kernel::hex`].
+    /// whole line. Never smaller for a higher `key.high` (the engine asks once for
+    /// lines of one lower level, with their highest). The family's tests check it
+    /// against [`Kernel::hex`].
     fn near_reach(&self, _key: FarKey, length: u32) -> u32 {
         length
     }
