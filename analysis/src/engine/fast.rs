@@ -89,6 +89,18 @@ pub(crate) enum FamilyKernel<'m> {
     },
 }
 
+/// A family's level sweep, built on first use.
+fn built<'a, K: crate::rules::kernel::Kernel>(
+    level: &'a OnceLock<Option<LevelSweep>>,
+    kernel: &K,
+    grid: &Grid<K::Cell, K::Side>,
+    p: &Padded,
+) -> Option<&'a LevelSweep> {
+    level
+        .get_or_init(|| LevelSweep::of(kernel, grid, p))
+        .as_ref()
+}
+
 /// Bytes a level sweep holds, once built.
 fn level_bytes(l: &OnceLock<Option<LevelSweep>>) -> usize {
     l.get()
@@ -269,23 +281,17 @@ impl<'m> Engine<'m> {
                 kernel,
                 grid,
                 level,
-            } => level
-                .get_or_init(|| LevelSweep::of(kernel, grid, p))
-                .as_ref(),
+            } => built(level, kernel, grid, p),
             FamilyKernel::Napoleonic {
                 kernel,
                 grid,
                 level,
-            } => level
-                .get_or_init(|| LevelSweep::of(kernel, grid, p))
-                .as_ref(),
+            } => built(level, kernel, grid, p),
             FamilyKernel::Battletech {
                 kernel,
                 grid,
                 level,
-            } => level
-                .get_or_init(|| LevelSweep::of(kernel, grid, p))
-                .as_ref(),
+            } => built(level, kernel, grid, p),
             _ => None,
         }
     }

@@ -19,20 +19,11 @@ use super::key_bounds::{self, Bounds, Builder, KEYS_MAX, Keys, Read};
 use super::lines::NO_DIR;
 use super::offsets::{DqPairs, Offset};
 use super::walker::Walker;
-use crate::hex::{Hex, Ratio};
-use crate::rules::kernel::{At, End, FarKey, Kernel, NEAR_TARGET, Notes, Quiet, Span, Sum};
-use std::collections::HashMap;
-
-/// A stretch away from both ends.
-const MIDDLE: At = At {
-    hex: Hex::new(0, 0),
-    t0: Ratio::ZERO,
-    t1: Ratio::ONE,
-    from: u32::MAX / 2,
-    to: u32::MAX / 2,
-    first: false,
-    last: false,
+use crate::hex::Hex;
+use crate::rules::kernel::{
+    At, End, FAR_FROM_ENDS, FarKey, Kernel, NEAR_TARGET, Notes, Quiet, Span, Sum,
 };
+use std::collections::HashMap;
 
 /// One kernel's verdicts at every key, as bounds.
 struct Layers {
@@ -417,10 +408,10 @@ impl LevelSweep {
         let mut keyed = new(limit.map_or(Read::Blocks, Read::Counted));
         let mut far: Option<LayersBuilder> = None;
         for (key, l) in (lo..=hi).enumerate() {
-            keyed.record(k, grid, (&k.keyed_ends(l)?, key, MIDDLE), as_is);
+            keyed.record(k, grid, (&k.keyed_ends(l)?, key, FAR_FROM_ENDS), as_is);
             if let Some(fe) = k.far_ends(l) {
                 let f = far.get_or_insert_with(|| new(Read::Hindered));
-                f.record(k, grid, (&fe, key, MIDDLE), as_is);
+                f.record(k, grid, (&fe, key, FAR_FROM_ENDS), as_is);
             }
         }
         let far = match far {

@@ -1097,20 +1097,9 @@ pub fn leave_crest_cost(
 
 #[cfg(test)]
 mod tests {
-    use super::super::kernel::{End as KEnd, Kernel as _, NEAR_TARGET, Quiet, Sum};
+    use super::super::kernel::{End as KEnd, FAR_FROM_ENDS, Kernel as _, NEAR_TARGET, Quiet, Sum};
     use super::*;
-    use crate::hex::{Crossing, Ratio};
-
-    /// A stretch far from both ends.
-    const MIDDLE: At = At {
-        hex: Hex::new(0, 0),
-        t0: Ratio::ZERO,
-        t1: Ratio::ONE,
-        from: u32::MAX / 2,
-        to: u32::MAX / 2,
-        first: false,
-        last: false,
-    };
+    use crate::hex::Crossing;
 
     fn verdict(k: &Kernel, e: &Ends, c: &Cell, at: At) -> Sum {
         let mut n = Quiet::default();
@@ -1165,10 +1154,10 @@ mod tests {
                         near += 1;
                         let behind = if f.target_low { at.to } else { at.from };
                         if behind > reach {
-                            let far = verdict(&k, &fe, &c, MIDDLE);
+                            let far = verdict(&k, &fe, &c, FAR_FROM_ENDS);
                             let sum = |s: Sum| (s.block, s.hinder > 0);
                             assert_eq!(sum(got), sum(far), "{a:?} -> {b:?} at {h:?}");
-                            assert_eq!(sum(got), sum(verdict(&k, &e, &c, MIDDLE)));
+                            assert_eq!(sum(got), sum(verdict(&k, &e, &c, FAR_FROM_ENDS)));
                             beyond += 1;
                         }
                     }

@@ -51,6 +51,18 @@ pub struct FarKey {
     pub target_low: bool,
 }
 
+/// A stretch far from both ends, where [`Kernel::far_key`] and the level keys'
+/// verdicts are read.
+pub const FAR_FROM_ENDS: At = At {
+    hex: Hex::new(0, 0),
+    t0: Ratio::ZERO,
+    t1: Ratio::ONE,
+    from: u32::MAX / 2,
+    to: u32::MAX / 2,
+    first: false,
+    last: false,
+};
+
 /// A stretch next to the target and far from the observer, where
 /// [`Kernel::near_ends`] promises a stretch does the most.
 pub const NEAR_TARGET: At = At {
