@@ -13,7 +13,7 @@
 use crate::rules::kernel::Sum;
 
 /// Spare cells past the grid, so that 64 lanes may start at any cell.
-const SPARE: usize = 64;
+pub const SPARE: usize = 64;
 
 /// The largest key index the bytes hold (a bound one past it still fits).
 pub const KEYS_MAX: usize = 254;

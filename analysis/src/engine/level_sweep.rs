@@ -166,15 +166,17 @@ struct Stretches {
     /// The hex stretches, in order.
     hexes: Vec<i64>,
     crosses: Crosses,
-    /// Per hex stretch in order, its distances from the target and from the observer.
+    /// Per hex stretch in order, its distances from the target and from the observer
+    /// (empty where no near layer reads them).
     dist: Vec<[u32; 2]>,
     /// Hexes from the observer to the target.
     length: u32,
 }
 
 impl Stretches {
-    /// The walk of offset `o`, whose target lies `target` away.
-    fn of<K: Kernel>(w: &Walker<K>, o: &Offset, target: Hex) -> Self {
+    /// The walk of offset `o`, whose target lies `target` away, with the stretches'
+    /// distances from the ends where `near` (only the near layers read them).
+    fn of<K: Kernel>(w: &Walker<K>, o: &Offset, target: Hex, near: bool) -> Self {
         let (pools, walk, sym) = (o.pools, o.walk, &w.syms[o.g]);
         let recs = pools.hexes_of(walk);
         let mut crosses: Crosses = Default::default();
@@ -184,6 +186,7 @@ impl Stretches {
         let origin = Hex::new(0, 0);
         let dist = recs
             .iter()
+            .filter(|_| near)
             .map(|h| {
                 let h = sym.apply(Hex::new(h.q as i32, h.r as i32));
                 [h.distance(target), h.distance(origin)]
@@ -234,7 +237,7 @@ enum LaneKey {
 
 impl LaneKey {
     /// The key in one word: the key index, the lower level's, and a bit for each
-    /// kind, so that a run's lanes are sorted without a branch ([`Lanes::put`]).
+    /// kind, so that a run's lanes are sorted without a branch ([`Lanes::of`]).
     fn pack(self) -> u32 {
         match self {
             LaneKey::Keyed(k) => u32::from(k) | 1 << 16,
@@ -309,7 +312,7 @@ impl Classes {
     ) -> Option<Self> {
         let mut ids: HashMap<K::Cell, u8> = HashMap::new();
         let mut reps: Vec<K::Cell> = Vec::new();
-        let mut class = vec![0u8; p.size + 64];
+        let mut class = vec![0u8; p.size + key_bounds::SPARE];
         for &x in &p.cell {
             let c = grid.cells[x as usize];
             let id = match ids.get(&c) {
@@ -519,7 +522,7 @@ impl LevelSweep {
         let (pools, walk) = (o.pools, o.walk);
         let k = w.kernel;
         let sides_free = pools.sides_of(walk).is_empty();
-        let stretches = Stretches::of(w, o, Hex::new(pairs.dq, dr));
+        let stretches = Stretches::of(w, o, Hex::new(pairs.dq, dr), !self.near.is_empty());
         let cells = &w.padded.cell;
         pairs.runs(dr, |run| {
             let base0 = cells[run.a.idx[(run.r0 - run.a.r_lo) as usize] as usize] as i64;

@@ -208,16 +208,21 @@ mod tests {
         }
     }
 
+    /// A 3x3 geometric map, for the kernel's promise tests (which give their own cells).
+    fn tiny_map() -> Map {
+        Map::from_json(
+            r#"{"hexsight":1,"name":"t","ruleset":"geometric","grid":{"cols":3,"rows":3}}"#,
+            std::path::Path::new("t.json"),
+        )
+        .unwrap()
+    }
+
     /// [`Kernel::quiet_under`]'s promise, over every small case: a surface at or under
     /// the quiet height of the ends never blocks, wherever the stretch lies; and the
     /// height is the highest with that promise (just above it, some stretch blocks).
     #[test]
     fn a_surface_under_the_quiet_height_never_acts() {
-        let map = Map::from_json(
-            r#"{"hexsight":1,"name":"t","ruleset":"geometric","grid":{"cols":3,"rows":3}}"#,
-            std::path::Path::new("t.json"),
-        )
-        .unwrap();
+        let map = tiny_map();
         let k = Kernel::new(&map);
         let heights = (-6..=6).map(|x| x * MILLI / 2);
         let fractions: Vec<Ratio> = (0..=6).map(|n| Ratio::new(n, 6)).collect();
@@ -254,11 +259,7 @@ mod tests {
     /// hindrance limit applies. The engine's viewshed tables rest on it.
     #[test]
     fn a_top_blocks_exactly_when_above_the_line() {
-        let map = Map::from_json(
-            r#"{"hexsight":1,"name":"t","ruleset":"geometric","grid":{"cols":3,"rows":3}}"#,
-            std::path::Path::new("t.json"),
-        )
-        .unwrap();
+        let map = tiny_map();
         let k = Kernel::new(&map);
         assert!(k.blocks_above_line());
         assert_eq!(k.hindrance_limit(), None);
