@@ -1,5 +1,6 @@
 //! `hexsight exposure MAP [--from ZONE] [--to ZONE] [--json] [--png FILE] [--svg FILE] [--shard K/N --out FILE.npz]`.
 
+use super::json::PerHex;
 use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::exposure::{Exposure, exposure, shard_range, streaming_part};
@@ -7,7 +8,8 @@ use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Selection};
 use hexsight_analysis::export::{npz, overlays, pictures, save_picture, write_with};
 use hexsight_analysis::query::range::Range;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -156,40 +158,61 @@ pub fn compute(
     Ok(e)
 }
 
-/// The counts as JSON.
-pub fn to_json(map: &Map, e: &Exposure) -> Value {
-    let labels: Vec<String> = (0..map.len()).map(|i| map.label(map.hex_of(i))).collect();
-    counts_json(
-        &map.name,
-        &map.ruleset.name,
-        &labels,
-        (e.from.len(), e.to.len()),
-        &e.sees,
-        &e.seen_by,
-    )
+/// The counts as JSON, with each hex's label.
+pub fn to_json<'a>(map: &'a Map, e: &'a Exposure) -> Counts<'a> {
+    Counts {
+        map: &map.name,
+        ruleset: &map.ruleset.name,
+        labels: (0..map.len()).map(|i| map.label(map.hex_of(i))).collect(),
+        observers: e.from.len(),
+        targets: e.to.len(),
+        sees: &e.sees,
+        seen_by: &e.seen_by,
+    }
 }
 
-/// The JSON of `exposure --json` (and `merge`): the counts of each hex by label.
-pub fn counts_json(
-    map: &str,
-    ruleset: &str,
-    labels: &[String],
-    (observers, targets): (usize, usize),
-    sees: &[u32],
-    seen_by: &[u32],
-) -> Value {
-    let hexes: serde_json::Map<String, Value> = labels
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (l.clone(), json!({"sees": sees[i], "seen_by": seen_by[i]})))
-        .collect();
-    json!({
-        "map": map,
-        "ruleset": ruleset,
-        "observers": observers,
-        "targets": targets,
-        "hexes": hexes,
-    })
+/// The JSON of `exposure --json` (and `merge`, `report`): the counts of each hex by
+/// label. It is serialized as it is written, so a 2000x2000 map's four million
+/// entries never stand in memory as a tree of values (that took 3.4 GB).
+pub struct Counts<'a> {
+    pub map: &'a str,
+    pub ruleset: &'a str,
+    /// Each hex's label, in map order.
+    pub labels: Vec<String>,
+    pub observers: usize,
+    pub targets: usize,
+    pub sees: &'a [u32],
+    pub seen_by: &'a [u32],
+}
+
+impl Counts<'_> {
+    /// Writes the counts as pretty JSON and a newline.
+    pub fn write(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        super::json::write_pretty(w, self)
+    }
+}
+
+impl Serialize for Counts<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        /// One hex's entry.
+        #[derive(Serialize)]
+        struct Entry {
+            sees: u32,
+            seen_by: u32,
+        }
+        let hexes = PerHex(self.labels.len(), |i| {
+            let (sees, seen_by) = (self.sees[i], self.seen_by[i]);
+            (&self.labels[i], Entry { sees, seen_by })
+        });
+        let mut m = s.serialize_map(Some(5))?;
+        m.serialize_entry("map", self.map)?;
+        m.serialize_entry("ruleset", self.ruleset)?;
+        m.serialize_entry("observers", &self.observers)?;
+        m.serialize_entry("targets", &self.targets)?;
+        m.serialize_entry("hexes", &hexes)?;
+        m.end()
+    }
 }
 
 /// Prints the most and least exposed hexes and draws the heatmaps.
@@ -210,7 +233,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("{}: {e:#}", a.map.display()));
     }
     if a.json {
-        super::check_per_hex(&a.map, &map, 1024, "exposure as JSON")?;
+        super::check_per_hex(&a.map, &map, 64, "exposure as JSON")?;
     }
     super::check_pictures(
         &a.map,
@@ -239,7 +262,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     save_picture(&pictures::sees(&map, &e), a.sees_png.as_deref(), None)?;
     a.geojson.write(|crs| overlays::exposure(&map, &e, crs))?;
     if a.json {
-        outln!("{}", serde_json::to_string_pretty(&to_json(&map, &e))?)?;
+        crate::out::with(|w| to_json(&map, &e).write(w))?;
         return Ok(ExitCode::SUCCESS);
     }
     let label = |i: usize| map.label(map.hex_of(i));

@@ -3,7 +3,7 @@
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use hexsight_analysis::export::npz;
-use hexsight_analysis::map::write_atomic;
+use hexsight_analysis::export::write_with;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -144,19 +144,19 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         })
         .unwrap_or_default();
     let count = |f: &str| m[f].as_u64().unwrap_or(0) as usize;
-    let json = super::exposure::counts_json(
-        m["map"].as_str().unwrap_or_default(),
-        m["ruleset"].as_str().unwrap_or_default(),
-        &labels,
-        (count("observers"), count("targets")),
-        &sees,
-        &seen_by,
-    );
-    let text = serde_json::to_string_pretty(&json)? + "\n";
+    let counts = super::exposure::Counts {
+        map: m["map"].as_str().unwrap_or_default(),
+        ruleset: m["ruleset"].as_str().unwrap_or_default(),
+        labels,
+        observers: count("observers"),
+        targets: count("targets"),
+        sees: &sees,
+        seen_by: &seen_by,
+    };
     if a.out.as_os_str() == "-" {
-        crate::out::text(&text)?;
+        crate::out::with(|w| counts.write(w))?;
     } else {
-        write_atomic(&a.out, text.as_bytes())?;
+        write_with(&a.out, |w| counts.write(w))?;
         note!(
             "merged {shards} shards of {}; wrote {}",
             m["map"].as_str().unwrap_or_default(),

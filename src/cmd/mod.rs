@@ -6,6 +6,7 @@ pub mod deploy;
 pub mod exposure;
 pub mod generate;
 pub mod import;
+pub mod json;
 pub mod los;
 pub mod matrix;
 pub mod merge;

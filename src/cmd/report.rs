@@ -15,7 +15,7 @@ use hexsight_analysis::engine::viewshed::viewshed;
 use hexsight_analysis::export::geojson::{self, CrsChoice};
 use hexsight_analysis::export::html::{Figure, index};
 use hexsight_analysis::export::style::{Layer, Picture, Scene};
-use hexsight_analysis::export::{overlays, pictures, profile, save_scene};
+use hexsight_analysis::export::{overlays, pictures, profile, save_scene, write_with};
 use hexsight_analysis::map::NamedZone;
 use hexsight_analysis::map::write_atomic;
 use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Request, deploy};
@@ -329,11 +329,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         "blind.json".to_string(),
         "blind hexes of each key hex, with the reason".to_string(),
     ));
-    let ex = super::exposure::to_json(&map, &e);
-    write_atomic(
-        &path("exposure.json"),
-        (serde_json::to_string_pretty(&ex)? + "\n").as_bytes(),
-    )?;
+    write_with(&path("exposure.json"), |w| {
+        super::exposure::to_json(&map, &e).write(w)
+    })?;
     files.push((
         "exposure.json".to_string(),
         "sees / seen-by counts per hex".to_string(),

@@ -1,11 +1,13 @@
 //! `hexsight viewshed MAP --from HEX [--json] [--png FILE] [--svg FILE]`.
 
+use super::json::PerHex;
 use clap::Args as ClapArgs;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::Control;
 use hexsight_analysis::engine::viewshed::{Viewshed, viewshed_of};
 use hexsight_analysis::export::{overlays, pictures, save_picture};
 use hexsight_analysis::{Map, Verdict};
+use serde::Serialize;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -40,31 +42,36 @@ pub struct Args {
     timings: bool,
 }
 
-/// The viewshed as JSON: counts and one entry per hex.
-pub fn to_json(map: &Map, v: &Viewshed) -> Value {
-    let hexes: serde_json::Map<String, Value> = v
-        .targets
-        .iter()
-        .enumerate()
-        .map(|(j, t)| {
-            (
-                map.label(map.hex_of(j)),
-                json!({"verdict": t.verdict, "hindrance": t.hindrance, "blind": t.blind}),
-            )
-        })
-        .collect();
-    json!({
-        "map": map.name,
-        "ruleset": map.ruleset.name,
-        "from": map.label(v.from),
-        "counts": {
+/// The viewshed as JSON: counts and one entry per hex (written as it is serialized).
+pub fn to_json<'a>(map: &'a Map, v: &'a Viewshed) -> impl Serialize + 'a {
+    let hexes = PerHex(v.targets.len(), move |j| {
+        let t = &v.targets[j];
+        (
+            map.label(map.hex_of(j)),
+            json!({"verdict": t.verdict, "hindrance": t.hindrance, "blind": t.blind}),
+        )
+    });
+    /// The answer, field by field in this order.
+    #[derive(Serialize)]
+    struct Answer<'b, H> {
+        map: &'b str,
+        ruleset: &'b str,
+        from: String,
+        counts: Value,
+        hexes: H,
+    }
+    Answer {
+        map: &map.name,
+        ruleset: &map.ruleset.name,
+        from: map.label(v.from),
+        counts: json!({
             "clear": v.count(Verdict::Clear),
             "hindered": v.count(Verdict::Hindered),
             "blocked": v.count(Verdict::Blocked),
             "blind": v.blind().len(),
-        },
-        "hexes": hexes,
-    })
+        }),
+        hexes,
+    }
 }
 
 /// Prints the viewshed and draws it.
@@ -73,12 +80,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let from = super::hex_arg(&map, &a.map, &a.from)?;
     let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
-    super::check_per_hex(
-        &a.map,
-        &map,
-        if a.json { 1024 } else { 256 },
-        "the viewshed",
-    )?;
+    super::check_per_hex(&a.map, &map, 256, "the viewshed")?;
     super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
     a.geojson.check(&a.map, &map)?;
     let progress = super::Progress::new("targets");
@@ -107,7 +109,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     )?;
     a.geojson.write(|crs| overlays::viewshed(&map, &v, crs))?;
     if a.json {
-        outln!("{}", serde_json::to_string_pretty(&to_json(&map, &v))?)?;
+        crate::out::with(|w| super::json::write_pretty(w, &to_json(&map, &v)))?;
         return Ok(ExitCode::SUCCESS);
     }
     let list = |f: &dyn Fn(&hexsight_analysis::engine::viewshed::Target) -> bool,
