@@ -309,16 +309,14 @@ impl EditorApp {
             ui.add(
                 egui::DragValue::new(&mut self.planning.range)
                     .range(0..=9999)
-                    .suffix(" hexes"),
+                    .custom_formatter(|n, _| range_text(n))
+                    .custom_parser(parse_range),
             )
             .labelled_by(label.id)
             .on_hover_text(
                 "How far one sees (night, fog): farther targets are not seen by the LOS tool, \
-                 the viewshed and the exposure. 0: unlimited.",
+                 the viewshed and the exposure. 0 or \"unlimited\": no limit.",
             );
-            if self.planning.range == 0 {
-                ui.label(RichText::new("unlimited").small());
-            }
         });
     }
 
@@ -680,7 +678,11 @@ impl EditorApp {
         });
         if self.planning.range > 0 {
             ui.label(
-                RichText::new(format!("Range {} hexes applies.", self.planning.range)).small(),
+                RichText::new(format!(
+                    "Range {} applies.",
+                    range_text(self.planning.range.into())
+                ))
+                .small(),
             );
         }
         ui.horizontal(|ui| {
@@ -831,4 +833,53 @@ fn swatch(ui: &mut Ui, col: Color32) {
         egui::Stroke::new(1.5, col),
         egui::StrokeKind::Inside,
     );
+}
+
+/// The range field's text: "unlimited" for 0, else the hexes.
+pub fn range_text(n: f64) -> String {
+    match n as u64 {
+        0 => "unlimited".into(),
+        1 => "1 hex".into(),
+        n => format!("{n} hexes"),
+    }
+}
+
+/// Reads the range field as typed: a number of hexes (with or without the unit),
+/// or "unlimited" (or nothing) for no limit.
+pub fn parse_range(text: &str) -> Option<f64> {
+    let t = text.trim().to_ascii_lowercase();
+    if t.is_empty() || t == "unlimited" || t == "none" {
+        return Some(0.0);
+    }
+    let number = t.trim_end_matches("hexes").trim_end_matches("hex").trim();
+    number.parse::<u32>().ok().map(f64::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the range field shows reads back as the same range, and what a user
+    /// may type is understood.
+    #[test]
+    fn the_range_field_reads_what_it_shows_and_what_is_typed() {
+        for n in [0u32, 1, 2, 37, 9999] {
+            let shown = range_text(n.into());
+            assert_eq!(parse_range(&shown), Some(n.into()), "{shown}");
+        }
+        assert_eq!(range_text(0.0), "unlimited");
+        assert_eq!(range_text(1.0), "1 hex");
+        assert_eq!(range_text(12.0), "12 hexes");
+        for (typed, want) in [
+            ("5", 5.0),
+            (" 7 hexes ", 7.0),
+            ("Unlimited", 0.0),
+            ("", 0.0),
+        ] {
+            assert_eq!(parse_range(typed), Some(want), "{typed:?}");
+        }
+        for bad in ["far", "-3", "2.5 hexes", "hexes"] {
+            assert_eq!(parse_range(bad), None, "{bad:?}");
+        }
+    }
 }
