@@ -46,6 +46,19 @@ fn ctrl(h: &mut Harness<'_, EditorApp>, k: Key) {
     h.run_steps(2);
 }
 
+/// A map just opened is looked at before it is edited: the first click selects
+/// the hex (the overlays' observer) and changes nothing.
+#[test]
+fn a_first_click_on_an_opened_map_selects_and_paints_nothing() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    let before = h.state().doc.map().to_json();
+    click(&mut h, "J2");
+    assert_eq!(h.state().selected, Some(hex(&h, "J2")));
+    assert!(!h.state().doc.is_dirty());
+    assert_eq!(h.state().doc.map().to_json(), before);
+}
+
 #[test]
 fn painting_a_hex_changes_the_map_and_undo_restores_it() {
     let s = setup();

@@ -226,7 +226,7 @@ impl EditorApp {
             ),
             view: View::default(),
             fit_pending: true,
-            tool: Tool::Terrain,
+            tool: Tool::Select,
             prev_tool: Tool::Terrain,
             settings: ToolSettings::default(),
             labels: true,
