@@ -43,11 +43,7 @@ impl LayersBuilder {
     /// Layers that keep what `read` asks of the cells (a crossed hexside's
     /// hindrances are never counted), with hexsides where the map has features.
     fn new(size: usize, sides: bool, read: Read) -> Self {
-        let side_read = if read == Read::Blocks {
-            read
-        } else {
-            Read::Hindered
-        };
+        let side_read = side_read(read);
         LayersBuilder {
             cells: Builder::new(size, read),
             sides: sides.then(|| std::array::from_fn(|_| Builder::new(size, side_read))),
@@ -97,6 +93,22 @@ impl LayersBuilder {
     }
 }
 
+/// What is read of the crossed hexsides when the cells are read as `read`: a
+/// crossed hexside's hindrances are never counted (such lines are walked).
+fn side_read(read: Read) -> Read {
+    if read == Read::Blocks {
+        read
+    } else {
+        Read::Hindered
+    }
+}
+
+/// How lines with a level key are read: their hindrances counted against the
+/// family's limit where it has one.
+fn keyed_read(limit: Option<u8>) -> Read {
+    limit.map_or(Read::Blocks, Read::Counted)
+}
+
 /// What a layer does to some lanes.
 #[derive(Clone, Copy, Debug, Default)]
 struct Judged {
@@ -130,16 +142,12 @@ impl Layers {
             by_sides: 0,
         };
         if let Some(sides) = &self.sides {
+            let side_read = side_read(read);
             for (b, at) in sides.iter().zip(crosses) {
                 if j.blocked == keys.mask {
                     break;
                 }
-                let sides = if read == Read::Blocks {
-                    read
-                } else {
-                    Read::Hindered
-                };
-                let s = b.judge(base0, at, keys, sides, simd);
+                let s = b.judge(base0, at, keys, side_read, simd);
                 j.blocked |= s.blocked;
                 j.by_sides |= s.hindered;
             }
@@ -408,7 +416,7 @@ impl LevelSweep {
         let sides = grid.side_mask.iter().any(|&m| m != 0);
         let new = |read: Read| LayersBuilder::new(p.size, sides, read);
         let as_is = |s: Sum| s;
-        let mut keyed = new(limit.map_or(Read::Blocks, Read::Counted));
+        let mut keyed = new(keyed_read(limit));
         let mut far: Option<LayersBuilder> = None;
         for (key, l) in (lo..=hi).enumerate() {
             keyed.record(k, grid, (&k.keyed_ends(l)?, key, FAR_FROM_ENDS), as_is);
@@ -524,6 +532,7 @@ impl LevelSweep {
         let sides_free = pools.sides_of(walk).is_empty();
         let stretches = Stretches::of(w, o, Hex::new(pairs.dq, dr), !self.near.is_empty());
         let cells = &w.padded.cell;
+        let read = keyed_read(self.limit);
         pairs.runs(dr, |run| {
             let base0 = cells[run.a.idx[(run.r0 - run.a.r_lo) as usize] as usize] as i64;
             let lanes = match &self.classes {
@@ -607,10 +616,6 @@ impl LevelSweep {
                     });
                 }
             }
-            let read = match self.limit {
-                Some(limit) => Read::Counted(limit),
-                None => Read::Blocks,
-            };
             let v = self.keyed.judge(base0, stretches.all(), &keyed, read, simd);
             let mut open = keyed.mask & !v.blocked;
             if !sides_free {

@@ -576,10 +576,10 @@ impl super::kernel::Kernel for Kernel<'_> {
     }
 
     /// The most blind hexes an obstruction below the higher end casts at any range
-    /// on the line ([`blind_hexes`]: its top is at most the higher end's level).
+    /// on the line: [`blind_hexes`] at the line's whole length, its top at the higher
+    /// end's level (`length / 5 + (high - low) + 1`).
     fn near_reach(&self, key: FarKey, length: u32) -> u32 {
-        let levels = (key.high - key.low).max(0) as u32;
-        length / 5 + levels + 1
+        blind_hexes(length, i64::from(key.high) * 1000, key.high, key.low, false)
     }
 
     fn reciprocal(&self) -> bool {
