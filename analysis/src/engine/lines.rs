@@ -9,7 +9,7 @@
 //! walk and the symmetry that maps it. For a 250x250 map that is about 21,000
 //! walks instead of 250,000, which keeps memory small next to the bit matrix.
 
-use crate::hex::line::{Cuts, Sides, walk_stretches};
+use crate::hex::line::{Cuts, Sides, reflected, walk_stretches};
 use crate::hex::{Crossing, DIRECTIONS, Hex, Ratio, SideCrossing};
 use crate::map::Map;
 use rayon::prelude::*;
@@ -412,20 +412,25 @@ impl Pools {
     /// Compiles the walk from the origin to `d` as far as `limit` cut points: the
     /// whole walk (true), or its first stretches (false): then no stretch is the
     /// last one and the walk stops short of `d`, so a line it blocks is blocked.
+    /// Where the limit reaches the middle and no crossings are wanted, only the
+    /// first half is walked and the rest reflected from it ([`Pools::reflect_rest`]).
     pub fn compile_prefix(&mut self, d: Hex, limit: usize) -> bool {
         let origin = Hex::new(0, 0);
-        let mut cuts = Cuts::new(d, limit.max(2));
-        let den = cuts.den;
         // Every fraction of one walk is a numerator over `den` (below 2^51 for
         // offsets that fit `i16`), kept if the offsets fit.
         let small = |h: Hex| i16::try_from(h.q).is_ok() && i16::try_from(h.r).is_ok();
         let exact = small(d) && small(d + Hex::new(1, 1)) && small(d - Hex::new(1, 1));
-        let k = |n: i64| if exact { n as u64 } else { 0 };
-        let rec = |h: Hex, k0: i64| HexRec {
-            q: h.q as i16,
-            r: h.r as i16,
-            k0: k(k0),
+        let halved = self.skip_crossings
+            && exact
+            && d.distance(origin) >= 2
+            && limit >= Cuts::to_middle_count(d);
+        let mut cuts = if halved {
+            Cuts::to_middle(d)
+        } else {
+            Cuts::new(d, limit.max(2))
         };
+        let den = cuts.den;
+        let k = |n: i64| if exact { n as u64 } else { 0 };
         let start = (self.hexes.len(), self.sides.len(), self.crosses.len());
         let mut walk = Walk {
             den: if exact { den as u64 } else { 1 },
@@ -476,41 +481,135 @@ impl Pools {
                     _ => {}
                 }
             }
-            if !std::mem::replace(&mut seen_first, true) {
-                return;
+            if std::mem::replace(&mut seen_first, true) {
+                keep(hexes, sides, start, &mut walk, p, k(p0), k(p1));
             }
-            let (c, k0, k1) = (p, p0, p1);
-            let e = match c {
-                Crossing::Hex(h) => {
-                    hexes.push(rec(h, k0));
-                    Edge::Hex((hexes.len() - 1 - start.0) as u32)
-                }
-                Crossing::Side(a, b) => {
-                    sides.push(SideRec {
-                        a: rec(a, k0),
-                        b: rec(b, k0),
-                        k1: k(k1),
-                    });
-                    Edge::Side((sides.len() - 1 - start.1) as u32)
-                }
-                Crossing::Vertex(_) => unreachable!("vertices are never pending"),
-            };
-            if walk.first == Edge::None {
-                walk.first = e;
-            }
-            walk.last = e;
-            walk.k_end = k(k1);
         });
+        if halved {
+            let middle = pending
+                .expect("a walk past a neighbour reaches its middle after its first stretch");
+            self.reflect_rest(d, middle, start, &mut walk);
+        }
         let range = |from: usize, to: usize| (from as u32, to as u32);
         walk.hexes = range(start.0, self.hexes.len());
         walk.sides = range(start.1, self.sides.len());
         walk.crosses = range(start.2, self.crosses.len());
-        if !cuts.whole {
+        let whole = cuts.whole || halved;
+        if !whole {
             walk.last = Edge::None;
         }
         self.walks.push(walk);
-        cuts.whole
+        whole
     }
+
+    /// Completes a walk to `d` walked to its middle: the records so far, then
+    /// `middle` (the stretch the midpoint lies in or ends), then the records
+    /// reflected through the midpoint in reverse order ([`reflected`]).
+    fn reflect_rest(
+        &mut self,
+        d: Hex,
+        middle: (Crossing, i64, i64),
+        start: (usize, usize, usize),
+        walk: &mut Walk,
+    ) {
+        let den = walk.den as i64;
+        let (hexes, sides) = (&mut self.hexes, &mut self.sides);
+        let (end_h, end_s) = (hexes.len(), sides.len());
+        let (c, k0, k1) = middle;
+        let image = reflected(d, c, k0, k1, den);
+        if image == c {
+            // The midpoint lies inside the stretch, which is its own image.
+            keep(hexes, sides, start, walk, c, k0 as u64, (den - k0) as u64);
+        } else {
+            debug_assert_eq!(
+                2 * k1,
+                den,
+                "a stretch not its own image ends at the middle"
+            );
+            keep(hexes, sides, start, walk, c, k0 as u64, k1 as u64);
+            keep(
+                hexes,
+                sides,
+                start,
+                walk,
+                image,
+                (den - k1) as u64,
+                (den - k0) as u64,
+            );
+        }
+        // The first half's records, latest first, each ending where the next began.
+        let mut next = k0;
+        let (mut h, mut s) = (end_h, end_s);
+        while h > start.0 || s > start.1 {
+            let side = s > start.1 && (h == start.0 || sides[s - 1].a.k0 > hexes[h - 1].k0);
+            let (c, k0, k1) = if side {
+                s -= 1;
+                let r = sides[s];
+                let c = Crossing::Side(
+                    Hex::new(r.a.q.into(), r.a.r.into()),
+                    Hex::new(r.b.q.into(), r.b.r.into()),
+                );
+                (c, r.a.k0 as i64, r.k1 as i64)
+            } else {
+                h -= 1;
+                let r = hexes[h];
+                (
+                    Crossing::Hex(Hex::new(r.q.into(), r.r.into())),
+                    r.k0 as i64,
+                    next,
+                )
+            };
+            next = k0;
+            let image = reflected(d, c, k0, k1, den);
+            keep(
+                hexes,
+                sides,
+                start,
+                walk,
+                image,
+                (den - k1) as u64,
+                (den - k0) as u64,
+            );
+        }
+    }
+}
+
+/// Keeps one stretch between the ends of `walk`: its record, and the walk's first
+/// and last stretch and where the last ends.
+fn keep(
+    hexes: &mut Vec<HexRec>,
+    sides: &mut Vec<SideRec>,
+    start: (usize, usize, usize),
+    walk: &mut Walk,
+    c: Crossing,
+    k0: u64,
+    k1: u64,
+) {
+    let rec = |h: Hex| HexRec {
+        q: h.q as i16,
+        r: h.r as i16,
+        k0,
+    };
+    let e = match c {
+        Crossing::Hex(h) => {
+            hexes.push(rec(h));
+            Edge::Hex((hexes.len() - 1 - start.0) as u32)
+        }
+        Crossing::Side(a, b) => {
+            sides.push(SideRec {
+                a: rec(a),
+                b: rec(b),
+                k1,
+            });
+            Edge::Side((sides.len() - 1 - start.1) as u32)
+        }
+        Crossing::Vertex(_) => unreachable!("vertices are never kept"),
+    };
+    if walk.first == Edge::None {
+        walk.first = e;
+    }
+    walk.last = e;
+    walk.k_end = k1;
 }
 
 #[cfg(test)]
@@ -571,5 +670,49 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The walk of `d` as compiled by `pools`: its records, edges and end.
+    fn compiled(pools: &mut Pools, d: Hex) -> (Vec<HexRec>, Vec<SideRec>, Edge, Edge, u64, u64) {
+        pools.clear();
+        assert!(pools.compile_prefix(d, usize::MAX), "{d:?} whole");
+        let w = pools.walks[0];
+        let (h, s) = (pools.hexes_of(&w).to_vec(), pools.sides_of(&w).to_vec());
+        (h, s, w.first, w.last, w.k_end, w.den)
+    }
+
+    /// The reflected second half equals the walked one, record for record, for
+    /// every offset within 40 and far ones in every direction, including lines
+    /// along hexsides and through vertices and centres.
+    #[test]
+    fn a_walk_reflected_from_its_middle_equals_the_whole_walk() {
+        let mut halved = Pools {
+            skip_crossings: true,
+            ..Pools::default()
+        };
+        // With crossings the walk is never halved.
+        let mut whole = Pools::default();
+        let mut offsets: Vec<Hex> = Vec::new();
+        for q in -40..=40 {
+            for r in -40..=40 {
+                offsets.push(Hex::new(q, r));
+            }
+        }
+        for k in 1..=60 {
+            offsets.push(Hex::new(17 * k, -5 * k - 3));
+            offsets.push(Hex::new(-11 * k - 1, 23 * k));
+            offsets.push(Hex::new(25 * k, 25 * k));
+            offsets.push(Hex::new(-31 * k, 62 * k + 1));
+        }
+        for d in offsets {
+            assert_eq!(
+                compiled(&mut halved, d),
+                compiled(&mut whole, d),
+                "offset {d:?}"
+            );
+        }
+        // A prefix too short to reach the middle is not halved.
+        halved.clear();
+        assert!(!halved.compile_prefix(Hex::new(30, 7), 5));
     }
 }

@@ -321,6 +321,8 @@ pub(crate) struct Cuts {
     next: [i64; 3],
     limit: usize,
     given: usize,
+    /// The cuts end after the first `k` with `2 k >= stop` ([`Cuts::to_middle`]).
+    stop: i64,
     end: bool,
     /// True once the cut at 1 has been given.
     pub whole: bool,
@@ -343,9 +345,44 @@ impl Cuts {
             next: step,
             limit,
             given: 0,
+            stop: 2 * den,
             end: false,
             whole: false,
         }
+    }
+
+    /// The cuts of the walk to `d` up to its middle: the last one given is the
+    /// first at or past half way, so the last stretch walked is the one the
+    /// midpoint lies in, or the one that ends there. The rest of the walk is
+    /// that half reflected ([`reflected`]).
+    pub(crate) fn to_middle(d: Hex) -> Cuts {
+        let mut cuts = Cuts::new(d, usize::MAX);
+        cuts.stop = cuts.den;
+        cuts
+    }
+
+    /// At least how many cuts [`Cuts::to_middle`] gives.
+    pub(crate) fn to_middle_count(d: Hex) -> usize {
+        let (dq, dr, ds) = (d.q as i64, d.r as i64, d.s() as i64);
+        let n = (dq - dr).abs() + (dr - ds).abs() + (ds - dq).abs();
+        n as usize / 2 + 3
+    }
+}
+
+/// The stretch from `k0` to `k1` (over `den`) of the walk from the origin to `d`,
+/// reflected through the line's midpoint: the crossing of the walk from
+/// `den - k1` to `den - k0`. The reflection `p -> d - p` maps the line onto itself
+/// and the grid onto itself (hex centres onto hex centres), so the walk's second
+/// half is its first reflected. A hexside is located again, as the walk locates
+/// it, so that its two hexes come in the walk's own order.
+pub(crate) fn reflected(d: Hex, c: Crossing, k0: i64, k1: i64, den: i64) -> Crossing {
+    match c {
+        Crossing::Hex(h) => Crossing::Hex(d - h),
+        Crossing::Side(..) => match locate(d, 2 * den - k0 - k1, 2 * den) {
+            Place::Edge(a, b) => Crossing::Side(a, b),
+            other => unreachable!("a hexside reflects onto a hexside, not {other:?}"),
+        },
+        Crossing::Vertex(v) => Crossing::Vertex(v.map(|h| d - h)),
     }
 }
 
@@ -376,6 +413,9 @@ impl Iterator for Cuts {
                 families |= 1 << f;
                 *n += s;
             }
+        }
+        if 2 * k >= self.stop {
+            self.end = true;
         }
         Some((k, families))
     }
