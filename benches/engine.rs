@@ -79,3 +79,30 @@ fn matrix_full<const N: u32>(b: Bencher, ruleset: &str) {
             .count()
     });
 }
+
+/// Compiling walks without crossings (the zone and viewshed sweeps' first cost):
+/// 400 offsets 100 to 400 hexes long, in every direction.
+#[divan::bench(sample_count = 10)]
+fn walk_compile(b: Bencher) {
+    use hexsight_analysis::engine::lines::Pools;
+    use hexsight_analysis::hex::Hex;
+    let offsets: Vec<Hex> = (0..400)
+        .map(|k| {
+            let (q, r) = (100 + (k * 37) % 300, -((k * 53) % 250));
+            [Hex::new(q, r), Hex::new(-r, q + r), Hex::new(r - q, -q)][k as usize % 3]
+        })
+        .collect();
+    let mut pools = Pools {
+        skip_crossings: true,
+        ..Pools::default()
+    };
+    b.bench_local(|| {
+        let mut stretches = 0;
+        for &d in &offsets {
+            pools.clear();
+            pools.compile(black_box(d));
+            stretches += pools.hexes.len();
+        }
+        stretches
+    });
+}

@@ -9,7 +9,7 @@
 //! walk and the symmetry that maps it. For a 250x250 map that is about 21,000
 //! walks instead of 250,000, which keeps memory small next to the bit matrix.
 
-use crate::hex::line::{Cuts, Sides, reflected, walk_stretches};
+use crate::hex::line::{Cuts, Sides, hexes_to_middle, reflected, walk_stretches};
 use crate::hex::{Crossing, DIRECTIONS, Hex, Ratio, SideCrossing};
 use crate::map::Map;
 use rayon::prelude::*;
@@ -424,6 +424,9 @@ impl Pools {
             && exact
             && d.distance(origin) >= 2
             && limit >= Cuts::to_middle_count(d);
+        if halved && self.compile_hexes_halved(d) {
+            return true;
+        }
         let mut cuts = if halved {
             Cuts::to_middle(d)
         } else {
@@ -502,6 +505,37 @@ impl Pools {
         whole
     }
 
+    /// Compiles the walk to `d`, from its first half walked as hexes alone
+    /// ([`hexes_to_middle`]), where no stretch runs along a hexside; false (and
+    /// nothing compiled) where one may.
+    fn compile_hexes_halved(&mut self, d: Hex) -> bool {
+        let start = (self.hexes.len(), self.sides.len(), self.crosses.len());
+        let hexes = &mut self.hexes;
+        let rec = |h: Hex, k0: i64| HexRec {
+            q: h.q as i16,
+            r: h.r as i16,
+            k0: k0 as u64,
+        };
+        let Some((h, k0, k1, den)) = hexes_to_middle(d, |h, k0| hexes.push(rec(h, k0))) else {
+            return false;
+        };
+        let mut walk = Walk {
+            den: den as u64,
+            exact: true,
+            ..Walk::default()
+        };
+        if self.hexes.len() > start.0 {
+            walk.first = Edge::Hex(0);
+        }
+        self.reflect_rest(d, (Crossing::Hex(h), k0, k1), start, &mut walk);
+        let range = |from: usize, to: usize| (from as u32, to as u32);
+        walk.hexes = range(start.0, self.hexes.len());
+        walk.sides = range(start.1, self.sides.len());
+        walk.crosses = range(start.2, self.crosses.len());
+        self.walks.push(walk);
+        true
+    }
+
     /// Completes a walk to `d` walked to its middle: the records so far, then
     /// `middle` (the stretch the midpoint lies in or ends), then the records
     /// reflected through the midpoint in reverse order ([`reflected`]).
@@ -539,6 +573,23 @@ impl Pools {
         }
         // The first half's records, latest first, each ending where the next began.
         let mut next = k0;
+        if end_s == start.1 && end_h > start.0 {
+            // Hexes alone (most walks): reflected in one tight loop.
+            let (dq, dr) = (d.q as i16, d.r as i16);
+            hexes.reserve(end_h - start.0);
+            for m in (start.0..end_h).rev() {
+                let r = hexes[m];
+                hexes.push(HexRec {
+                    q: dq - r.q,
+                    r: dr - r.r,
+                    k0: (den - next) as u64,
+                });
+                next = r.k0 as i64;
+            }
+            walk.last = Edge::Hex((hexes.len() - 1 - start.0) as u32);
+            walk.k_end = (den - next) as u64;
+            return;
+        }
         let (mut h, mut s) = (end_h, end_s);
         while h > start.0 || s > start.1 {
             let side = s > start.1 && (h == start.0 || sides[s - 1].a.k0 > hexes[h - 1].k0);
