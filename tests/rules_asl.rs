@@ -405,6 +405,27 @@ fn the_blind_hex_formula() {
 }
 
 #[test]
+fn blind_hexes_grow_with_range_on_long_lines() {
+    // A6.41: a viewer on level 2 at C1 and woods (one level tall) on level 0 at C41, range
+    // 40: 1 + 40 / 5 = 9 blind hexes, C42 to C50; C51 is seen again. Lines this long make
+    // the range term decide how far from the lower end the engine must look (nine hexes
+    // back from C50), which shorter maps never ask.
+    let v = json!({"hexsight": 1, "name": "t", "ruleset": "asl", "grid": {"cols": 5, "rows": 60},
+                   "default": {"terrain": "open", "level": 0},
+                   "hexes": {"C1": {"level": 2}, "C41": {"terrain": "woods"}},
+                   "hexsides": [], "units": []});
+    let m = load(&v);
+    assert_eq!(blind_hexes(40, 1000, 2, 0, false), 9);
+    for t in ["C42", "C46", "C50"] {
+        let r = los(&m, "C1", t);
+        assert_eq!(r.verdict, Verdict::Blocked, "{t}: {}", r.reason);
+        assert!(r.reason.contains("A6.4"), "{}", r.reason);
+    }
+    assert!(los(&m, "C1", "C51").verdict.sees());
+    assert!(los(&m, "C1", "C40").verdict.sees());
+}
+
+#[test]
 fn hills_block_when_higher_than_both_and_at_the_crest_line() {
     let v = small(
         json!({"C4": {"level": 1}, "C5": {"level": 1}, "C7": {"level": 1}}),

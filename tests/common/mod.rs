@@ -44,8 +44,8 @@ impl Rng {
 }
 
 /// Asserts that the engine's whole-map answers for the pair of `r` (its verdict and
-/// hindrance, and the observer's viewshed entry with its blind flag) equal the
-/// explained query's, so every rule example checks both paths.
+/// hindrance, whether the sweeps see it, and the observer's viewshed entry with its
+/// blind flag) equal the explained query's, so every rule example checks both paths.
 #[allow(dead_code)] // Not every test file checks the engine.
 pub fn engine_agrees(map: &hexsight_analysis::Map, r: &hexsight_analysis::LosResult) {
     use hexsight_analysis::Verdict;
@@ -69,6 +69,14 @@ pub fn engine_agrees(map: &hexsight_analysis::Map, r: &hexsight_analysis::LosRes
         (r.verdict, hindrance),
         "engine pair {what}"
     );
+    // The whole-map sweeps (a matrix's, a zone's) as a request of this one pair.
+    let swept = std::sync::atomic::AtomicBool::new(false);
+    hexsight_analysis::engine::pairs::for_each_seen(&e, &[i], &[j], &Control::default(), |a, b| {
+        assert_eq!((a, b), (i, j), "only the pair asked for");
+        swept.store(true, std::sync::atomic::Ordering::Relaxed);
+    })
+    .expect("not cancelled");
+    assert_eq!(swept.into_inner(), r.verdict.sees(), "engine sweep {what}");
     let v = viewshed_of(&e, i, &Control::default()).expect("not cancelled");
     let t = &v.targets[j];
     assert_eq!(
