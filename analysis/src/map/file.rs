@@ -81,20 +81,77 @@ struct ScaleFile {
     extra: Extra,
 }
 
-#[derive(Serialize, Deserialize, Default)]
+/// A hex entry (`hexes.A1`, `default`). Read by hand, not with `#[serde(flatten)]`,
+/// which buffers every entry of a million-hex map into a tree before reading it.
+#[derive(Serialize, Default)]
 struct EntryFile {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     terrain: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "de_level"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     level: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     slope: Option<bool>,
     #[serde(flatten)]
     extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for EntryFile {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        /// The `level` value, read as [`de_level`] reads it.
+        struct Level;
+        impl<'de> serde::de::DeserializeSeed<'de> for Level {
+            type Value = Option<i32>;
+            fn deserialize<D: Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> std::result::Result<Option<i32>, D::Error> {
+                de_level(d)
+            }
+        }
+        impl<'de> Visitor<'de> for V {
+            type Value = EntryFile;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a hex entry (an object with terrain, level, slope)")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> std::result::Result<EntryFile, A::Error> {
+                use serde::de::Error as _;
+                let mut e = EntryFile::default();
+                let (mut terrain, mut level, mut slope) = (false, false, false);
+                let once = |seen: &mut bool, key: &'static str| {
+                    if std::mem::replace(seen, true) {
+                        Err(A::Error::duplicate_field(key))
+                    } else {
+                        Ok(())
+                    }
+                };
+                while let Some(key) = m.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        "terrain" => {
+                            once(&mut terrain, "terrain")?;
+                            e.terrain = m.next_value()?;
+                        }
+                        "level" => {
+                            once(&mut level, "level")?;
+                            e.level = m.next_value_seed(Level)?;
+                        }
+                        "slope" => {
+                            once(&mut slope, "slope")?;
+                            e.slope = m.next_value()?;
+                        }
+                        _ => {
+                            e.extra.insert(key.into_owned(), m.next_value()?);
+                        }
+                    }
+                }
+                Ok(e)
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -279,10 +336,22 @@ impl<'de> Deserialize<'de> for Entries {
                 self,
                 mut m: A,
             ) -> std::result::Result<Entries, A::Error> {
-                let mut seen = HashSet::new();
+                // Labels of up to eight bytes (every map within the format's limits
+                // has them) are kept packed in a word: a million of them in
+                // milliseconds, where a set of strings took a quarter of the load.
+                let mut short = rustc_hash::FxHashSet::default();
+                let mut long = HashSet::new();
                 let mut out = Vec::new();
                 while let Some(key) = m.next_key::<String>()? {
-                    if !seen.insert(key.to_ascii_uppercase()) {
+                    let fresh = if key.len() <= 8 {
+                        let mut word = [0u8; 8];
+                        word[..key.len()].copy_from_slice(key.as_bytes());
+                        word.make_ascii_uppercase();
+                        short.insert(u64::from_le_bytes(word))
+                    } else {
+                        long.insert(key.to_ascii_uppercase())
+                    };
+                    if !fresh {
                         return Err(serde::de::Error::custom(format!(
                             "duplicate hex entry `{key}`"
                         )));
@@ -569,29 +638,28 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
         .enumerate()
         .map(|(i, t)| (t.id.as_str(), i))
         .collect();
-    let default = apply_entry(&rs, &terrain_ids, map.default, &f.default, "default")?;
+    let default = apply_entry(&rs, &terrain_ids, map.default, &f.default, &|| {
+        "default".into()
+    })?;
     map.default = default;
     map.default_extra = f.default.extra;
     for c in 0..map.len() {
         let h = map.hex_of(c);
         *map.cell_mut(h).expect("on map") = default;
     }
-    let mut seen = HashSet::new();
+    let mut seen = vec![false; map.len()];
     for (label, entry) in &f.hexes.0 {
-        let h = hex_on_map(&map, label, &format!("hexes.{label}"))?;
-        if !seen.insert(h) {
+        let h = hex_on_map(&map, label, || format!("hexes.{label}"))?;
+        let at = map.index(h).expect("on the map");
+        if std::mem::replace(&mut seen[at], true) {
             return Err(Error::invalid(
                 format!("hexes.{label}"),
                 format!("hex {} is listed twice", map.label(h)),
             ));
         }
-        let cell = apply_entry(
-            &rs,
-            &terrain_ids,
-            default,
-            entry,
-            &format!("hex {}", map.label(h)),
-        )?;
+        let cell = apply_entry(&rs, &terrain_ids, default, entry, &|| {
+            format!("hex {}", map.label(h))
+        })?;
         *map.cell_mut(h).expect("on map") = cell;
         if !entry.extra.is_empty() {
             map.hex_extra.insert(h, entry.extra.clone());
@@ -600,7 +668,7 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
     check_level_span(&map)?;
     for (i, s) in f.hexsides.into_iter().enumerate() {
         let place = format!("hexsides[{i}] ({} {})", c(&s.hex), c(&s.side));
-        let h = hex_on_map(&map, &s.hex, &place)?;
+        let h = hex_on_map(&map, &s.hex, || place.clone())?;
         let dir = layout.side_index(&s.side).ok_or_else(|| {
             Error::invalid(
                 &place,
@@ -636,7 +704,7 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
     }
     for (i, m) in f.markers.into_iter().enumerate() {
         let place = format!("markers[{i}] ({})", c(&m.hex));
-        let h = hex_on_map(&map, &m.hex, &place)?;
+        let h = hex_on_map(&map, &m.hex, || place.clone())?;
         let kind = rs.marker_index(&m.kind).ok_or_else(|| {
             Error::invalid(
                 &place,
@@ -697,7 +765,7 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
                 format!("unit id `{}` is used twice", c(&u.id)),
             ));
         }
-        let h = hex_on_map(&map, &u.hex, &place)?;
+        let h = hex_on_map(&map, &u.hex, || place.clone())?;
         let facing = match &u.facing {
             None => None,
             Some(s) => Some(layout.side_index(s).ok_or_else(|| {
@@ -812,12 +880,12 @@ fn none_if_empty(s: String) -> String {
     }
 }
 
-fn hex_on_map(map: &Map, label: &str, place: &str) -> Result<Hex> {
+fn hex_on_map(map: &Map, label: &str, place: impl FnOnce() -> String) -> Result<Hex> {
     map.parse_hex(label).ok_or_else(|| {
         let last = map.label(map.hex_of(map.len() - 1));
         let first = map.label(map.hex_of(0));
         Error::invalid(
-            crate::error::clip(place, 80),
+            crate::error::clip(&place(), 80),
             format!(
                 "`{}` is not a hex of this {}x{} map ({first} to {last})",
                 crate::error::clip(label, 40),
@@ -861,13 +929,13 @@ fn apply_entry(
     terrain_ids: &HashMap<&str, usize>,
     base: Cell,
     e: &EntryFile,
-    place: &str,
+    place: &dyn Fn() -> String,
 ) -> Result<Cell> {
     let mut cell = base;
     if let Some(t) = &e.terrain {
         let i = *terrain_ids.get(t.as_str()).ok_or_else(|| {
             Error::invalid(
-                place,
+                place(),
                 format!(
                     "unknown terrain `{}`; valid: {}",
                     crate::error::clip(t, 60),
@@ -880,7 +948,7 @@ fn apply_entry(
     if let Some(l) = e.level {
         if l < rs.levels.min || l > rs.levels.max {
             return Err(Error::invalid(
-                place,
+                place(),
                 format!(
                     "level {l} is outside {}'s levels {} to {}",
                     rs.name, rs.levels.min, rs.levels.max
