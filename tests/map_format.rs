@@ -112,3 +112,51 @@ fn a_map_with_broken_unit_rules_is_refused_but_opens_for_editing() {
     std::fs::write(&p, "{").unwrap();
     assert!(Map::load_for_editing(&p).is_err());
 }
+
+/// Hex entries are read key by key: known keys in any order and among unknown
+/// ones, `null` for "as the default", a known key given twice or of the wrong type
+/// refused with its line, labels compared without regard to case (short and long).
+#[test]
+fn hex_entries_read_in_any_order_and_refuse_repeats() {
+    let map = |hexes: &str| {
+        format!(
+            r#"{{"hexsight":1,"name":"t","ruleset":"geometric","grid":{{"cols":4,"rows":4}},
+"default":{{"terrain":"open","level":1}},
+"hexes":{{{hexes}}}}}"#
+        )
+    };
+    let m = load(&map(
+        r#""B2":{"note":"a","level":3,"x":[1],"terrain":"woods","slope":true},"C3":{"level":null}"#,
+    ));
+    let b2 = m.cell(m.parse_hex("B2").unwrap()).unwrap();
+    assert_eq!((b2.level, b2.slope), (3, true));
+    assert_eq!(m.ruleset.terrain[b2.terrain as usize].id, "woods");
+    assert_eq!(m.cell(m.parse_hex("C3").unwrap()).unwrap().level, 1);
+    let saved = m.to_json();
+    assert!(
+        saved.contains("\"note\": \"a\"") && saved.contains("\"x\""),
+        "{saved}"
+    );
+    for (hexes, want) in [
+        (r#""B2":{"level":2,"level":3}"#, "duplicate field `level`"),
+        (
+            r#""B2":{"terrain":"woods","terrain":"woods"}"#,
+            "duplicate field `terrain`",
+        ),
+        (r#""B2":{"slope":1}"#, "invalid type"),
+        (r#""B2":{"level":"2"}"#, "not the string \"2\""),
+        (r#""B2":{},"b2":{}"#, "duplicate hex entry `b2`"),
+        (
+            r#""A000000001":{},"a000000001":{}"#,
+            "duplicate hex entry `a000000001`",
+        ),
+        (r#""B2":{},"C3":{},"B2":{}"#, "duplicate hex entry `B2`"),
+    ] {
+        let e = Map::from_json(&map(hexes), Path::new("t.json"))
+            .err()
+            .unwrap_or_else(|| panic!("{hexes} loads"))
+            .to_string();
+        assert!(e.contains(want) && e.contains("line 3"), "{hexes}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}
