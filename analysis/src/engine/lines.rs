@@ -550,8 +550,21 @@ impl Pools {
         let (hexes, sides) = (&mut self.hexes, &mut self.sides);
         let (end_h, end_s) = (hexes.len(), sides.len());
         let (c, k0, k1) = middle;
-        let image = reflected(d, c, k0, k1, den);
-        if image == c {
+        // Keeps the image of stretch `c` from `k0` to `k1`.
+        let keep_image =
+            |hexes: &mut Vec<HexRec>, sides: &mut Vec<SideRec>, walk: &mut Walk, c, k0, k1| {
+                let image = reflected(d, c, k0, k1, den);
+                keep(
+                    hexes,
+                    sides,
+                    start,
+                    walk,
+                    image,
+                    (den - k1) as u64,
+                    (den - k0) as u64,
+                );
+            };
+        if reflected(d, c, k0, k1, den) == c {
             // The midpoint lies inside the stretch, which is its own image.
             keep(hexes, sides, start, walk, c, k0 as u64, (den - k0) as u64);
         } else {
@@ -561,15 +574,7 @@ impl Pools {
                 "a stretch not its own image ends at the middle"
             );
             keep(hexes, sides, start, walk, c, k0 as u64, k1 as u64);
-            keep(
-                hexes,
-                sides,
-                start,
-                walk,
-                image,
-                (den - k1) as u64,
-                (den - k0) as u64,
-            );
+            keep_image(hexes, sides, walk, c, k0, k1);
         }
         // The first half's records, latest first, each ending where the next began.
         let mut next = k0;
@@ -611,16 +616,7 @@ impl Pools {
                 )
             };
             next = k0;
-            let image = reflected(d, c, k0, k1, den);
-            keep(
-                hexes,
-                sides,
-                start,
-                walk,
-                image,
-                (den - k1) as u64,
-                (den - k0) as u64,
-            );
+            keep_image(hexes, sides, walk, c, k0, k1);
         }
     }
 }
