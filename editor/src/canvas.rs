@@ -356,6 +356,48 @@ const VIEW_BLOCKED: Color32 = Color32::from_rgb(25, 25, 35);
 const BLIND: Color32 = Color32::from_rgb(40, 20, 70);
 const SPOT_AUTO: Color32 = Color32::from_rgb(40, 200, 230);
 
+/// How an overlay tints a hex: a colour and how much of the ground it covers. The
+/// map and the legend both draw from these, the legend over the map's default
+/// ground, so that a swatch looks like the hexes it names.
+#[derive(Clone, Copy)]
+struct Wash(Color32, f32);
+
+const SEEN_CLEAR: Wash = Wash(VIEW_CLEAR, 0.22);
+const SEEN_HINDERED: Wash = Wash(VIEW_HINDERED, 0.45);
+const NOT_SEEN: Wash = Wash(VIEW_BLOCKED, 0.6);
+const BLIND_HEX: Wash = Wash(BLIND, 0.7);
+/// Not seen, beside the blind hexes (lighter, so that they stand out).
+const NOT_SEEN_BESIDE_BLIND: Wash = Wash(VIEW_BLOCKED, 0.35);
+const SPOTTED: Wash = Wash(SPOT_AUTO, 0.55);
+
+/// A spotting test's chance `p` (0 to 1).
+fn test_wash(p: f32) -> Wash {
+    Wash(heat_color(p), 0.6)
+}
+
+/// Exposure, as a share `x` of the most (0 to 1).
+fn heat_wash(x: f32) -> Wash {
+    Wash(heat_color(x), 0.72)
+}
+
+impl Wash {
+    /// The tint drawn over a hex, `fade` times as strong.
+    fn tint(self, fade: f32) -> Color32 {
+        with_alpha(self.0, self.1 * fade)
+    }
+
+    /// The colour of the tint over `ground`.
+    fn over(self, ground: Color32) -> Color32 {
+        let mix =
+            |g: u8, c: u8| (f32::from(g) * (1.0 - self.1) + f32::from(c) * self.1).round() as u8;
+        Color32::from_rgb(
+            mix(ground.r(), self.0.r()),
+            mix(ground.g(), self.0.g()),
+            mix(ground.b(), self.0.b()),
+        )
+    }
+}
+
 /// Parses `#rrggbb`.
 pub fn parse_color(s: Option<&str>) -> Option<Color32> {
     let s = s?.strip_prefix('#')?;
@@ -493,16 +535,16 @@ impl Scene<'_> {
         let fade = if stale { 0.5 } else { 1.0 };
         match (kind, out) {
             (Overlay::Viewshed, JobOutput::Viewshed(v)) => match v.get(index)?.verdict {
-                Verdict::Clear => Some(with_alpha(VIEW_CLEAR, 0.22 * fade)),
-                Verdict::Hindered => Some(with_alpha(VIEW_HINDERED, 0.45 * fade)),
-                Verdict::Blocked => Some(with_alpha(VIEW_BLOCKED, 0.6 * fade)),
+                Verdict::Clear => Some(SEEN_CLEAR.tint(fade)),
+                Verdict::Hindered => Some(SEEN_HINDERED.tint(fade)),
+                Verdict::Blocked => Some(NOT_SEEN.tint(fade)),
             },
             (Overlay::Blind, JobOutput::Viewshed(v)) => {
                 let seen = v.get(index)?;
                 if seen.blind {
-                    Some(with_alpha(BLIND, 0.7 * fade))
+                    Some(BLIND_HEX.tint(fade))
                 } else if seen.verdict == Verdict::Blocked {
-                    Some(with_alpha(VIEW_BLOCKED, 0.35 * fade))
+                    Some(NOT_SEEN_BESIDE_BLIND.tint(fade))
                 } else {
                     None
                 }
@@ -510,17 +552,17 @@ impl Scene<'_> {
             (Overlay::Spotting, JobOutput::Spotting(v)) => {
                 let x = v.get(index)?;
                 if x.auto {
-                    Some(with_alpha(SPOT_AUTO, 0.55 * fade))
+                    Some(SPOTTED.tint(fade))
                 } else if x.los {
-                    Some(with_alpha(heat_color(x.p as f32), 0.6 * fade))
+                    Some(test_wash(x.p as f32).tint(fade))
                 } else {
-                    Some(with_alpha(VIEW_BLOCKED, 0.6 * fade))
+                    Some(NOT_SEEN.tint(fade))
                 }
             }
             (Overlay::Exposure, JobOutput::Exposure(v)) => {
                 let max = v.iter().copied().max().unwrap_or(0).max(1);
                 let x = *v.get(index)? as f32 / max as f32;
-                Some(with_alpha(heat_color(x), 0.72 * fade))
+                Some(heat_wash(x).tint(fade))
             }
             _ => None,
         }
@@ -919,29 +961,33 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
     for (i, m) in rs.markers.iter().enumerate() {
         rows.push((marker_color(map, i), false, format!("{} marker", m.name)));
     }
-    match overlay {
-        Some(Overlay::Viewshed) => {
-            rows.push((VIEW_CLEAR, false, "seen, clear".into()));
-            rows.push((VIEW_HINDERED, false, "seen, hindered".into()));
-            rows.push((VIEW_BLOCKED, false, "not seen".into()));
-        }
-        Some(Overlay::Blind) => {
-            rows.push((BLIND, false, "blind hex".into()));
-            rows.push((VIEW_BLOCKED, false, "not seen".into()));
-        }
-        Some(Overlay::Exposure) => {
-            rows.push((heat_color(1.0), false, "seen by the most".into()));
-            rows.push((heat_color(0.5), false, "seen by half as many".into()));
-            rows.push((heat_color(0.0), false, "seen by none".into()));
-        }
-        Some(Overlay::Spotting) => {
-            rows.push((SPOT_AUTO, false, "spotted automatically".into()));
-            rows.push((heat_color(1.0), false, "test: sure".into()));
-            rows.push((heat_color(0.5), false, "test: even chance".into()));
-            rows.push((heat_color(0.0), false, "test: no chance".into()));
-            rows.push((VIEW_BLOCKED, false, "out of LOS".into()));
-        }
-        None => {}
+    let ground = terrain_color(map, map.default.terrain as usize);
+    let washes: Vec<(Wash, &str)> = match overlay {
+        Some(Overlay::Viewshed) => vec![
+            (SEEN_CLEAR, "seen, clear"),
+            (SEEN_HINDERED, "seen, hindered"),
+            (NOT_SEEN, "not seen"),
+        ],
+        Some(Overlay::Blind) => vec![
+            (BLIND_HEX, "blind hex"),
+            (NOT_SEEN_BESIDE_BLIND, "not seen"),
+        ],
+        Some(Overlay::Exposure) => vec![
+            (heat_wash(1.0), "seen by the most"),
+            (heat_wash(0.5), "seen by half as many"),
+            (heat_wash(0.0), "seen by none"),
+        ],
+        Some(Overlay::Spotting) => vec![
+            (SPOTTED, "spotted automatically"),
+            (test_wash(1.0), "test: sure"),
+            (test_wash(0.5), "test: even chance"),
+            (test_wash(0.0), "test: no chance"),
+            (NOT_SEEN, "out of LOS"),
+        ],
+        None => Vec::new(),
+    };
+    for (wash, name) in washes {
+        rows.push((wash.over(ground), false, name.into()));
     }
     let line = 15.0;
     let h = rows.len() as f32 * line + 12.0;
@@ -982,5 +1028,36 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
             11.0,
             Color32::from_gray(225),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A legend swatch is the wash laid over the ground as the map's hexes blend
+    /// it: all ground with no cover, all colour with full cover, a weighted mix
+    /// between (what egui's blending of the unmultiplied tint gives, to a unit).
+    #[test]
+    fn a_wash_over_the_ground_mixes_by_its_cover() {
+        let ground = Color32::from_rgb(200, 180, 100);
+        let c = Color32::from_rgb(0, 255, 40);
+        assert_eq!(Wash(c, 0.0).over(ground), ground);
+        assert_eq!(Wash(c, 1.0).over(ground), c);
+        let mixed = Wash(c, 0.25).over(ground);
+        assert_eq!((mixed.r(), mixed.g(), mixed.b()), (150, 199, 85));
+        let tint = Wash(c, 0.25).tint(1.0);
+        let blend = |g: u8, t: u8| {
+            let a = f32::from(tint.a()) / 255.0;
+            (f32::from(g) * (1.0 - a) + f32::from(t) * a).round() as i32
+        };
+        let (r, g, b) = (
+            blend(ground.r(), c.r()),
+            blend(ground.g(), c.g()),
+            blend(ground.b(), c.b()),
+        );
+        for (want, got) in [(r, mixed.r()), (g, mixed.g()), (b, mixed.b())] {
+            assert!((want - i32::from(got)).abs() <= 1, "{want} vs {got}");
+        }
     }
 }
