@@ -380,7 +380,7 @@ impl Jobs {
             .map(|(_, o)| o.clone())
     }
 
-    /// The running job's kind, fraction done and seconds elapsed.
+    /// The running job's kind, fraction done and seconds elapsed (see [`elapsed_and_left`]).
     pub fn progress(&self) -> Option<(JobKind, f32, f32)> {
         let r = self.running.as_ref()?;
         let total = r.progress.total.load(Ordering::Relaxed).max(1);
@@ -409,6 +409,31 @@ impl Drop for Jobs {
     fn drop(&mut self) {
         self.cancel();
     }
+}
+
+/// How long a job has run and, once it is a few percent through, about how long it
+/// has left at that pace: "34 s", "34 s, about 8 min left". Whole-map analyses of
+/// big maps run for minutes, and a bare percentage does not say whether to wait.
+pub fn elapsed_and_left(frac: f32, secs: f32) -> String {
+    let span = |s: f32| {
+        if s < 90.0 {
+            format!("{:.0} s", s)
+        } else {
+            format!("{:.0} min", s / 60.0)
+        }
+    };
+    let mut out = span(secs);
+    if frac >= 0.02 && frac < 1.0 && secs >= 3.0 {
+        let left = secs * (1.0 - frac) / frac;
+        // Rounded to what the pace can tell: 5 s under two minutes, minutes above.
+        let left = if left < 120.0 {
+            ((left / 5.0).ceil() * 5.0).max(5.0)
+        } else {
+            (left / 60.0).round() * 60.0
+        };
+        out += &format!(", about {} left", span(left));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -524,5 +549,16 @@ mod tests {
             ..key
         };
         assert!(jobs.refusal(next).is_none(), "an edit asks again");
+    }
+
+    #[test]
+    fn a_long_job_says_about_how_long_it_has_left() {
+        assert_eq!(elapsed_and_left(0.0, 1.2), "1 s");
+        assert_eq!(elapsed_and_left(0.01, 30.0), "30 s", "too early to tell");
+        assert_eq!(elapsed_and_left(0.06, 34.0), "34 s, about 9 min left");
+        assert_eq!(elapsed_and_left(0.5, 10.0), "10 s, about 10 s left");
+        assert_eq!(elapsed_and_left(0.9, 100.0), "2 min, about 15 s left");
+        assert_eq!(elapsed_and_left(0.99, 20.0), "20 s, about 5 s left");
+        assert_eq!(elapsed_and_left(1.0, 20.0), "20 s");
     }
 }

@@ -113,8 +113,12 @@ impl EditorApp {
                 };
                 ui.add(
                     egui::ProgressBar::new(frac)
-                        .desired_width(120.0)
-                        .text(format!("{what} {:.0}% ({secs:.0}s)", frac * 100.0)),
+                        .desired_width(240.0)
+                        .text(format!(
+                            "{what} {:.0}% ({})",
+                            frac * 100.0,
+                            crate::jobs::elapsed_and_left(frac, secs)
+                        )),
                 );
                 if ui
                     .small_button("Cancel")
@@ -294,7 +298,7 @@ impl EditorApp {
                 {
                     ui.label(format!("From {}", self.doc.map().label(h)));
                 }
-                if let Some((_, frac, _)) = self.jobs.progress() {
+                if let Some((_, frac, secs)) = self.jobs.progress() {
                     ui.horizontal(|ui| {
                         ui.add(
                             egui::ProgressBar::new(frac)
@@ -305,6 +309,7 @@ impl EditorApp {
                             cmds.push(Command::CancelJob);
                         }
                     });
+                    ui.label(crate::jobs::elapsed_and_left(frac, secs));
                 }
                 // The engine's own line: what it needs, what there is, what to change.
                 if let Some(why) = self.overlay_key().and_then(|k| self.jobs.refusal(k)) {
