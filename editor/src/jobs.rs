@@ -423,7 +423,7 @@ pub fn elapsed_and_left(frac: f32, secs: f32) -> String {
         }
     };
     let mut out = span(secs);
-    if frac >= 0.02 && frac < 1.0 && secs >= 3.0 {
+    if (0.02..1.0).contains(&frac) && secs >= 3.0 {
         let left = secs * (1.0 - frac) / frac;
         // Rounded to what the pace can tell: 5 s under two minutes, minutes above.
         let left = if left < 120.0 {
