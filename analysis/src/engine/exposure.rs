@@ -156,16 +156,28 @@ pub fn streaming_where(
             mine(&v)
         };
         let in_both = |x: usize| is_to[x] || is_from[x];
-        pairs::for_each_seen(engine, &both, &all, ctl, |i, j| {
-            if !keep(i, j) {
-                return;
-            }
-            count(i, j);
-            // The pair (j, i) where `j` is not itself a request hex is met only here.
-            if !in_both(j) {
-                count(j, i);
-            }
-        })?;
+        if both.len() == n {
+            // Every hex both ways (the whole map): each unordered pair once.
+            pairs::for_each_seen_once(engine, &all, ctl, |i, j| {
+                if keep(i, j) {
+                    count(i, j);
+                    if i != j {
+                        count(j, i);
+                    }
+                }
+            })?;
+        } else {
+            pairs::for_each_seen(engine, &both, &all, ctl, |i, j| {
+                if !keep(i, j) {
+                    return;
+                }
+                count(i, j);
+                // The pair (j, i) where `j` is not itself a request hex is met only here.
+                if !in_both(j) {
+                    count(j, i);
+                }
+            })?;
+        }
     } else {
         pairs::for_each_seen(engine, &mine(&sel.from), &all, ctl, |i, j| {
             if keep(i, j) {

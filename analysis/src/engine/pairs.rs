@@ -247,9 +247,43 @@ pub fn for_each_seen(
     ctl: &Control,
     seen: impl Fn(usize, usize) + Sync,
 ) -> Result<()> {
+    sweep_seen(engine, from, to, false, ctl, seen)
+}
+
+/// Calls `seen(i, j)` once for every pair of `hexes` whose line is seen, each
+/// unordered pair once (as `(i, j)` or `(j, i)`) and each hex with itself, for
+/// rules where `i` sees `j` exactly when `j` sees `i`: half the work of
+/// [`for_each_seen`] over `hexes` both ways, since the images `e` and `-e` of an
+/// orbit (one is the other turned half way round) carry the same pairs reversed.
+pub fn for_each_seen_once(
+    engine: &Engine,
+    hexes: &[usize],
+    ctl: &Control,
+    seen: impl Fn(usize, usize) + Sync,
+) -> Result<()> {
+    debug_assert!(engine.is_reciprocal(), "one line stands for both ways");
+    sweep_seen(engine, hexes, hexes, true, ctl, seen)
+}
+
+/// The offsets `e` a [`for_each_seen_once`] takes: the origin and one of each `e`, `-e`.
+fn forward(e: Hex) -> bool {
+    e.q > 0 || (e.q == 0 && e.r >= 0)
+}
+
+/// [`for_each_seen`], or with `once` (`from` and `to` the same hexes) each
+/// unordered pair once: only the [`forward`] offsets.
+fn sweep_seen(
+    engine: &Engine,
+    from: &[usize],
+    to: &[usize],
+    once: bool,
+    ctl: &Control,
+    seen: impl Fn(usize, usize) + Sync,
+) -> Result<()> {
     if !engine.has_sweep() {
+        let axial = &engine.padded.axial;
         return for_each::<false>(engine, from, to, ctl, |i, j, o| {
-            if !o.blocked() {
+            if !o.blocked() && (!once || forward(axial[j] - axial[i])) {
                 seen(i, j)
             }
         });
@@ -269,6 +303,10 @@ pub fn for_each_seen(
             let pairs = DqPairs::between(&obs, &tgt, e.q);
             let mut lanes = 0u64;
             pairs.runs(e.r, |run| lanes += run.lanes as u64);
+            answered += lanes;
+            if once && !forward(e) {
+                continue;
+            }
             if e == Hex::new(0, 0) || !walk.exact {
                 // The plain path: each hex with itself, or a walk the compact form cannot hold.
                 pairs.runs(e.r, |run| {
@@ -291,7 +329,6 @@ pub fn for_each_seen(
                 };
                 engine.sweep_offset(&o, &pairs, e.r, steps_buf, &mut emit);
             }
-            answered += lanes;
         }
         answered
     })
@@ -303,4 +340,46 @@ pub fn estimate_bytes(engine: &Engine) -> u64 {
     let map = engine.map();
     let diameter = u64::from(map.cols + map.rows) * 2;
     rayon::current_num_threads() as u64 * (diameter * 24 + 4096) + map.len() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::testmaps::{FAMILIES, random_map};
+    use std::collections::BTreeSet;
+    use std::sync::Mutex;
+
+    /// Each unordered pair once: the seen pairs of every hex both ways, folded to
+    /// unordered pairs, are those of the full sweep, and none comes twice.
+    #[test]
+    fn each_unordered_pair_is_seen_once_as_both_ways() {
+        for rs in FAMILIES {
+            let map = random_map(rs, 4, 11, 9);
+            let e = Engine::new(&map);
+            if !e.is_reciprocal() {
+                continue;
+            }
+            let all: Vec<usize> = (0..map.len()).collect();
+            let both = Mutex::new(BTreeSet::new());
+            for_each_seen(&e, &all, &all, &Control::default(), |i, j| {
+                both.lock().unwrap().insert((i.min(j), i.max(j)));
+            })
+            .unwrap();
+            let once = Mutex::new(Vec::new());
+            for_each_seen_once(&e, &all, &Control::default(), |i, j| {
+                once.lock().unwrap().push((i.min(j), i.max(j)));
+            })
+            .unwrap();
+            let mut once = once.into_inner().unwrap();
+            once.sort_unstable();
+            let n = once.len();
+            once.dedup();
+            assert_eq!(once.len(), n, "{rs}: a pair came twice");
+            assert_eq!(
+                once,
+                both.into_inner().unwrap().into_iter().collect::<Vec<_>>(),
+                "{rs}"
+            );
+        }
+    }
 }
