@@ -274,10 +274,19 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
             cancel: ctl.cancel,
             progress: &progress,
         };
-        super::pairs::for_each_seen(engine, &sel.from, &sel.to, &inner, |i, j| {
+        let set = |i: usize, j: usize| {
             let (r, c) = (row[i] as usize, col[j] as usize);
             words[r * w + c / 64].fetch_or(1 << (c % 64), Ordering::Relaxed);
-        })?;
+        };
+        if sel.from == sel.to && engine.is_reciprocal() {
+            // The same hexes both ways (a units' network): each pair once.
+            super::pairs::for_each_seen_once(engine, &sel.from, &inner, |i, j| {
+                set(i, j);
+                set(j, i);
+            })?;
+        } else {
+            super::pairs::for_each_seen(engine, &sel.from, &sel.to, &inner, set)?;
+        }
         bits.bits = words.into_iter().map(AtomicU64::into_inner).collect();
     }
     if stop.load(Ordering::Relaxed) || ctl.cancel.load(Ordering::Relaxed) {
@@ -448,23 +457,34 @@ mod tests {
     }
 
     /// Zone matrices (the pair sweep, swept over the runs of observers) of every
-    /// family equal the explained query pair by pair, zones with gaps included.
+    /// family equal the explained query pair by pair, zones with gaps included, and
+    /// one set of hexes both ways.
     #[test]
     fn zone_matrices_equal_the_explained_query() {
         for rs in crate::engine::testmaps::FAMILIES {
             let map = crate::engine::testmaps::random_map(rs, 3, 12, 11);
             let e = Engine::new(&map);
-            let sel = Selection {
-                from: (0..map.len()).filter(|i| i % 3 != 1).collect(),
-                to: (0..map.len()).filter(|i| i % 5 < 3).collect(),
-            };
-            let m = matrix(&e, &sel, &Control::default()).unwrap();
-            for (r, &i) in sel.from.iter().enumerate() {
-                for (c, &j) in sel.to.iter().enumerate() {
-                    let want = line_of_sight(&map, map.hex_of(i), map.hex_of(j))
-                        .verdict
-                        .sees();
-                    assert_eq!(m.bits.get(r, c), want, "{rs}: {i} -> {j}");
+            let units: Vec<usize> = (0..map.len()).filter(|i| i % 7 < 2).collect();
+            let zones = [
+                Selection {
+                    from: (0..map.len()).filter(|i| i % 3 != 1).collect(),
+                    to: (0..map.len()).filter(|i| i % 5 < 3).collect(),
+                },
+                // The same hexes both ways (a units' network), swept once per pair.
+                Selection {
+                    from: units.clone(),
+                    to: units,
+                },
+            ];
+            for sel in zones {
+                let m = matrix(&e, &sel, &Control::default()).unwrap();
+                for (r, &i) in sel.from.iter().enumerate() {
+                    for (c, &j) in sel.to.iter().enumerate() {
+                        let want = line_of_sight(&map, map.hex_of(i), map.hex_of(j))
+                            .verdict
+                            .sees();
+                        assert_eq!(m.bits.get(r, c), want, "{rs}: {i} -> {j}");
+                    }
                 }
             }
         }
