@@ -155,6 +155,30 @@ fn csv_npy_and_bin_hold_the_same_matrix_as_the_plain_path() {
     }
 }
 
+/// A `.npy` that cannot be written leaves no new sidecar beside it (the labels of a
+/// matrix that is not there), and no temporary file.
+#[test]
+fn a_failed_npy_leaves_no_sidecar() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = generated(dir.path(), "geometric", 6, 6, false);
+    let npy = dir.path().join("m.npy");
+    std::fs::create_dir(&npy).unwrap();
+    let out = hexsight(&["matrix", s(&map), "--out", s(&npy)]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("m.npy") && err.contains("folder"), "{err}");
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["geometric-6x6.json", "m.npy"],
+        "left beside the map"
+    );
+}
+
 #[test]
 fn zones_restrict_rows_and_columns() {
     let dir = tempfile::tempdir().unwrap();

@@ -94,8 +94,7 @@ pub fn write_matrix(map: &Map, m: &Matrix, out: &Path) -> anyhow::Result<()> {
         Format::Csv => write_with(out, |w| write_csv_sel(map, &m.sel, &m.bits, w))?,
         Format::Bin => write_with(out, |w| bin::write(map, m, w))?,
         Format::Npy => {
-            write_atomic(&npy::sidecar_path(out), npy::sidecar(map, m).as_bytes())?;
-            write_with(out, |w| npy::write(m, w))?;
+            npy::save(map, m, out)?;
         }
     }
     Ok(())

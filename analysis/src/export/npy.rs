@@ -1,7 +1,9 @@
 //! NumPy `.npy` (format 1.0) output of a matrix as `uint8`, readable by `numpy.load`,
 //! with the labels in a JSON sidecar (`NAME.labels.json` beside `NAME.npy`).
 
+use crate::atomic::AtomicFile;
 use crate::engine::matrix::{Matrix, Selection};
+use crate::error::{Error, Result};
 use crate::map::Map;
 use serde_json::json;
 use std::io::Write;
@@ -24,10 +26,7 @@ fn write_batched(m: &Matrix, out: &mut dyn Write, batch_bytes: usize) -> std::io
     if cols == 0 {
         return Ok(());
     }
-    // Byte `b` of a word as eight 0/1 bytes, little end first.
-    let spread: Vec<u64> = (0..256u64)
-        .map(|b| (0..8).fold(0, |v, k| v | (b >> k & 1) << (8 * k)))
-        .collect();
+    let spread = Spread::new();
     let batch_rows = (batch_bytes / cols).clamp(1, rows.max(1));
     // Rows `first..` of the matrix as bytes into `buf`, in parallel; returns the bytes filled.
     let fill = |buf: &mut [u8], first: usize| -> usize {
@@ -35,18 +34,7 @@ fn write_batched(m: &Matrix, out: &mut dyn Write, batch_bytes: usize) -> std::io
         buf[..n * cols]
             .par_chunks_mut(cols)
             .enumerate()
-            .for_each(|(k, line)| {
-                let words = m.bits.row(first + k);
-                let mut eights = line.chunks_exact_mut(8);
-                for (c, chunk) in (&mut eights).enumerate() {
-                    let byte = words[c / 8] >> (8 * (c % 8)) & 0xff;
-                    chunk.copy_from_slice(&spread[byte as usize].to_le_bytes());
-                }
-                let done = cols - eights.into_remainder().len();
-                for (c, b) in line.iter_mut().enumerate().skip(done) {
-                    *b = (words[c / 64] >> (c % 64) & 1) as u8;
-                }
-            });
+            .for_each(|(k, line)| spread.row(m.bits.row(first + k), line));
         n * cols
     };
     let mut buf = vec![0u8; batch_rows * cols];
@@ -90,15 +78,114 @@ pub fn write_bytes(
 }
 
 fn header(rows: usize, cols: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    out.write_all(&header_bytes(rows, cols))
+}
+
+/// The `.npy` header of a `rows` x `cols` uint8 array, a multiple of 64 bytes long.
+fn header_bytes(rows: usize, cols: usize) -> Vec<u8> {
     let dict = format!("{{'descr': '|u1', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
     // Magic (6) + version (2) + length (2) + dict + padding + '\n' is a multiple of 64.
     let unpadded = 10 + dict.len() + 1;
     let pad = (64 - unpadded % 64) % 64;
     let header = format!("{dict}{}\n", " ".repeat(pad));
-    out.write_all(b"\x93NUMPY\x01\x00")?;
-    out.write_all(&(header.len() as u16).to_le_bytes())?;
-    out.write_all(header.as_bytes())
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    bytes
 }
+
+/// Rows of bits spread to one 0/1 byte a bit.
+struct Spread {
+    /// Byte `b` of a word as eight 0/1 bytes, little end first.
+    table: [u64; 256],
+}
+
+impl Spread {
+    fn new() -> Spread {
+        Spread {
+            table: std::array::from_fn(|b| {
+                (0..8).fold(0, |v, k| v | (b as u64 >> k & 1) << (8 * k))
+            }),
+        }
+    }
+
+    /// Writes the bits of `words` (a row, low bit first) as bytes into `line`, one a bit.
+    fn row(&self, words: &[u64], line: &mut [u8]) {
+        let cols = line.len();
+        let mut eights = line.chunks_exact_mut(8);
+        for (c, chunk) in (&mut eights).enumerate() {
+            let byte = words[c / 8] >> (8 * (c % 8)) & 0xff;
+            chunk.copy_from_slice(&self.table[byte as usize].to_le_bytes());
+        }
+        let done = cols - eights.into_remainder().len();
+        for (c, b) in line.iter_mut().enumerate().skip(done) {
+            *b = (words[c / 64] >> (c % 64) & 1) as u8;
+        }
+    }
+}
+
+/// Saves the matrix as `.npy` at `path`, atomically, with its labels sidecar
+/// ([`sidecar_path`]) made meanwhile and put in place only once the matrix is.
+///
+/// On a file system that can reserve space (Linux: ext4, xfs, btrfs, tmpfs), the bytes
+/// are filled in place through a mapping of the file, rows in parallel
+/// ([`AtomicFile::fill_mapped`]); elsewhere they go through [`write`].
+pub fn save(map: &Map, m: &Matrix, path: &Path) -> Result<()> {
+    std::thread::scope(|s| {
+        let side = s.spawn(|| -> Result<AtomicFile> {
+            let side_path = sidecar_path(path);
+            let mut file = AtomicFile::create(&side_path)?;
+            file.writer()
+                .write_all(sidecar(map, m).as_bytes())
+                .map_err(|e| Error::io(&e, &side_path))?;
+            Ok(file)
+        });
+        let body = save_body(m, path, PART);
+        let side = side.join().expect("writing the sidecar does not panic");
+        body?;
+        side?.commit()
+    })
+}
+
+/// The `.npy` file alone (see [`save`]), filled in parts of about `part` bytes.
+fn save_body(m: &Matrix, path: &Path, part: usize) -> Result<()> {
+    let (rows, cols) = (m.bits.len(), m.bits.cols());
+    let head = header_bytes(rows, cols);
+    let mut file = AtomicFile::create(path)?;
+    let mapped = file.fill_mapped(head.len() + rows * cols, |bytes, pages| {
+        let (top, body) = bytes.split_at_mut(head.len());
+        top.copy_from_slice(&head);
+        fill_body(m, body, part, &|part| pages.done(part));
+    })?;
+    if !mapped {
+        write(m, file.writer()).map_err(|e| Error::io(&e, path))?;
+    }
+    file.commit()
+}
+
+/// The body's bytes, row by row, filled in parallel in parts of about `part` bytes
+/// (whole rows); `done` is given each part once filled.
+fn fill_body(m: &Matrix, body: &mut [u8], part: usize, done: &(dyn Fn(&mut [u8]) + Sync)) {
+    use rayon::prelude::*;
+    let cols = m.bits.cols();
+    if cols == 0 {
+        return;
+    }
+    let spread = Spread::new();
+    let part_rows = (part / cols).max(1);
+    body.par_chunks_mut(part_rows * cols)
+        .enumerate()
+        .for_each(|(k, part)| {
+            let first = k * part_rows;
+            for (i, line) in part.chunks_mut(cols).enumerate() {
+                spread.row(m.bits.row(first + i), line);
+            }
+            done(part);
+        });
+}
+
+/// About how many bytes of the body one worker fills at a time.
+const PART: usize = 4 << 20;
 
 /// The sidecar path for a `.npy` file: `out.npy` -> `out.labels.json`.
 pub fn sidecar_path(npy: &Path) -> PathBuf {
@@ -139,9 +226,8 @@ mod tests {
 
     /// Batches of a few rows, written while the next is filled by two workers, give
     /// the bytes of the matrix bit by bit, whatever the batch size.
-    #[test]
-    fn batches_written_while_the_next_fills_keep_every_byte() {
-        let (rows, cols) = (37, 75);
+    /// A `rows` x `cols` matrix with a pattern of bits, and its `.npy` bytes made bit by bit.
+    fn patterned(rows: usize, cols: usize) -> (Matrix, Vec<u8>) {
         let mut bits = BitMatrix::with_shape(rows, cols);
         for (i, row) in bits.rows_mut().enumerate() {
             for j in 0..cols {
@@ -162,6 +248,13 @@ mod tests {
         for i in 0..rows {
             want.extend((0..cols).map(|j| u8::from(m.bits.get(i, j))));
         }
+        (m, want)
+    }
+
+    #[test]
+    fn batches_written_while_the_next_fills_keep_every_byte() {
+        let (rows, cols) = (37, 75);
+        let (m, want) = patterned(rows, cols);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
@@ -171,5 +264,76 @@ mod tests {
             pool.install(|| write_batched(&m, &mut got, batch)).unwrap();
             assert_eq!(got, want, "batches of {batch} bytes");
         }
+    }
+
+    /// Parts filled in parallel, of any size, give the bytes of the matrix bit by bit,
+    /// and each part is reported once, covering the body without gaps.
+    #[test]
+    fn parts_filled_in_parallel_keep_every_byte() {
+        let (rows, cols) = (41, 67);
+        let (m, want) = patterned(rows, cols);
+        let body_want = &want[header_bytes(rows, cols).len()..];
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        for part in [1, cols, 3 * cols + 5, 1 << 20] {
+            let mut body = vec![7u8; rows * cols];
+            let told = std::sync::Mutex::new(Vec::new());
+            pool.install(|| {
+                fill_body(&m, &mut body, part, &|p| {
+                    told.lock().unwrap().push((p.as_ptr() as usize, p.len()))
+                })
+            });
+            assert!(body == body_want, "parts of {part} bytes");
+            let mut told = told.into_inner().unwrap();
+            told.sort();
+            let mut end = body.as_ptr() as usize;
+            for (start, n) in told {
+                assert_eq!(start, end, "parts of {part} bytes: a gap or overlap");
+                end = start + n;
+            }
+            assert_eq!(
+                end,
+                body.as_ptr() as usize + rows * cols,
+                "parts of {part} bytes"
+            );
+        }
+    }
+
+    /// The file saved whole, in place through a mapping with its parts handed over
+    /// as they are filled (by two workers, in parts of every size against the pages),
+    /// holds the bytes of the matrix bit by bit, over an older file and into a new
+    /// one, and leaves no temporary file; a device gets the writer's bytes.
+    #[test]
+    fn a_saved_file_holds_every_byte() {
+        let dir = std::env::temp_dir().join(format!("hexsight-npy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.npy");
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        for (rows, cols) in [(300, 300), (61, 4099), (5, 3), (1, 1)] {
+            let (m, want) = patterned(rows, cols);
+            for part in [1, 4096, 3 * 4096 + 17, 5 * cols, PART] {
+                std::fs::remove_file(&path).ok();
+                pool.install(|| save_body(&m, &path, part)).unwrap();
+                assert!(
+                    std::fs::read(&path).unwrap() == want,
+                    "{rows} x {cols} in parts of {part} bytes, new"
+                );
+                pool.install(|| save_body(&m, &path, part)).unwrap();
+                assert!(
+                    std::fs::read(&path).unwrap() == want,
+                    "{rows} x {cols} in parts of {part} bytes, over the old"
+                );
+            }
+        }
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file is left");
+        let (m, _) = patterned(20, 20);
+        save_body(&m, Path::new("/dev/null"), PART).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
