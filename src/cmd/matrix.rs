@@ -9,7 +9,6 @@ use hexsight_analysis::engine::matrix::{
     write_csv_sel,
 };
 use hexsight_analysis::export::{bin, npy, write_with};
-use hexsight_analysis::map::write_atomic;
 use hexsight_analysis::memory::{self, Limit};
 use hexsight_analysis::query::range::Range;
 use std::path::{Path, PathBuf};
@@ -241,13 +240,12 @@ fn run_hindrance(
     progress.finish();
     let secs = progress.seconds();
     let values = "0 = the row's observer sees the column's target clearly, 1..254 = seen through this total hindrance (254 or more), 255 = blocked";
-    write_atomic(
-        &npy::sidecar_path(&a.out),
-        npy::sidecar_for(map, sel, values).as_bytes(),
-    )?;
-    write_with(&a.out, |w| {
-        npy::write_bytes(sel.from.len(), sel.to.len(), &data, w)
-    })?;
+    let body = npy::Body::Bytes {
+        rows: sel.from.len(),
+        cols: sel.to.len(),
+        data: &data,
+    };
+    npy::save_with(&a.out, body, || npy::sidecar_for(map, sel, values))?;
     let seen = data.iter().filter(|&&b| b != BLOCKED_BYTE).count();
     let hindered = data.iter().filter(|&&b| b != BLOCKED_BYTE && b > 0).count();
     note!(

@@ -124,61 +124,105 @@ impl Spread {
     }
 }
 
+/// What a `.npy` file holds: a matrix's bits (as 0/1), or bytes given row by row.
+#[derive(Clone, Copy)]
+pub enum Body<'a> {
+    /// 1 where the row's observer sees the column's target, else 0.
+    Bits(&'a Matrix),
+    /// `rows` x `cols` bytes, row by row.
+    Bytes {
+        rows: usize,
+        cols: usize,
+        data: &'a [u8],
+    },
+}
+
+impl Body<'_> {
+    fn shape(&self) -> (usize, usize) {
+        match *self {
+            Body::Bits(m) => (m.bits.len(), m.bits.cols()),
+            Body::Bytes { rows, cols, .. } => (rows, cols),
+        }
+    }
+
+    /// Writes the file through a writer (where it cannot be mapped).
+    fn write(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        match *self {
+            Body::Bits(m) => write(m, out),
+            Body::Bytes { rows, cols, data } => write_bytes(rows, cols, data, out),
+        }
+    }
+}
+
 /// Saves the matrix as `.npy` at `path`, atomically, with its labels sidecar
-/// ([`sidecar_path`]) made meanwhile and put in place only once the matrix is.
+/// ([`sidecar`]; see [`save_with`]).
+pub fn save(map: &Map, m: &Matrix, path: &Path) -> Result<()> {
+    save_with(path, Body::Bits(m), || sidecar(map, m))
+}
+
+/// Saves `body` as `.npy` at `path`, atomically, with the sidecar `side` makes
+/// ([`sidecar_path`]), made meanwhile and put in place only once the matrix is.
 ///
 /// On a file system that can reserve space (Linux: ext4, xfs, btrfs, tmpfs), the bytes
 /// are filled in place through a mapping of the file, rows in parallel
-/// ([`AtomicFile::fill_mapped`]); elsewhere they go through [`write`].
-pub fn save(map: &Map, m: &Matrix, path: &Path) -> Result<()> {
+/// ([`AtomicFile::fill_mapped`]); elsewhere they go through a writer.
+pub fn save_with(path: &Path, body: Body, side: impl FnOnce() -> String + Send) -> Result<()> {
     std::thread::scope(|s| {
         let side = s.spawn(|| -> Result<AtomicFile> {
             let side_path = sidecar_path(path);
             let mut file = AtomicFile::create(&side_path)?;
             file.writer()
-                .write_all(sidecar(map, m).as_bytes())
+                .write_all(side().as_bytes())
                 .map_err(|e| Error::io(&e, &side_path))?;
             Ok(file)
         });
-        let body = save_body(m, path, PART);
+        let saved = save_body(body, path, PART);
         let side = side.join().expect("writing the sidecar does not panic");
-        body?;
+        saved?;
         side?.commit()
     })
 }
 
-/// The `.npy` file alone (see [`save`]), filled in parts of about `part` bytes.
-fn save_body(m: &Matrix, path: &Path, part: usize) -> Result<()> {
-    let (rows, cols) = (m.bits.len(), m.bits.cols());
+/// The `.npy` file alone (see [`save_with`]), filled in parts of about `part` bytes.
+fn save_body(body: Body, path: &Path, part: usize) -> Result<()> {
+    let (rows, cols) = body.shape();
     let head = header_bytes(rows, cols);
     let mut file = AtomicFile::create(path)?;
     let mapped = file.fill_mapped(head.len() + rows * cols, |bytes, pages| {
-        let (top, body) = bytes.split_at_mut(head.len());
+        let (top, rest) = bytes.split_at_mut(head.len());
         top.copy_from_slice(&head);
-        fill_body(m, body, part, &|part| pages.done(part));
+        fill_body(body, rest, part, &|part| pages.done(part));
     })?;
     if !mapped {
-        write(m, file.writer()).map_err(|e| Error::io(&e, path))?;
+        body.write(file.writer()).map_err(|e| Error::io(&e, path))?;
     }
     file.commit()
 }
 
 /// The body's bytes, row by row, filled in parallel in parts of about `part` bytes
 /// (whole rows); `done` is given each part once filled.
-fn fill_body(m: &Matrix, body: &mut [u8], part: usize, done: &(dyn Fn(&mut [u8]) + Sync)) {
+fn fill_body(body: Body, out: &mut [u8], part: usize, done: &(dyn Fn(&mut [u8]) + Sync)) {
     use rayon::prelude::*;
-    let cols = m.bits.cols();
+    let (_, cols) = body.shape();
     if cols == 0 {
         return;
     }
     let spread = Spread::new();
     let part_rows = (part / cols).max(1);
-    body.par_chunks_mut(part_rows * cols)
+    out.par_chunks_mut(part_rows * cols)
         .enumerate()
         .for_each(|(k, part)| {
             let first = k * part_rows;
-            for (i, line) in part.chunks_mut(cols).enumerate() {
-                spread.row(m.bits.row(first + i), line);
+            match body {
+                Body::Bits(m) => {
+                    for (i, line) in part.chunks_mut(cols).enumerate() {
+                        spread.row(m.bits.row(first + i), line);
+                    }
+                }
+                Body::Bytes { data, .. } => {
+                    let at = first * cols;
+                    part.copy_from_slice(&data[at..at + part.len()]);
+                }
             }
             done(part);
         });
@@ -281,7 +325,7 @@ mod tests {
             let mut body = vec![7u8; rows * cols];
             let told = std::sync::Mutex::new(Vec::new());
             pool.install(|| {
-                fill_body(&m, &mut body, part, &|p| {
+                fill_body(Body::Bits(&m), &mut body, part, &|p| {
                     told.lock().unwrap().push((p.as_ptr() as usize, p.len()))
                 })
             });
@@ -303,8 +347,9 @@ mod tests {
 
     /// The file saved whole, in place through a mapping with its parts handed over
     /// as they are filled (by two workers, in parts of every size against the pages),
-    /// holds the bytes of the matrix bit by bit, over an older file and into a new
-    /// one, and leaves no temporary file; a device gets the writer's bytes.
+    /// holds the bytes of the matrix bit by bit (from its bits, or from bytes given),
+    /// over an older file and into a new one, and leaves no temporary file; a device
+    /// gets the writer's bytes.
     #[test]
     fn a_saved_file_holds_every_byte() {
         let dir = std::env::temp_dir().join(format!("hexsight-npy-{}", std::process::id()));
@@ -318,22 +363,31 @@ mod tests {
             let (m, want) = patterned(rows, cols);
             for part in [1, 4096, 3 * 4096 + 17, 5 * cols, PART] {
                 std::fs::remove_file(&path).ok();
-                pool.install(|| save_body(&m, &path, part)).unwrap();
+                pool.install(|| save_body(Body::Bits(&m), &path, part))
+                    .unwrap();
                 assert!(
                     std::fs::read(&path).unwrap() == want,
                     "{rows} x {cols} in parts of {part} bytes, new"
                 );
-                pool.install(|| save_body(&m, &path, part)).unwrap();
+                pool.install(|| save_body(Body::Bits(&m), &path, part))
+                    .unwrap();
                 assert!(
                     std::fs::read(&path).unwrap() == want,
                     "{rows} x {cols} in parts of {part} bytes, over the old"
+                );
+                let data = &want[header_bytes(rows, cols).len()..];
+                let bytes = Body::Bytes { rows, cols, data };
+                pool.install(|| save_body(bytes, &path, part)).unwrap();
+                assert!(
+                    std::fs::read(&path).unwrap() == want,
+                    "{rows} x {cols} bytes given, in parts of {part} bytes"
                 );
             }
         }
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
         assert_eq!(left.len(), 1, "no temporary file is left");
         let (m, _) = patterned(20, 20);
-        save_body(&m, Path::new("/dev/null"), PART).unwrap();
+        save_body(Body::Bits(&m), Path::new("/dev/null"), PART).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
