@@ -308,7 +308,7 @@ impl Hill {
     /// The hill's height at `(x, y)`, or `None` off it.
     fn at(&self, x: f64, y: f64) -> Option<f64> {
         let d = ((x - self.cx).powi(2) + (y - self.cy).powi(2)).sqrt() / self.radius;
-        (d < 1.0).then(|| self.top * (1.0 - d * d))
+        (d < 1.0).then_some(self.top * (1.0 - d * d))
     }
 }
 
