@@ -311,7 +311,8 @@ fn forget_cached(path: &Path) {
 }
 
 /// Reserves `len` bytes on disk for `file` and sets its length: true when done,
-/// false where the file system cannot reserve space (it then stays empty).
+/// false where the file system cannot reserve space (it then stays empty), an error
+/// where there is no room.
 fn reserve(file: &std::fs::File, len: u64) -> std::io::Result<bool> {
     #[cfg(target_os = "linux")]
     {
@@ -323,10 +324,13 @@ fn reserve(file: &std::fs::File, len: u64) -> std::io::Result<bool> {
         if unsafe { libc::fallocate64(file.as_raw_fd(), 0, 0, n) } == 0 {
             return Ok(true);
         }
+        // No room is an error to report now; any other refusal (a file system that
+        // cannot reserve, such as vfat, NFS or a FUSE one) leaves the file to the
+        // writer, which meets any real trouble itself.
         let e = std::io::Error::last_os_error();
         match e.raw_os_error() {
-            Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) => Ok(false),
-            _ => Err(e),
+            Some(libc::ENOSPC) | Some(libc::EDQUOT) | Some(libc::EFBIG) => Err(e),
+            _ => file.set_len(0).map(|()| false),
         }
     }
     #[cfg(not(target_os = "linux"))]
