@@ -89,13 +89,26 @@ pub struct Grid<C, S> {
 }
 
 impl<C: Copy + Default, S: Copy + Default> Grid<C, S> {
-    /// Reads every hex and hexside of the kernel's map.
-    pub fn of<K: Kernel<Cell = C, Side = S>>(k: &K, p: &Padded) -> Self {
+    /// Reads every hex and hexside of the kernel's map (the hexes column by column of
+    /// the grid, in parallel: a big map's viewshed waited for them on one thread).
+    pub fn of<K: Kernel<Cell = C, Side = S>>(k: &K, p: &Padded) -> Self
+    where
+        C: Send,
+    {
+        use rayon::prelude::*;
         let map = k.map();
         let mut cells = vec![C::default(); p.size];
-        for (i, &h) in p.axial.iter().enumerate() {
-            cells[p.cell[i] as usize] = k.cell(h);
-        }
+        let column = p.stride as usize;
+        cells
+            .par_chunks_mut(column)
+            .zip(p.index.par_chunks(column))
+            .for_each(|(cells, index)| {
+                for (c, &i) in cells.iter_mut().zip(index) {
+                    if i != u32::MAX {
+                        *c = k.cell(p.axial[i as usize]);
+                    }
+                }
+            });
         let mut side_mask = vec![0u8; p.size];
         let mut sides = HashMap::new();
         for side in map.hexsides.keys() {
