@@ -521,3 +521,75 @@ fn combine_and_background_pick_their_files_in_the_browser() {
         "scan.jpg"
     );
 }
+
+fn new_folder_name(h: &mut Harness<'_, EditorApp>, name: &str) {
+    match &mut h.state_mut().dialog {
+        Some(Dialog::Browse(b)) => b.new_folder = Some(name.into()),
+        d => panic!("no browser open: {d:?}"),
+    }
+    h.run_steps(2);
+}
+
+fn browser_message(h: &Harness<'_, EditorApp>) -> Option<String> {
+    match &h.state().dialog {
+        Some(Dialog::Browse(b)) => b.message.clone(),
+        d => panic!("no browser open: {d:?}"),
+    }
+}
+
+/// Save as can make a folder and save into it: New folder opens a row, a taken or
+/// bad name is refused with a message, Enter makes the folder and shows it, Escape
+/// drops the row and leaves the browser open; Open has no New folder.
+#[test]
+fn save_as_makes_a_new_folder_and_saves_into_it() {
+    let (_t, root) = folder();
+    let mut h = harness(&root.join("data"), Some(root.join("first.json")));
+    browse(&mut h, PathPurpose::SaveAs, format!("{}/", root.display()));
+    h.get_by_label("New folder").click();
+    h.run_steps(3);
+    h.get_by_label("Make folder");
+    new_folder_name(&mut h, "boards");
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    let m = browser_message(&h).unwrap_or_default();
+    assert!(m.contains("Could not make the folder boards"), "{m}");
+    assert_eq!(browser_dir(&h), root);
+    new_folder_name(&mut h, "a/b");
+    h.get_by_label("Make folder").click();
+    h.run_steps(3);
+    assert_eq!(
+        browser_message(&h).as_deref(),
+        Some("a/b is not a folder name")
+    );
+    assert!(!root.join("a").exists());
+    new_folder_name(&mut h, "scenario 2");
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    let made = root.join("scenario 2");
+    assert!(made.is_dir());
+    assert_eq!(browser_dir(&h), made);
+    assert!(h.query_by_label("Make folder").is_none(), "the row closes");
+    // Escape drops a New folder row, not the browser.
+    h.get_by_label("New folder").click();
+    h.run_steps(3);
+    h.key_press(Key::Escape);
+    h.run_steps(3);
+    assert!(h.query_by_label("Make folder").is_none());
+    assert!(matches!(h.state().dialog, Some(Dialog::Browse(_))));
+    if let Some(Dialog::Browse(b)) = &mut h.state_mut().dialog {
+        b.name = "fresh".into();
+    }
+    h.run_steps(2);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert!(h.state().dialog.is_none(), "{:?}", h.state().dialog);
+    assert_eq!(
+        Map::load(&made.join("fresh.json")).unwrap().name,
+        "First map"
+    );
+    browse(&mut h, PathPurpose::Open, format!("{}/", root.display()));
+    assert!(
+        h.query_by_label("New folder").is_none(),
+        "reading makes no folder"
+    );
+}

@@ -28,6 +28,9 @@ pub struct Browser {
     pub replace: Option<PathBuf>,
     /// Why the last accept did not go through (no such file, no folder).
     pub message: Option<String>,
+    /// The name of a folder being made in `dir` (the New folder row is open).
+    pub new_folder: Option<String>,
+    focus_new_folder: bool,
     selected: Option<PathBuf>,
     /// The listing of (folder, hidden shown), read once per folder, not per frame.
     listing: Option<(PathBuf, bool, Result<Vec<Entry>, String>)>,
@@ -123,6 +126,8 @@ impl Browser {
             selected: None,
             listing: None,
             focus_name: purpose.writes(),
+            new_folder: None,
+            focus_new_folder: false,
         }
     }
 
@@ -132,6 +137,7 @@ impl Browser {
         self.selected = None;
         self.message = None;
         self.listing = None;
+        self.new_folder = None;
         if !self.purpose.writes() {
             self.name.clear();
         }
@@ -207,6 +213,63 @@ impl Browser {
         Some(target)
     }
 
+    /// Makes the folder named in the New folder row inside the folder shown and shows
+    /// it (a save can then go into it); an empty, bad or taken name leaves a message
+    /// and the row open.
+    pub fn make_folder(&mut self) -> bool {
+        let name = self
+            .new_folder
+            .as_deref()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        self.message = None;
+        if name.is_empty() {
+            self.message = Some("Type the new folder's name".into());
+            return false;
+        }
+        if name.contains(['/', std::path::MAIN_SEPARATOR]) || name == "." || name == ".." {
+            self.message = Some(format!("{name} is not a folder name"));
+            return false;
+        }
+        let path = self.dir.join(&name);
+        match std::fs::create_dir(&path) {
+            Ok(()) => {
+                self.enter(path);
+                // Next comes the file's name (Enter then saves, not New folder again).
+                self.focus_name = true;
+                true
+            }
+            Err(e) => {
+                self.message = Some(format!("Could not make the folder {name}: {e}"));
+                false
+            }
+        }
+    }
+
+    /// The New folder row: its name field, Enter makes it, Escape drops it.
+    fn new_folder_ui(&mut self, ui: &mut Ui) {
+        let Some(name) = &mut self.new_folder else {
+            return;
+        };
+        let mut make = false;
+        ui.horizontal(|ui| {
+            ui.label("New folder:");
+            let r = ui.add(
+                egui::TextEdit::singleline(name)
+                    .desired_width(300.0)
+                    .hint_text("its name (Enter makes it, Escape drops it)"),
+            );
+            if std::mem::take(&mut self.focus_new_folder) {
+                r.request_focus();
+            }
+            make = ui.button("Make folder").clicked();
+        });
+        if make {
+            self.make_folder();
+        }
+    }
+
     /// Draws the browser for one frame. `places` are the quick picks (recent
     /// folders); `options` draws the purpose's own settings (PNG scale).
     pub fn show(
@@ -219,6 +282,18 @@ impl Browser {
         let (enter, escape) =
             ctx.input(|i| (i.key_pressed(Key::Enter), i.key_pressed(Key::Escape)));
         let asking = self.replace.is_some();
+        // Enter and Escape go to the New folder row while it is open.
+        let naming = self.new_folder.is_some() && !asking;
+        let (enter, escape) = if naming {
+            if enter {
+                self.make_folder();
+            } else if escape {
+                self.new_folder = None;
+            }
+            (false, false)
+        } else {
+            (enter, escape)
+        };
         let mut outcome = Outcome::Stay;
         let mut go = enter && !asking;
         let mut open_dir: Option<PathBuf> = None;
@@ -265,11 +340,22 @@ impl Browser {
                 }
             });
             options(ui);
+            self.new_folder_ui(ui);
             if let Some(m) = &self.message {
                 ui.colored_label(Color32::from_rgb(240, 180, 60), m);
             }
             ui.horizontal(|ui| {
                 ui.checkbox(&mut self.hidden, "Hidden files");
+                // Not in the frame whose Enter or Escape closed the row: that key
+                // would also press this button, which had the focus before the row.
+                if self.purpose.writes()
+                    && self.new_folder.is_none()
+                    && ui.button("New folder").clicked()
+                    && !naming
+                {
+                    self.new_folder = Some(String::new());
+                    self.focus_new_folder = true;
+                }
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     if ui.button(self.purpose.accept_label()).clicked() {
                         go = true;
