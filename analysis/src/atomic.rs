@@ -37,22 +37,9 @@ impl Outgoing {
         }
     }
 
-    /// Starts writeback of what was written since the last start (a hint: errors
-    /// are left to the sync at commit, which reports them).
+    /// Starts writeback of what was written since the last start.
     fn start_writeback(&mut self) {
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::fd::AsRawFd;
-            // SAFETY: a plain system call on an open descriptor with a byte range.
-            unsafe {
-                libc::sync_file_range(
-                    self.file.as_raw_fd(),
-                    self.started as libc::off64_t,
-                    (self.written - self.started) as libc::off64_t,
-                    libc::SYNC_FILE_RANGE_WRITE,
-                );
-            }
-        }
+        start_writeback(&self.file, self.started, self.written - self.started);
         self.started = self.written;
     }
 }
@@ -269,31 +256,46 @@ impl Pages<'_> {
     pub fn done(&self, part: &mut [u8]) {
         #[cfg(target_os = "linux")]
         {
-            use std::os::fd::AsRawFd;
-            const PAGE: usize = 4096;
+            // SAFETY: a plain query of the system's page size.
+            let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+                .unwrap_or(4096)
+                .max(1);
             let at = part.as_mut_ptr() as usize;
-            let (first, end) = (at.next_multiple_of(PAGE), (at + part.len()) & !(PAGE - 1));
+            let (first, end) = (at.next_multiple_of(page), (at + part.len()) / page * page);
             if end <= first {
                 return;
             }
             // SAFETY: whole pages within the live mapping `part` lies in; dropping a
             // shared file mapping's pages keeps their bytes in the file's page cache,
-            // and the part is not touched again. The second call is a plain system
-            // call on an open descriptor with a byte range (a hint: errors are left to
-            // the sync at commit, which reports them).
+            // and the part is not touched again.
             unsafe {
                 libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_DONTNEED);
-                libc::sync_file_range(
-                    self.file.as_raw_fd(),
-                    (first - self.start) as libc::off64_t,
-                    (end - first) as libc::off64_t,
-                    libc::SYNC_FILE_RANGE_WRITE,
-                );
             }
+            start_writeback(self.file, (first - self.start) as u64, (end - first) as u64);
         }
         #[cfg(not(target_os = "linux"))]
-        let _ = (self.file, self.start, part);
+        let _ = (self.start, part);
     }
+}
+
+/// Asks the kernel to start writing bytes `start..start + len` of `file` to disk (a
+/// hint: errors are left to the sync at commit, which reports them; off Linux, nothing).
+fn start_writeback(file: &std::fs::File, start: u64, len: u64) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a plain system call on an open descriptor with a byte range.
+        unsafe {
+            libc::sync_file_range(
+                file.as_raw_fd(),
+                start as libc::off64_t,
+                len as libc::off64_t,
+                libc::SYNC_FILE_RANGE_WRITE,
+            );
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (file, start, len);
 }
 
 /// Drops the cached pages of the file at `path`, if any (a hint; its bytes stay).

@@ -241,13 +241,7 @@ fn save_as_onto_an_existing_file_asks_to_replace_and_writes_only_after_yes() {
     // A new name, typed without its extension, is saved at once as .json.
     browse(&mut h, PathPurpose::SaveAs, format!("{}/", root.display()));
     h.get_by_label("File name:");
-    if let Some(Dialog::Browse(b)) = &mut h.state_mut().dialog {
-        b.name = "fresh".into();
-    }
-    h.run_steps(2);
-    h.key_press(Key::Enter);
-    h.run_steps(3);
-    assert!(h.state().dialog.is_none(), "{:?}", h.state().dialog);
+    save_named(&mut h, "fresh");
     assert_eq!(
         Map::load(&root.join("fresh.json")).unwrap().name,
         "North board"
@@ -522,6 +516,18 @@ fn combine_and_background_pick_their_files_in_the_browser() {
     );
 }
 
+/// Types `name` in the open browser's file-name field and presses Enter, which saves
+/// (the browser closes).
+fn save_named(h: &mut Harness<'_, EditorApp>, name: &str) {
+    if let Some(Dialog::Browse(b)) = &mut h.state_mut().dialog {
+        b.name = name.into();
+    }
+    h.run_steps(2);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert!(h.state().dialog.is_none(), "{:?}", h.state().dialog);
+}
+
 fn new_folder_name(h: &mut Harness<'_, EditorApp>, name: &str) {
     match &mut h.state_mut().dialog {
         Some(Dialog::Browse(b)) => b.new_folder = Some(name.into()),
@@ -576,13 +582,7 @@ fn save_as_makes_a_new_folder_and_saves_into_it() {
     h.run_steps(3);
     assert!(h.query_by_label("Make folder").is_none());
     assert!(matches!(h.state().dialog, Some(Dialog::Browse(_))));
-    if let Some(Dialog::Browse(b)) = &mut h.state_mut().dialog {
-        b.name = "fresh".into();
-    }
-    h.run_steps(2);
-    h.key_press(Key::Enter);
-    h.run_steps(3);
-    assert!(h.state().dialog.is_none(), "{:?}", h.state().dialog);
+    save_named(&mut h, "fresh");
     assert_eq!(
         Map::load(&made.join("fresh.json")).unwrap().name,
         "First map"

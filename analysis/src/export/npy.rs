@@ -268,8 +268,6 @@ mod tests {
     use super::*;
     use crate::engine::matrix::BitMatrix;
 
-    /// Batches of a few rows, written while the next is filled by two workers, give
-    /// the bytes of the matrix bit by bit, whatever the batch size.
     /// A `rows` x `cols` matrix with a pattern of bits, and its `.npy` bytes made bit by bit.
     fn patterned(rows: usize, cols: usize) -> (Matrix, Vec<u8>) {
         let mut bits = BitMatrix::with_shape(rows, cols);
@@ -295,6 +293,8 @@ mod tests {
         (m, want)
     }
 
+    /// Batches of a few rows, written while the next is filled by two workers, give
+    /// the bytes of the matrix bit by bit, whatever the batch size.
     #[test]
     fn batches_written_while_the_next_fills_keep_every_byte() {
         let (rows, cols) = (37, 75);
