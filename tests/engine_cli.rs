@@ -290,9 +290,10 @@ fn viewshed_blind_and_exposure_agree_with_the_matrix() {
         s(&svg),
     ]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hexes = common::viewshed_hexes(&v);
     let row = rows.iter().position(|r| r == "C5").unwrap();
     for (j, c) in cols.iter().enumerate() {
-        let t = &v["hexes"][c];
+        let t = &hexes[c];
         assert_eq!(t["verdict"] != "blocked", bits[row][j] == 1, "C5 -> {c}");
         if t["blind"] == true {
             assert_eq!(t["verdict"], "blocked");
@@ -427,9 +428,10 @@ fn the_hindrance_matrix_agrees_with_the_bits_and_the_viewshed() {
     for from in ["C5", "H2", "L10"] {
         let out = ok(&["viewshed", s(&map), "--from", from, "--json"]);
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let hexes = common::viewshed_hexes(&v);
         let i = rows.iter().position(|r| r == from).unwrap();
         for (j, c) in cols.iter().enumerate() {
-            let t = &v["hexes"][c];
+            let t = &hexes[c];
             let byte = data[i * nc + j];
             if t["verdict"] == "blocked" {
                 assert_eq!(byte, 255, "{from} -> {c}");

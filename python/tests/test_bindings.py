@@ -33,12 +33,21 @@ def test_los_on_sampled_pairs(path, cli_json):
     assert m.los(a, b, range="3") == cli_json("los", path, a, b, "--json", "--range", "3")
 
 
+def viewshed_hexes(v):
+    """Each hex of `viewshed --json` (labels listed by class) as {verdict, hindrance, blind}."""
+    out = {l: {"verdict": "clear", "hindrance": 0, "blind": False} for l in v["clear"]}
+    out.update({l: {"verdict": "hindered", "hindrance": h, "blind": False} for l, h in v["hindered"].items()})
+    blind = set(v["blind"])
+    out.update({l: {"verdict": "blocked", "hindrance": 0, "blind": l in blind} for l in v["blocked"]})
+    return out
+
+
 @pytest.mark.parametrize("path", MAPS, ids=lambda p: p.name)
 def test_viewshed(path, cli_json):
     m = hexsight.load(path)
     for hex in random.Random(7).sample(m.labels, 3):
         v = m.viewshed(hex)
-        want = cli_json("viewshed", path, "--from", hex, "--json")["hexes"]
+        want = viewshed_hexes(cli_json("viewshed", path, "--from", hex, "--json"))
         assert v["verdict"].dtype == np.uint8 and v["blind"].dtype == np.bool_
         assert v["verdict"].tolist() == [CODES[want[l]["verdict"]] for l in m.labels]
         assert v["hindrance"].tolist() == [want[l]["hindrance"] for l in m.labels]

@@ -1,9 +1,10 @@
-//! `hexsight blind MAP --from HEX [--json]`: the observer's blind hexes.
+//! `hexsight blind MAP --from HEX [--json] [--tif FILE] [--fgb FILE] [--npy FILE]`: the
+//! observer's blind hexes.
 
 use clap::Args as ClapArgs;
 use hexsight_analysis::engine::viewshed::viewshed;
-use hexsight_analysis::export::overlays;
-use serde_json::json;
+use hexsight_analysis::export::{overlays, per_hex};
+use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -20,6 +21,8 @@ pub struct Args {
     json: bool,
     #[command(flatten)]
     geojson: super::GeoJsonArgs,
+    #[command(flatten)]
+    gis: super::gis::GisArgs,
 }
 
 /// Lists the blind hexes, each with the reason it is hidden.
@@ -28,27 +31,56 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let from = super::hex_arg(&map, &a.map, &a.from)?;
     super::check_per_hex(&a.map, &map, 256, "the viewshed")?;
     a.geojson.check(&a.map, &map)?;
+    let layout = a.gis.check(&a.map, &map)?;
     let v = viewshed(&map, from);
     a.geojson.write(|crs| overlays::blind(&map, &v, crs))?;
+    a.gis.write(
+        &map,
+        &layout,
+        || per_hex::blind(&v),
+        |crs| overlays::blind(&map, &v, crs),
+    )?;
     let blind = v.blind();
     if a.json {
-        let list: Vec<_> = blind
-            .iter()
-            .map(|&j| json!({"hex": map.label(map.hex_of(j)), "reason": v.reason(&map, j)}))
-            .collect();
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&json!({"from": map.label(from), "blind": list}))?
-        )?;
-    } else {
-        outln!(
-            "{} blind hexes seen from {} (hidden only by obstacles lower than the observer):",
-            blind.len(),
-            map.label(from)
-        )?;
-        for j in blind {
-            outln!("{}: {}", map.label(map.hex_of(j)), v.reason(&map, j))?;
+        /// One blind hex.
+        #[derive(Serialize)]
+        struct Entry {
+            hex: String,
+            reason: String,
         }
+        /// The answer, field by field.
+        #[derive(Serialize)]
+        struct Answer<E> {
+            from: String,
+            blind: E,
+        }
+        let entries = super::json::Stream(|| {
+            blind.iter().map(|&j| Entry {
+                hex: map.label(map.hex_of(j)),
+                reason: v.reason(&map, j),
+            })
+        });
+        let answer = Answer {
+            from: map.label(from),
+            blind: entries,
+        };
+        crate::out::with(|w| super::json::write_lines(w, &answer))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    outln!(
+        "{} blind hexes seen from {} (hidden only by obstacles lower than the observer):",
+        blind.len(),
+        map.label(from)
+    )?;
+    for &j in blind.iter().take(super::SHOWN) {
+        outln!("{}: {}", map.label(map.hex_of(j)), v.reason(&map, j))?;
+    }
+    if blind.len() > super::SHOWN {
+        outln!(
+            "and {} more {}",
+            blind.len() - super::SHOWN,
+            super::MORE_IN_FILES
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -7,7 +7,7 @@ use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{BitMatrix, Control};
-use hexsight_analysis::export::{overlays, pictures, save_picture};
+use hexsight_analysis::export::{overlays, per_hex, pictures, save_picture};
 use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Plan, Request, deploy};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -54,6 +54,8 @@ pub struct Args {
     svg: Option<PathBuf>,
     #[command(flatten)]
     geojson: super::GeoJsonArgs,
+    #[command(flatten)]
+    gis: super::gis::GisArgs,
 }
 
 fn parse_goal(s: &str) -> Result<Goal, String> {
@@ -165,6 +167,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     check_memory(&a.map, &map, &req)?;
     super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
     a.geojson.check(&a.map, &map)?;
+    let layout = a.gis.check(&a.map, &map)?;
     let engine = Engine::try_new(&map)?;
     let ctl = Control {
         cancel: super::interrupt_flag(),
@@ -179,11 +182,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     )?;
     a.geojson
         .write(|crs| overlays::deploy(&map, &plan, &req.watch, crs))?;
+    a.gis.write(
+        &map,
+        &layout,
+        || per_hex::deploy(&map, &plan, &req.zone, &req.watch),
+        |crs| overlays::deploy(&map, &plan, &req.watch, crs),
+    )?;
     if a.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&to_json(&map, &req, &plan))?
-        )?;
+        crate::out::with(|w| super::json::write_lines_to(w, &to_json(&map, &req, &plan), 1))?;
     } else {
         out!("{}", text(&map, &req, &plan))?;
     }

@@ -6,7 +6,7 @@ use hexsight_analysis::Map;
 use hexsight_analysis::engine::exposure::{Exposure, exposure, shard_range, streaming_part};
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Selection};
-use hexsight_analysis::export::{npz, overlays, pictures, save_picture, write_with};
+use hexsight_analysis::export::{npz, overlays, per_hex, pictures, save_picture, write_with};
 use hexsight_analysis::query::range::Range;
 use serde::Serialize;
 use serde_json::json;
@@ -39,6 +39,8 @@ pub struct Args {
     sees_png: Option<PathBuf>,
     #[command(flatten)]
     geojson: super::GeoJsonArgs,
+    #[command(flatten)]
+    gis: super::gis::GisArgs,
     /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
     #[arg(long)]
     range: Option<String>,
@@ -186,9 +188,9 @@ pub struct Counts<'a> {
 }
 
 impl Counts<'_> {
-    /// Writes the counts as pretty JSON and a newline.
+    /// Writes the counts as JSON, a hex a line, and a newline.
     pub fn write(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-        super::json::write_pretty(w, self)
+        super::json::write_lines(w, self)
     }
 }
 
@@ -241,6 +243,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         (a.png.is_some() || a.svg.is_some() || a.sees_png.is_some()) as u64,
     )?;
     a.geojson.check(&a.map, &map)?;
+    let layout = a.gis.check(&a.map, &map)?;
     let progress = super::Progress::new("pairs");
     let e = compute(&map, &sel, range.as_ref(), &progress)
         .map_err(|e| anyhow::anyhow!("{}: {e:#}", a.map.display()))?;
@@ -261,6 +264,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     )?;
     save_picture(&pictures::sees(&map, &e), a.sees_png.as_deref(), None)?;
     a.geojson.write(|crs| overlays::exposure(&map, &e, crs))?;
+    a.gis.write(
+        &map,
+        &layout,
+        || per_hex::exposure(&e),
+        |crs| overlays::exposure(&map, &e, crs),
+    )?;
     if a.json {
         crate::out::with(|w| to_json(&map, &e).write(w))?;
         return Ok(ExitCode::SUCCESS);

@@ -5,6 +5,7 @@ pub mod combine;
 pub mod deploy;
 pub mod exposure;
 pub mod generate;
+pub mod gis;
 pub mod import;
 pub mod json;
 pub mod los;
@@ -99,6 +100,25 @@ pub fn check_pictures(path: &Path, map: &Map, count: u64) -> anyhow::Result<()> 
     )
     .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
+
+/// Labels a text answer shows of each class of hexes before "and N more".
+pub const SHOWN: usize = 12;
+
+/// A class of hexes as people read it: its first [`SHOWN`] labels, then how many more
+/// (text output is a summary; `--json` and the files carry every hex).
+pub fn sample_list(count: usize, labels: impl Iterator<Item = String>) -> String {
+    if count == 0 {
+        return "none".into();
+    }
+    let mut s: Vec<String> = labels.take(SHOWN).collect();
+    if count > s.len() {
+        s.push(format!("and {} more", count - s.len()));
+    }
+    s.join(" ")
+}
+
+/// The line ending a text answer that left hexes out.
+pub const MORE_IN_FILES: &str = "(every hex: --json, or a file: --tif, --npy, --fgb, --geojson)";
 
 /// Most worker threads `--threads` may ask for.
 pub const MAX_THREADS: usize = 1024;

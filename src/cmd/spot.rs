@@ -2,8 +2,10 @@
 //! miniatures spotting from one hex to every hex (seed 001, 8.E-8.G).
 
 use clap::Args as ClapArgs;
-use hexsight_analysis::export::{overlays, pictures, save_picture};
-use hexsight_analysis::query::spotting::spot;
+use hexsight_analysis::Map;
+use hexsight_analysis::export::{overlays, per_hex, pictures, save_picture};
+use hexsight_analysis::hex::Hex;
+use hexsight_analysis::query::spotting::{SpotCell, spot};
 use hexsight_analysis::rules::miniatures::Activity;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,6 +32,8 @@ pub struct Args {
     svg: Option<PathBuf>,
     #[command(flatten)]
     geojson: super::GeoJsonArgs,
+    #[command(flatten)]
+    gis: super::gis::GisArgs,
 }
 
 fn parse_activity(s: &str) -> Result<Activity, String> {
@@ -43,34 +47,61 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::check_per_hex(&a.map, &map, if a.json { 1024 } else { 512 }, "spotting")?;
     super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
     a.geojson.check(&a.map, &map)?;
+    let layout = a.gis.check(&a.map, &map)?;
     let cells = spot(&map, from, a.activity)?;
     a.geojson
         .write(|crs| overlays::spotting(&map, &cells, crs))?;
-    let mut out = String::new();
-    if a.json {
-        out = serde_json::to_string_pretty(&cells)? + "\n";
-    } else {
-        out += &format!(
-            "spotting from {} ({:?} targets); hex: los, auto, p(test), reason\n",
-            map.label(from),
-            a.activity
-        );
-        for c in &cells {
-            out += &format!(
-                "{}: {} {} {:.2} - {}\n",
-                c.hex,
-                if c.los { "LOS" } else { "no-LOS" },
-                if c.auto { "auto" } else { "-" },
-                c.p_spot,
-                c.reason
-            );
-        }
-    }
+    a.gis.write(
+        &map,
+        &layout,
+        || per_hex::spotting(&cells),
+        |crs| overlays::spotting(&map, &cells, crs),
+    )?;
     let picture = pictures::spotting(&map, from, &cells, a.activity);
     save_picture(&picture, a.png.as_deref(), a.svg.as_deref())?;
     for p in a.png.iter().chain(a.svg.iter()) {
         note!("wrote {}", p.display());
     }
-    crate::out::text(&out)?;
+    if a.json {
+        crate::out::with(|w| super::json::write_lines_to(w, &cells, 1))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    print_summary(&map, from, a.activity, &cells)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The spotting answer as people read it: counts, then the hexes in LOS nearest first.
+fn print_summary(
+    map: &Map,
+    from: Hex,
+    activity: Activity,
+    cells: &[SpotCell],
+) -> anyhow::Result<()> {
+    let in_los = cells.iter().filter(|c| c.los).count();
+    let auto = cells.iter().filter(|c| c.auto).count();
+    outln!(
+        "spotting from {} ({activity:?} targets): {in_los} of {} hexes in LOS, {auto} spotted automatically",
+        map.label(from),
+        cells.len()
+    )?;
+    let mut seen: Vec<&SpotCell> = cells.iter().filter(|c| c.los).collect();
+    seen.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+    outln!("hex: auto, p(test), reason")?;
+    for c in seen.iter().take(super::SHOWN) {
+        outln!(
+            "{}: {} {:.2} - {}",
+            c.hex,
+            if c.auto { "auto" } else { "-" },
+            c.p_spot,
+            c.reason
+        )?;
+    }
+    if seen.len() > super::SHOWN {
+        outln!(
+            "and {} more in LOS {}",
+            seen.len() - super::SHOWN,
+            super::MORE_IN_FILES
+        )?;
+    }
+    Ok(())
 }

@@ -1,11 +1,10 @@
-//! `hexsight viewshed MAP --from HEX [--json] [--png FILE] [--svg FILE]`.
+//! `hexsight viewshed MAP --from HEX [--json] [--png FILE] [--svg FILE] [--tif FILE] [--fgb FILE] [--npy FILE]`.
 
-use super::json::PerHex;
 use clap::Args as ClapArgs;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::Control;
-use hexsight_analysis::engine::viewshed::{Viewshed, viewshed_of};
-use hexsight_analysis::export::{overlays, pictures, save_picture};
+use hexsight_analysis::engine::viewshed::{Target, Viewshed, viewshed_of};
+use hexsight_analysis::export::{overlays, per_hex, pictures, save_picture};
 use hexsight_analysis::{Map, Verdict};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -20,7 +19,7 @@ pub struct Args {
     /// The observer's hex (`C5`).
     #[arg(long)]
     from: String,
-    /// Print one JSON object instead of text.
+    /// Print JSON instead of a summary: every hex, listed by class.
     #[arg(long)]
     json: bool,
     /// Also draw it as a PNG.
@@ -31,6 +30,8 @@ pub struct Args {
     svg: Option<PathBuf>,
     #[command(flatten)]
     geojson: super::GeoJsonArgs,
+    #[command(flatten)]
+    gis: super::gis::GisArgs,
     /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
     #[arg(long)]
     range: Option<String>,
@@ -42,23 +43,28 @@ pub struct Args {
     timings: bool,
 }
 
-/// The viewshed as JSON: counts and one entry per hex (written as it is serialized).
+/// The viewshed as JSON: counts, then the hexes of each class as lists of labels
+/// (`hindered` maps each label to its hindrance; `blind` hexes are also `blocked`),
+/// a few bytes a hex.
 pub fn to_json<'a>(map: &'a Map, v: &'a Viewshed) -> impl Serialize + 'a {
-    let hexes = PerHex(v.targets.len(), move |j| {
-        let t = &v.targets[j];
-        (
-            map.label(map.hex_of(j)),
-            json!({"verdict": t.verdict, "hindrance": t.hindrance, "blind": t.blind}),
-        )
-    });
+    let class = move |f: fn(&Target) -> bool| {
+        v.targets
+            .iter()
+            .enumerate()
+            .filter(move |(_, t)| f(t))
+            .map(move |(j, t)| (map.label(map.hex_of(j)), t.hindrance))
+    };
     /// The answer, field by field in this order.
     #[derive(Serialize)]
-    struct Answer<'b, H> {
+    struct Answer<'b, C, H, B, D> {
         map: &'b str,
         ruleset: &'b str,
         from: String,
         counts: Value,
-        hexes: H,
+        clear: C,
+        hindered: H,
+        blocked: B,
+        blind: D,
     }
     Answer {
         map: &map.name,
@@ -70,7 +76,12 @@ pub fn to_json<'a>(map: &'a Map, v: &'a Viewshed) -> impl Serialize + 'a {
             "blocked": v.count(Verdict::Blocked),
             "blind": v.blind().len(),
         }),
-        hexes,
+        clear: super::json::Stream(move || class(|t| t.verdict == Verdict::Clear).map(|(l, _)| l)),
+        hindered: super::json::StreamMap(move || class(|t| t.verdict == Verdict::Hindered)),
+        blocked: super::json::Stream(move || {
+            class(|t| t.verdict == Verdict::Blocked).map(|(l, _)| l)
+        }),
+        blind: super::json::Stream(move || class(|t| t.blind).map(|(l, _)| l)),
     }
 }
 
@@ -83,6 +94,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::check_per_hex(&a.map, &map, 256, "the viewshed")?;
     super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
     a.geojson.check(&a.map, &map)?;
+    let layout = a.gis.check(&a.map, &map)?;
     let progress = super::Progress::new("targets");
     let engine = Engine::try_new(&map)?;
     let ctl = Control {
@@ -108,13 +120,25 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         a.svg.as_deref(),
     )?;
     a.geojson.write(|crs| overlays::viewshed(&map, &v, crs))?;
+    a.gis.write(
+        &map,
+        &layout,
+        || per_hex::viewshed(&v),
+        |crs| overlays::viewshed(&map, &v, crs),
+    )?;
     if a.json {
-        crate::out::with(|w| super::json::write_pretty(w, &to_json(&map, &v)))?;
+        crate::out::with(|w| super::json::write_lines(w, &to_json(&map, &v)))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let list = |f: &dyn Fn(&hexsight_analysis::engine::viewshed::Target) -> bool,
-                with_total: bool| {
-        v.targets
+    print_summary(&map, &v)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The viewshed as people read it: each class's count and first labels.
+fn print_summary(map: &Map, v: &Viewshed) -> anyhow::Result<()> {
+    let class = |f: &dyn Fn(&Target) -> bool, count: usize, with_total: bool| {
+        let labels = v
+            .targets
             .iter()
             .enumerate()
             .filter(|(_, t)| f(t))
@@ -125,31 +149,44 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 } else {
                     l
                 }
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
+            });
+        super::sample_list(count, labels)
     };
     outln!(
-        "viewshed of {} on {} ({}):",
-        map.label(from),
+        "viewshed of {} on {} ({}), {} hexes:",
+        map.label(v.from),
         map.name,
-        map.ruleset.name
+        map.ruleset.name,
+        map.len()
     )?;
+    let counts = [
+        v.count(Verdict::Clear),
+        v.count(Verdict::Hindered),
+        v.count(Verdict::Blocked),
+        v.blind().len(),
+    ];
     outln!(
         "clear {}: {}",
-        v.count(Verdict::Clear),
-        list(&|t| t.verdict == Verdict::Clear, false)
+        counts[0],
+        class(&|t| t.verdict == Verdict::Clear, counts[0], false)
     )?;
     outln!(
         "hindered {}: {}",
-        v.count(Verdict::Hindered),
-        list(&|t| t.verdict == Verdict::Hindered, true)
+        counts[1],
+        class(&|t| t.verdict == Verdict::Hindered, counts[1], true)
     )?;
     outln!(
         "blocked {}: {}",
-        v.count(Verdict::Blocked),
-        list(&|t| t.verdict == Verdict::Blocked, false)
+        counts[2],
+        class(&|t| t.verdict == Verdict::Blocked, counts[2], false)
     )?;
-    outln!("blind {}: {}", v.blind().len(), list(&|t| t.blind, false))?;
-    Ok(ExitCode::SUCCESS)
+    outln!(
+        "blind {}: {}",
+        counts[3],
+        class(&|t| t.blind, counts[3], false)
+    )?;
+    if counts.iter().any(|&c| c > super::SHOWN) {
+        outln!("{}", super::MORE_IN_FILES)?;
+    }
+    Ok(())
 }

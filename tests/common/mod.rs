@@ -23,6 +23,49 @@ pub fn hexsight_ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Each hex of a `viewshed --json` answer (lists of labels by class) as one entry
+/// `{"verdict", "hindrance", "blind"}`, by label, checking that every hex is listed once.
+#[allow(dead_code)] // Not every test file reads viewsheds.
+pub fn viewshed_hexes(v: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    use serde_json::json;
+    let labels = |k: &str| -> Vec<String> {
+        v[k].as_array()
+            .unwrap_or_else(|| panic!("`{k}` is a list"))
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect()
+    };
+    let blind = labels("blind");
+    let mut out = serde_json::Map::new();
+    let mut put = |l: String, e: serde_json::Value| {
+        assert!(out.insert(l.clone(), e).is_none(), "{l} listed twice");
+    };
+    for l in labels("clear") {
+        put(
+            l,
+            json!({"verdict": "clear", "hindrance": 0, "blind": false}),
+        );
+    }
+    for (l, h) in v["hindered"].as_object().unwrap() {
+        put(
+            l.clone(),
+            json!({"verdict": "hindered", "hindrance": h, "blind": false}),
+        );
+    }
+    for l in labels("blocked") {
+        let b = blind.contains(&l);
+        put(l, json!({"verdict": "blocked", "hindrance": 0, "blind": b}));
+    }
+    for (k, n) in v["counts"].as_object().unwrap() {
+        let listed = out.values().filter(|e| match k.as_str() {
+            "blind" => e["blind"] == true,
+            _ => e["verdict"] == k.as_str(),
+        });
+        assert_eq!(listed.count() as u64, n.as_u64().unwrap(), "count of {k}");
+    }
+    out
+}
+
 /// A tiny deterministic xorshift generator, so the property tests need no extra crate
 /// and a failing seed reproduces.
 pub struct Rng(pub u64);

@@ -10,11 +10,14 @@ pub mod html;
 pub mod npy;
 pub mod npz;
 pub mod overlays;
+pub mod per_hex;
 pub mod pictures;
 pub mod png;
 pub mod profile;
+pub mod raster;
 pub mod style;
 pub mod svg;
+pub mod vector;
 
 pub use crate::atomic::AtomicFile;
 use crate::error::{Error, Result};

@@ -83,7 +83,18 @@ fn header(rows: usize, cols: usize, out: &mut dyn Write) -> std::io::Result<()> 
 
 /// The `.npy` header of a `rows` x `cols` uint8 array, a multiple of 64 bytes long.
 fn header_bytes(rows: usize, cols: usize) -> Vec<u8> {
-    let dict = format!("{{'descr': '|u1', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    header_for("|u1", &[rows, cols])
+}
+
+/// The `.npy` header of a C-order array of `descr` (`|u1`, `<u4`, `<f4`) and `shape`,
+/// a multiple of 64 bytes long.
+pub(crate) fn header_for(descr: &str, shape: &[usize]) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let shape = match dims.as_slice() {
+        [one] => format!("{one},"),
+        _ => dims.join(", "),
+    };
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({shape}), }}");
     // Magic (6) + version (2) + length (2) + dict + padding + '\n' is a multiple of 64.
     let unpadded = 10 + dict.len() + 1;
     let pad = (64 - unpadded % 64) % 64;

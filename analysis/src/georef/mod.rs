@@ -18,8 +18,39 @@ pub struct Geo {
     pub origin: (f64, f64),
     /// Distance between the centres of two adjacent hexes, in CRS units.
     pub hex_size: f64,
+    /// The pixel grid of the DEM the map was imported from, so that answers can be
+    /// written back as rasters lying on that DEM pixel for pixel (`geo.raster`).
+    pub raster: Option<DemGrid>,
     /// Uninterpreted keys.
     pub extra: Extra,
+}
+
+/// A north-up pixel grid in the map's CRS: `width` x `height` pixels, pixel (0, 0)'s
+/// top-left corner at (`left`, `top`), pixels `dx` east by `dy` south (both positive).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DemGrid {
+    /// Pixels across.
+    pub width: u32,
+    /// Pixels down.
+    pub height: u32,
+    /// CRS x of the left edge.
+    pub left: f64,
+    /// CRS y of the top edge.
+    pub top: f64,
+    /// Pixel width.
+    pub dx: f64,
+    /// Pixel height.
+    pub dy: f64,
+}
+
+impl DemGrid {
+    /// The CRS point at the centre of pixel (`col`, `row`).
+    pub fn pixel_center(&self, col: u32, row: u32) -> (f64, f64) {
+        (
+            self.left + (f64::from(col) + 0.5) * self.dx,
+            self.top - (f64::from(row) + 0.5) * self.dy,
+        )
+    }
 }
 
 /// Circumradius of a hex whose neighbours' centres are `spacing` apart: the
@@ -70,6 +101,7 @@ pub fn grid_units() -> Geo {
         epsg: 0,
         origin: (0.0, 0.0),
         hex_size: 1.0,
+        raster: None,
         extra: Extra::new(),
     }
 }
@@ -95,6 +127,7 @@ mod tests {
             epsg: 32631,
             origin: (500_000.0, 5_000_000.0),
             hex_size: 100.0,
+            raster: None,
             extra: Extra::new(),
         }
     }

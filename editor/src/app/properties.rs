@@ -181,6 +181,7 @@ impl PropertiesForm {
             epsg: self.epsg,
             origin: self.origin,
             hex_size: self.geo_hex,
+            raster: m.geo.as_ref().and_then(|g| g.raster),
             extra: m.geo.as_ref().map(|g| g.extra.clone()).unwrap_or_default(),
         };
         let v = hexsight_analysis::map::geo::to_value(&g);
