@@ -4,6 +4,7 @@ use clap::Args as ClapArgs;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::Control;
 use hexsight_analysis::engine::viewshed::{Target, Viewshed, viewshed_of};
+use hexsight_analysis::export::raster::PixelLayout;
 use hexsight_analysis::export::{overlays, per_hex, pictures, save_picture};
 use hexsight_analysis::{Map, Verdict};
 use serde::Serialize;
@@ -38,7 +39,7 @@ pub struct Args {
     /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
-    /// Print the compute time (not loading the map or printing) on stderr.
+    /// Print on stderr the compute time, then the time to write the answer (not loading the map).
     #[arg(long)]
     timings: bool,
 }
@@ -114,24 +115,37 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             progress.seconds()
         );
     }
+    let written = std::time::Instant::now();
+    write_answer(&a, &map, &v, &layout)?;
+    if a.timings {
+        eprintln!(
+            "viewshed of {} answered (pictures, files, output) in {:.3} s",
+            a.from,
+            written.elapsed().as_secs_f64()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Draws and writes what was asked, and prints the answer.
+fn write_answer(a: &Args, map: &Map, v: &Viewshed, layout: &PixelLayout) -> anyhow::Result<()> {
     save_picture(
-        &pictures::viewshed(&map, &v),
+        &pictures::viewshed(map, v),
         a.png.as_deref(),
         a.svg.as_deref(),
     )?;
-    a.geojson.write(|crs| overlays::viewshed(&map, &v, crs))?;
+    a.geojson.write(|crs| overlays::viewshed(map, v, crs))?;
     a.gis.write(
-        &map,
-        &layout,
-        || per_hex::viewshed(&v),
-        |crs| overlays::viewshed(&map, &v, crs),
+        map,
+        layout,
+        || per_hex::viewshed(v),
+        |crs| overlays::viewshed(map, v, crs),
     )?;
     if a.json {
-        crate::out::with(|w| super::json::write_lines(w, &to_json(&map, &v)))?;
-        return Ok(ExitCode::SUCCESS);
+        crate::out::with(|w| super::json::write_lines(w, &to_json(map, v)))?;
+        return Ok(());
     }
-    print_summary(&map, &v)?;
-    Ok(ExitCode::SUCCESS)
+    print_summary(map, v)
 }
 
 /// The viewshed as people read it: each class's count and first labels.
