@@ -79,27 +79,21 @@ pub fn address_space_left() -> Option<u64> {
 
 /// The soft address-space limit in bytes, `None` when unlimited or unknown.
 pub fn address_space_limit() -> Option<u64> {
-    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    #[cfg(unix)]
     {
-        #[repr(C)]
-        struct Rlimit {
-            cur: u64,
-            max: u64,
-        }
-        unsafe extern "C" {
-            fn getrlimit(resource: i32, rlim: *mut Rlimit) -> i32;
-        }
-        const RLIMIT_AS: i32 = 9;
-        let mut r = Rlimit { cur: 0, max: 0 };
-        // SAFETY: getrlimit writes one `struct rlimit` (two 64-bit words on Linux) to
-        // the pointer it is given, which points at such a struct on our stack.
-        let rc = unsafe { getrlimit(RLIMIT_AS, &mut r) };
-        if rc != 0 || r.cur == u64::MAX {
+        let mut r = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes one `struct rlimit` to the pointer it is given,
+        // which points at such a struct on our stack.
+        let rc = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) };
+        if rc != 0 || r.rlim_cur == libc::RLIM_INFINITY {
             return None;
         }
-        Some(r.cur)
+        Some(r.rlim_cur as u64)
     }
-    #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+    #[cfg(not(unix))]
     {
         None
     }

@@ -176,7 +176,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let plan =
         deploy(&engine, &req, &ctl).map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
     save_picture(
-        &pictures::deployment(&map, &plan, &req.zone, &req.watch),
+        || pictures::deployment(&map, &plan, &req.zone, &req.watch),
         a.png.as_deref(),
         a.svg.as_deref(),
     )?;

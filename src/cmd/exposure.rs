@@ -258,11 +258,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
     }
     save_picture(
-        &pictures::seen_by(&map, &e),
+        || pictures::seen_by(&map, &e),
         a.png.as_deref(),
         a.svg.as_deref(),
     )?;
-    save_picture(&pictures::sees(&map, &e), a.sees_png.as_deref(), None)?;
+    save_picture(|| pictures::sees(&map, &e), a.sees_png.as_deref(), None)?;
     a.geojson.write(|crs| overlays::exposure(&map, &e, crs))?;
     a.gis.write(
         &map,

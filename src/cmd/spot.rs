@@ -57,8 +57,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         || per_hex::spotting(&cells),
         |crs| overlays::spotting(&map, &cells, crs),
     )?;
-    let picture = pictures::spotting(&map, from, &cells, a.activity);
-    save_picture(&picture, a.png.as_deref(), a.svg.as_deref())?;
+    save_picture(
+        || pictures::spotting(&map, from, &cells, a.activity),
+        a.png.as_deref(),
+        a.svg.as_deref(),
+    )?;
     for p in a.png.iter().chain(a.svg.iter()) {
         note!("wrote {}", p.display());
     }

@@ -130,7 +130,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 /// Draws and writes what was asked, and prints the answer.
 fn write_answer(a: &Args, map: &Map, v: &Viewshed, layout: &PixelLayout) -> anyhow::Result<()> {
     save_picture(
-        &pictures::viewshed(map, v),
+        || pictures::viewshed(map, v),
         a.png.as_deref(),
         a.svg.as_deref(),
     )?;

@@ -34,16 +34,16 @@ pub fn write_with(
     file.commit()
 }
 
-/// Saves a picture as PNG and/or SVG (same scene).
-pub fn save_picture(
-    picture: &style::Picture,
+/// Saves a picture as PNG and/or SVG (same scene); `picture` is drawn only when one is asked.
+pub fn save_picture<'a>(
+    picture: impl FnOnce() -> style::Picture<'a>,
     png: Option<&Path>,
     svg: Option<&Path>,
 ) -> Result<()> {
     if png.is_none() && svg.is_none() {
         return Ok(());
     }
-    save_scene(&picture.scene(), png, svg)
+    save_scene(&picture().scene(), png, svg)
 }
 
 /// Saves a scene as PNG and/or SVG.
