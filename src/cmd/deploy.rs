@@ -7,7 +7,7 @@ use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{BitMatrix, Control};
-use hexsight_analysis::export::{overlays, per_hex, pictures, save_picture};
+use hexsight_analysis::export::{overlays, per_hex, pictures};
 use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Plan, Request, deploy};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -175,7 +175,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     let plan =
         deploy(&engine, &req, &ctl).map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
-    save_picture(
+    super::save_picture(
         || pictures::deployment(&map, &plan, &req.zone, &req.watch),
         a.png.as_deref(),
         a.svg.as_deref(),

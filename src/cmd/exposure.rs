@@ -6,7 +6,7 @@ use hexsight_analysis::Map;
 use hexsight_analysis::engine::exposure::{Exposure, exposure, shard_range, streaming_part};
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Selection};
-use hexsight_analysis::export::{npz, overlays, per_hex, pictures, save_picture, write_with};
+use hexsight_analysis::export::{npz, overlays, per_hex, pictures, write_with};
 use hexsight_analysis::query::range::Range;
 use serde::Serialize;
 use serde_json::json;
@@ -257,12 +257,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             progress.seconds()
         );
     }
-    save_picture(
+    super::save_picture(
         || pictures::seen_by(&map, &e),
         a.png.as_deref(),
         a.svg.as_deref(),
     )?;
-    save_picture(|| pictures::sees(&map, &e), a.sees_png.as_deref(), None)?;
+    super::save_picture(|| pictures::sees(&map, &e), a.sees_png.as_deref(), None)?;
     a.geojson.write(|crs| overlays::exposure(&map, &e, crs))?;
     a.gis.write(
         &map,

@@ -2,6 +2,7 @@
 //! and numpy users, shared by the commands that map answers (viewshed, blind, exposure,
 //! spot, deploy).
 
+use super::writing;
 use hexsight_analysis::Map;
 use hexsight_analysis::export::geojson::CrsChoice;
 use hexsight_analysis::export::raster::{self, HexRaster, PixelLayout, Sample};
@@ -66,17 +67,21 @@ impl GisArgs {
         if self.tif.is_some() || self.npy.is_some() {
             let r = values();
             if let Some(p) = &self.tif {
-                raster::save_tif(map, &r, layout, p)?;
+                writing(&p.display().to_string(), || {
+                    raster::save_tif(map, &r, layout, p)
+                })?;
                 note!("wrote {}", p.display());
             }
             if let Some(p) = &self.npy {
-                raster::save_npy(map, &r, p)?;
+                writing(&p.display().to_string(), || raster::save_npy(map, &r, p))?;
                 note!("wrote {}", p.display());
             }
         }
         if let Some(p) = &self.fgb {
-            let fc = features(CrsChoice::Native)?;
-            vector::save_fgb(p, &fc, map.geo.as_ref().map_or(0, |g| g.epsg))?;
+            writing(&p.display().to_string(), || {
+                let fc = features(CrsChoice::Native)?;
+                vector::save_fgb(p, &fc, map.geo.as_ref().map_or(0, |g| g.epsg))
+            })?;
             note!("wrote {}", p.display());
         }
         Ok(())

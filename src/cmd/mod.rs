@@ -246,6 +246,50 @@ impl Progress {
     }
 }
 
+/// Runs `f`, which writes `what`; when it lasts more than a moment, a spinner on stderr
+/// (a terminal only) says what is being written and for how long.
+pub fn writing<T>(what: &str, f: impl FnOnce() -> T) -> T {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            if rx.recv_timeout(Duration::from_millis(700)).is_ok() {
+                return;
+            }
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            if let Ok(s) = ProgressStyle::with_template("{spinner} writing {msg} ({elapsed})") {
+                bar.set_style(s);
+            }
+            bar.set_message(what.to_string());
+            bar.enable_steady_tick(Duration::from_millis(120));
+            let _ = rx.recv();
+            bar.finish_and_clear();
+        });
+        let out = f();
+        let _ = tx.send(());
+        out
+    })
+}
+
+/// Draws `picture` to the PNG and SVG asked for, if any, with [`writing`]'s spinner.
+pub fn save_picture<'a>(
+    picture: impl FnOnce() -> hexsight_analysis::export::style::Picture<'a>,
+    png: Option<&Path>,
+    svg: Option<&Path>,
+) -> anyhow::Result<()> {
+    let names: Vec<String> = png
+        .iter()
+        .chain(svg.iter())
+        .map(|p| p.display().to_string())
+        .collect();
+    if names.is_empty() {
+        return Ok(());
+    }
+    writing(&names.join(", "), || {
+        hexsight_analysis::export::save_picture(picture, png, svg)
+    })?;
+    Ok(())
+}
+
 /// `--geojson FILE [--geojson-crs lonlat|native]`, shared by the commands that map answers.
 #[derive(clap::Args)]
 pub struct GeoJsonArgs {
@@ -279,8 +323,10 @@ impl GeoJsonArgs {
         ) -> hexsight_analysis::Result<serde_json::Value>,
     ) -> anyhow::Result<()> {
         if let Some(p) = &self.geojson {
-            let v = build(self.geojson_crs)?;
-            hexsight_analysis::export::geojson::save(p, &v)?;
+            writing(&p.display().to_string(), || {
+                let v = build(self.geojson_crs)?;
+                hexsight_analysis::export::geojson::save(p, &v)
+            })?;
             note!("wrote {}", p.display());
         }
         Ok(())

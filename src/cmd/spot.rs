@@ -3,7 +3,7 @@
 
 use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
-use hexsight_analysis::export::{overlays, per_hex, pictures, save_picture};
+use hexsight_analysis::export::{overlays, per_hex, pictures};
 use hexsight_analysis::hex::Hex;
 use hexsight_analysis::query::spotting::{SpotCell, spot};
 use hexsight_analysis::rules::miniatures::Activity;
@@ -57,7 +57,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         || per_hex::spotting(&cells),
         |crs| overlays::spotting(&map, &cells, crs),
     )?;
-    save_picture(
+    super::save_picture(
         || pictures::spotting(&map, from, &cells, a.activity),
         a.png.as_deref(),
         a.svg.as_deref(),

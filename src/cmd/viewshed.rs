@@ -5,7 +5,7 @@ use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::Control;
 use hexsight_analysis::engine::viewshed::{Target, Viewshed, viewshed_of};
 use hexsight_analysis::export::raster::PixelLayout;
-use hexsight_analysis::export::{overlays, per_hex, pictures, save_picture};
+use hexsight_analysis::export::{overlays, per_hex, pictures};
 use hexsight_analysis::{Map, Verdict};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -129,7 +129,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 
 /// Draws and writes what was asked, and prints the answer.
 fn write_answer(a: &Args, map: &Map, v: &Viewshed, layout: &PixelLayout) -> anyhow::Result<()> {
-    save_picture(
+    super::save_picture(
         || pictures::viewshed(map, v),
         a.png.as_deref(),
         a.svg.as_deref(),
