@@ -7,7 +7,7 @@
 mod out;
 mod cmd;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -55,6 +55,10 @@ enum Command {
     Import(cmd::import::Args),
     /// Synthetic terrain (hills, woods, villages, hedgerows) for benchmarks and demos.
     Generate(cmd::generate::Args),
+    /// Shell completions (bash, zsh, fish, ...) printed for the shell to load.
+    Completions(cmd::reference::CompletionArgs),
+    /// Man pages for hexsight and every subcommand, written into a folder.
+    Man(cmd::reference::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +80,8 @@ fn main() -> ExitCode {
         Command::Combine(a) => cmd::combine::run(a),
         Command::Generate(a) => cmd::generate::run(a),
         Command::Import(a) => cmd::import::run(a),
+        Command::Completions(a) => cmd::reference::completions(a, Cli::command()),
+        Command::Man(a) => cmd::reference::man(a, Cli::command()),
     };
     let result = result.and_then(|code| out::flush().map(|()| code));
     match result {

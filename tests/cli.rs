@@ -418,3 +418,65 @@ fn move_refuses_rulesets_without_movement_rules() {
         "{err}"
     );
 }
+
+/// The subcommands `hexsight --help` lists.
+fn subcommands() -> Vec<String> {
+    let help = String::from_utf8(hexsight(&["--help"]).stdout).unwrap();
+    help.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with(' '))
+        .filter(|l| !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect()
+}
+
+/// Man pages and completions come from the one definition of the command line: a
+/// page for every subcommand (and `import`'s own), completions naming every subcommand.
+#[test]
+fn man_pages_and_completions_cover_every_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = hexsight(&["man", dir.path().to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let subs = subcommands();
+    assert!(subs.len() >= 18, "{subs:?}");
+    for sub in subs
+        .iter()
+        .chain(["import-dem".to_string(), "import-megamek".to_string()].iter())
+    {
+        let page = std::fs::read_to_string(dir.path().join(format!("hexsight-{sub}.1")))
+            .unwrap_or_else(|e| panic!("{sub}: {e}"));
+        assert!(page.contains(".TH") && page.contains("SYNOPSIS"), "{sub}");
+    }
+    for shell in ["bash", "zsh", "fish"] {
+        let out = hexsight(&["completions", shell]);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(out.status.success() && !text.is_empty(), "{shell}");
+        for sub in &subs {
+            assert!(
+                text.contains(sub.as_str()),
+                "{shell} completions lack {sub}"
+            );
+        }
+    }
+    let out = hexsight(&["completions", "tcsh"]);
+    assert!(!out.status.success());
+}
+
+/// Every subcommand's `--help` ends with an example of itself.
+#[test]
+fn every_help_has_an_example() {
+    for sub in subcommands() {
+        let help = String::from_utf8(hexsight(&[&sub, "--help"]).stdout).unwrap();
+        let example = help
+            .lines()
+            .find_map(|l| l.strip_prefix("Example: hexsight "))
+            .unwrap_or_else(|| panic!("{sub} --help has no example"));
+        assert!(example.starts_with(&sub), "{sub}: {example}");
+    }
+}

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 /// Arguments of `blind`.
 #[derive(ClapArgs)]
+#[command(after_help = "Example: hexsight blind maps/hill-112.json --from K6")]
 pub struct Args {
     /// The map file.
     map: PathBuf,

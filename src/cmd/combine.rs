@@ -7,6 +7,9 @@ use std::process::ExitCode;
 
 /// Arguments of `combine`.
 #[derive(ClapArgs)]
+#[command(
+    after_help = "Example: hexsight combine maps/battletech-ridge.json maps/battletech-town.json --east --out both.json"
+)]
 #[command(group = clap::ArgGroup::new("side").required(true))]
 pub struct Args {
     /// The first board; its labels are kept unless the second goes west or north.

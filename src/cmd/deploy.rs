@@ -15,6 +15,9 @@ use std::process::ExitCode;
 
 /// Arguments of `deploy`.
 #[derive(ClapArgs)]
+#[command(
+    after_help = "Example: hexsight deploy maps/hill-112.json --zone A1:C12 --watch H1:T12 --count 2 --png deploy.png"
+)]
 pub struct Args {
     /// The map file.
     map: PathBuf,

@@ -15,6 +15,9 @@ use std::process::ExitCode;
 
 /// Arguments of `exposure`.
 #[derive(ClapArgs)]
+#[command(
+    after_help = "Example: hexsight exposure maps/hill-112.json --from A1:C12 --png seen-by.png --tif exposure.tif"
+)]
 pub struct Args {
     /// The map file.
     map: PathBuf,

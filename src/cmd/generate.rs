@@ -8,6 +8,9 @@ use std::process::ExitCode;
 
 /// Arguments of `generate`.
 #[derive(ClapArgs)]
+#[command(
+    after_help = "Example: hexsight generate --cols 100 --rows 100 --seed 1 --ruleset geometric --out g.json"
+)]
 pub struct Args {
     /// Columns.
     #[arg(long, default_value_t = 30)]

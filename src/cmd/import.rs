@@ -13,6 +13,9 @@ use std::process::ExitCode;
 
 /// Arguments of `import`.
 #[derive(ClapArgs)]
+#[command(
+    after_help = "Example: hexsight import megamek maps/megamek/ridge.board --out ridge.json"
+)]
 pub struct Args {
     #[command(subcommand)]
     what: What,
@@ -28,6 +31,9 @@ enum What {
 
 /// Arguments of `import megamek`.
 #[derive(ClapArgs)]
+#[command(
+    after_help = "Example: hexsight import megamek maps/megamek/ridge.board --out ridge.json"
+)]
 pub struct MegamekArgs {
     /// The MegaMek board file.
     board: PathBuf,
@@ -44,6 +50,9 @@ pub struct MegamekArgs {
 
 /// Arguments of `import dem`.
 #[derive(ClapArgs)]
+#[command(
+    after_help = "Example: hexsight import dem dem.tif --hex-size 100 --level-height 10 --out ground.json"
+)]
 pub struct DemArgs {
     /// The elevation model: a single-band GeoTIFF in a projected CRS.
     dem: PathBuf,

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 /// Arguments of `los`.
 #[derive(ClapArgs)]
+#[command(after_help = "Example: hexsight los maps/hill-112.json K6 B9")]
 pub struct Args {
     /// The map file.
     map: PathBuf,

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Arguments of `matrix`.
 #[derive(ClapArgs)]
+#[command(after_help = "Example: hexsight matrix maps/hill-112.json --out matrix.npy")]
 pub struct Args {
     /// The map file.
     map: PathBuf,

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 /// Arguments of `merge`.
 #[derive(ClapArgs)]
+#[command(after_help = "Example: hexsight merge parts/part-*.npz --out exposure.json")]
 pub struct Args {
     /// The shard files written by `hexsight exposure MAP --shard K/N --out FILE.npz`.
     #[arg(required = true)]

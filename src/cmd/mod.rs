@@ -13,6 +13,7 @@ pub mod matrix;
 pub mod merge;
 pub mod movement;
 pub mod profile;
+pub mod reference;
 pub mod report;
 pub mod spot;
 pub mod units;

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 /// Arguments of `move`.
 #[derive(ClapArgs)]
+#[command(after_help = "Example: hexsight move maps/hill-112.json K6 K7")]
 pub struct Args {
     /// The map file.
     map: PathBuf,

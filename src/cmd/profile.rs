@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 /// Arguments of `profile`.
 #[derive(ClapArgs)]
+#[command(after_help = "Example: hexsight profile maps/hill-112.json K6 B9 --png k6-b9.png")]
 pub struct Args {
     /// The map file.
     map: PathBuf,

@@ -28,6 +28,7 @@ use std::process::ExitCode;
 
 /// Arguments of `report`.
 #[derive(ClapArgs)]
+#[command(after_help = "Example: hexsight report maps/hill-112.json --out report/")]
 pub struct Args {
     /// The map file.
     map: PathBuf,

@@ -12,6 +12,9 @@ use std::process::ExitCode;
 
 /// Arguments of `spot`.
 #[derive(ClapArgs)]
+#[command(
+    after_help = "Example: hexsight spot maps/miniatures-hamlet.json --from H6 --activity moving"
+)]
 pub struct Args {
     /// The map file (a ruleset with a spotting table, and a `scale`).
     map: PathBuf,

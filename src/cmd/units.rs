@@ -16,6 +16,7 @@ use std::process::ExitCode;
 
 /// Arguments of `units`.
 #[derive(ClapArgs)]
+#[command(after_help = "Example: hexsight units maps/battletech-town.json")]
 pub struct Args {
     /// The map file.
     map: PathBuf,

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 /// Arguments of `validate`.
 #[derive(ClapArgs)]
+#[command(after_help = "Example: hexsight validate maps/hill-112.json")]
 pub struct Args {
     /// The map file.
     map: PathBuf,

@@ -14,6 +14,9 @@ use std::process::ExitCode;
 
 /// Arguments of `viewshed`.
 #[derive(ClapArgs)]
+#[command(
+    after_help = "Example: hexsight viewshed maps/hill-112.json --from K6 --png k6.png --tif k6.tif"
+)]
 pub struct Args {
     /// The map file.
     map: PathBuf,
