@@ -89,8 +89,25 @@ fn main() -> ExitCode {
         Err(e) => {
             let _ = out::flush();
             note!("hexsight: {}", one_line(&format!("{e:#}")));
-            ExitCode::from(2)
+            exit_code(&e)
         }
+    }
+}
+
+/// The exit code of a failed run: 130 when it was interrupted (Ctrl-C), 3 when the
+/// library refused the work as too large for the memory there is, 2 otherwise.
+fn exit_code(e: &anyhow::Error) -> ExitCode {
+    use hexsight_analysis::ErrorKind;
+    let kind = e
+        .chain()
+        .find_map(|c| c.downcast_ref::<hexsight_analysis::Error>())
+        .map(|e| e.kind);
+    if kind == Some(ErrorKind::Cancelled) || cmd::interrupted() {
+        ExitCode::from(130)
+    } else if kind == Some(ErrorKind::TooLarge) {
+        ExitCode::from(3)
+    } else {
+        ExitCode::from(2)
     }
 }
 

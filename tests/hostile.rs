@@ -35,8 +35,17 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 /// Checks a refusal: exit 2, one line on stderr, no panic, containing every `needle`.
 fn refused(out: &Output, needles: &[&str]) -> String {
+    refused_with(2, out, needles)
+}
+
+/// Checks a refusal for memory: as [`refused`], with exit 3.
+fn too_large(out: &Output, needles: &[&str]) -> String {
+    refused_with(3, out, needles)
+}
+
+fn refused_with(code: i32, out: &Output, needles: &[&str]) -> String {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "exit 2: {err}");
+    assert_eq!(out.status.code(), Some(code), "exit {code}: {err}");
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
     assert!(err.len() < 2000, "a short line: {} bytes", err.len());
@@ -163,7 +172,7 @@ fn a_matrix_too_big_for_ulimit_v_is_refused_with_the_numbers() {
     // 90,000 x 90,000 bits are about 1 GB: more than 400 MB of address space.
     let out_path = dir.path().join("big.bin");
     let out = under_limit(&big, &out_path);
-    refused(&out, &["ulimit -v", "MiB", "--from", "--to", "300x300"]);
+    too_large(&out, &["ulimit -v", "MiB", "--from", "--to", "300x300"]);
     assert!(!out_path.exists());
     // A picture of a long thin map is tall: refused before it is drawn.
     let tall = write(
@@ -180,7 +189,7 @@ fn a_matrix_too_big_for_ulimit_v_is_refused_with_the_numbers() {
         ))
         .output()
         .unwrap();
-    refused(&out, &["tall.json", "drawing", "ulimit -v", "--png"]);
+    too_large(&out, &["tall.json", "drawing", "ulimit -v", "--png"]);
     // Loading: a 60 MB file needs more than 400 MB once parsed; refused before reading.
     let fat = write(
         dir.path(),
@@ -198,7 +207,7 @@ fn a_matrix_too_big_for_ulimit_v_is_refused_with_the_numbers() {
         ))
         .output()
         .unwrap();
-    refused(
+    too_large(
         &out,
         &["fat.json", "reading this 61 MiB map file", "ulimit -v"],
     );
@@ -225,7 +234,7 @@ fn an_engine_too_big_for_ulimit_v_is_refused_before_it_is_built() {
         ))
         .output()
         .unwrap();
-    refused(&out, &["plain.json", "2000x2000", "MiB", "ulimit -v"]);
+    too_large(&out, &["plain.json", "2000x2000", "MiB", "ulimit -v"]);
 }
 
 #[test]

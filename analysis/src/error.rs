@@ -14,6 +14,10 @@ pub enum ErrorKind {
     Invalid,
     /// A query names something the map does not have (a hex off the grid).
     Query,
+    /// The work would need more memory than there is; nothing was done.
+    TooLarge,
+    /// The work was stopped by its cancel flag; nothing was written.
+    Cancelled,
 }
 
 /// An error that names the file, the place in it and what is wrong, on one line.

@@ -193,7 +193,7 @@ pub fn check_against(need: u64, budget: u64, limit: Limit, what: &str, hint: &st
         _ => "80% of ",
     };
     Err(Error::new(
-        ErrorKind::Query,
+        ErrorKind::TooLarge,
         format!(
             "{what} needs about {} MiB but only {} MiB of memory is available ({share}{}); {hint}",
             mib(need),

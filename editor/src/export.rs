@@ -33,7 +33,7 @@ pub fn render(
         .or_default()
         .native_pixels_per_point = Some(scale);
     let mut draw = Some(draw);
-    let out = ctx.run_ui(input, |ui| {
+    let mut out = ctx.run_ui(input, |ui| {
         let mut surface = EguiSurface {
             ctx: ui.ctx(),
             shapes: Vec::new(),
@@ -51,6 +51,8 @@ pub fn render(
             apply_delta(&mut textures, *id, img, d.pos);
         }
     }
+    // Applied above: cleared, or egui's debug builds panic when they are dropped.
+    out.textures_delta.clear();
     let primitives = ctx.tessellate(out.shapes, scale);
     let mut canvas = Canvas::new(w, h, background);
     for p in &primitives {

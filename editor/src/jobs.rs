@@ -161,12 +161,11 @@ fn engine<'m>(map: &'m Map, progress: &Progress) -> Outcome<Engine<'m>> {
     checked.map_err(|e| Stop::Refused(e.to_string()))
 }
 
-/// An engine error: a cancellation when the job was cancelled, else a refusal.
-fn stopped(progress: &Progress, e: hexsight_analysis::Error) -> Stop {
-    if progress.cancelled() {
-        Stop::Cancelled
-    } else {
-        Stop::Refused(e.to_string())
+/// An engine error: a cancellation, or a refusal (too large, or a bad request).
+fn stopped(e: hexsight_analysis::Error) -> Stop {
+    match e.kind {
+        hexsight_analysis::ErrorKind::Cancelled => Stop::Cancelled,
+        _ => Stop::Refused(e.to_string()),
     }
 }
 
@@ -195,7 +194,7 @@ pub fn viewshed(map: &Map, from: Hex, range: u32, progress: &Progress) -> Outcom
         cancel: &progress.cancel,
         progress: &report,
     };
-    let mut v = viewshed_of(&engine, i, &ctl).map_err(|e| stopped(progress, e))?;
+    let mut v = viewshed_of(&engine, i, &ctl).map_err(stopped)?;
     if let Some(r) = range_of(range) {
         r.viewshed(map, &mut v);
     }
@@ -228,7 +227,7 @@ pub fn exposure(map: &Map, range: u32, progress: &Progress) -> Outcome<Vec<u32>>
         Some(r) => hexsight_analysis::query::range::exposure(&engine, &sel, &r, &ctl),
         None => exposure::exposure(&engine, &sel, &ctl),
     }
-    .map_err(|e| stopped(progress, e))?;
+    .map_err(stopped)?;
     // Every hex sees itself; count only the others.
     let counts = e.seen_by.iter().map(|n| n.saturating_sub(1)).collect();
     progress.finish(counts)

@@ -12,9 +12,9 @@ Arrays are in map index order: ``Map.labels[i]`` is hex ``i``.
 
 import numpy as np
 
-from ._hexsight import HexsightError, Map, generate, load
+from ._hexsight import CancelledError, HexsightError, Map, TooLargeError, generate, load
 
-__all__ = ["HexsightError", "Map", "generate", "load", "unpack"]
+__all__ = ["CancelledError", "HexsightError", "Map", "TooLargeError", "generate", "load", "unpack"]
 
 
 def unpack(bits: np.ndarray, cols: int) -> np.ndarray:

@@ -1,7 +1,9 @@
 import numpy as np
 import numpy.typing as npt
 
+from ._hexsight import CancelledError as CancelledError
 from ._hexsight import HexsightError as HexsightError
+from ._hexsight import TooLargeError as TooLargeError
 from ._hexsight import Map as Map
 from ._hexsight import generate as generate
 from ._hexsight import load as load

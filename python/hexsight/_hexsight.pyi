@@ -11,6 +11,12 @@ _Path = Union[str, PathLike[str]]
 class HexsightError(Exception):
     """A map, ruleset or query hexsight refuses; the message is the CLI's one line."""
 
+class TooLargeError(HexsightError):
+    """The request needs more memory than there is; nothing was computed."""
+
+class CancelledError(HexsightError):
+    """The run was stopped by its cancel flag; nothing was written."""
+
 class Map:
     """A loaded map. Arrays are in map index order: ``labels[i]`` is hex ``i``."""
 

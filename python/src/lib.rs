@@ -24,9 +24,46 @@ create_exception!(
     "A map, ruleset or query hexsight refuses; the message is the command line's one line."
 );
 
+create_exception!(
+    _hexsight,
+    TooLargeError,
+    HexsightError,
+    "The request needs more memory than there is; nothing was computed."
+);
+
+create_exception!(
+    _hexsight,
+    CancelledError,
+    HexsightError,
+    "The run was stopped by its cancel flag; nothing was written."
+);
+
+/// What becomes the package's exception: a library error (its class by kind) or a message.
+trait Refusal {
+    fn into_py_err(self) -> PyErr;
+}
+
+impl Refusal for hexsight_analysis::Error {
+    fn into_py_err(self) -> PyErr {
+        use hexsight_analysis::ErrorKind;
+        let text = self.to_string();
+        match self.kind {
+            ErrorKind::TooLarge => TooLargeError::new_err(text),
+            ErrorKind::Cancelled => CancelledError::new_err(text),
+            _ => HexsightError::new_err(text),
+        }
+    }
+}
+
+impl Refusal for String {
+    fn into_py_err(self) -> PyErr {
+        HexsightError::new_err(self)
+    }
+}
+
 /// The library's error as a Python exception with the same one-line message.
-fn err(e: impl std::fmt::Display) -> PyErr {
-    HexsightError::new_err(e.to_string())
+fn err(e: impl Refusal) -> PyErr {
+    e.into_py_err()
 }
 
 /// `(sees, seen_by)` as numpy arrays.
@@ -308,5 +345,7 @@ fn _hexsight(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add("HexsightError", m.py().get_type::<HexsightError>())?;
+    m.add("TooLargeError", m.py().get_type::<TooLargeError>())?;
+    m.add("CancelledError", m.py().get_type::<CancelledError>())?;
     Ok(())
 }

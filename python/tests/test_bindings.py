@@ -125,6 +125,16 @@ def test_errors_are_exceptions_with_the_cli_message(tmp_path, cli):
         hexsight.unpack(m.matrix(), 10_000)
 
 
+def test_refusals_for_memory_have_their_own_class():
+    # A 1000x1000 map's matrix needs about 116 GiB of bits: refused before any work.
+    big = hexsight.generate(cols=1000, rows=1000, seed=1)
+    with pytest.raises(hexsight.TooLargeError, match="MiB") as e:
+        big.matrix()
+    assert isinstance(e.value, hexsight.HexsightError)
+    assert not issubclass(hexsight.CancelledError, hexsight.TooLargeError)
+    assert issubclass(hexsight.CancelledError, hexsight.HexsightError)
+
+
 def test_the_gil_is_released_while_the_engine_runs():
     import threading
     import time

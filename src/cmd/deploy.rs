@@ -1,6 +1,7 @@
 //! `hexsight deploy MAP --zone Z [--watch W] [--count K] [--hide-from H]
 //! [--min-spacing D] [--terrain woods,building] [--goal watch|hide] [--range N]
 //! [--json] [--png FILE] [--svg FILE]`.
+use anyhow::Context;
 
 use anyhow::bail;
 use clap::Args as ClapArgs;
@@ -114,7 +115,7 @@ fn check_memory(path: &Path, map: &Map, req: &Request) -> anyhow::Result<()> {
         &format!("a deployment search over {} hexes", req.zone.len()),
         "smaller --zone, --watch or --hide-from",
     )
-    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    .with_context(|| path.display().to_string())
 }
 
 fn to_json(map: &Map, req: &Request, p: &Plan) -> Value {
@@ -176,8 +177,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         cancel: super::interrupt_flag(),
         progress: &|_, _| {},
     };
-    let plan =
-        deploy(&engine, &req, &ctl).map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    let plan = deploy(&engine, &req, &ctl).with_context(|| a.map.display().to_string())?;
     super::save_picture(
         || pictures::deployment(&map, &plan, &req.zone, &req.watch),
         a.png.as_deref(),

@@ -1,6 +1,7 @@
 //! `hexsight exposure MAP [--from ZONE] [--to ZONE] [--json] [--png FILE] [--svg FILE] [--shard K/N --out FILE.npz]`.
 
 use super::json::PerHex;
+use anyhow::Context;
 use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::exposure::{Exposure, exposure, shard_range, streaming_part};
@@ -96,7 +97,7 @@ fn run_shard(
 ) -> anyhow::Result<ExitCode> {
     let (k, n) = shard_arg(a.shard.as_deref().unwrap_or_default())?;
     let out = a.out.as_deref().expect("clap requires --out with --shard");
-    let bytes = std::fs::read(&a.map).map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    let bytes = std::fs::read(&a.map).with_context(|| a.map.display().to_string())?;
     let progress = super::Progress::new("pairs");
     let engine = Engine::try_new(map)?;
     let ctl = Control {
@@ -235,7 +236,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
     if a.shard.is_some() {
         return run_shard(&a, &map, &sel, range.as_ref())
-            .map_err(|e| anyhow::anyhow!("{}: {e:#}", a.map.display()));
+            .with_context(|| a.map.display().to_string());
     }
     if a.json {
         super::check_per_hex(&a.map, &map, 64, "exposure as JSON")?;
@@ -249,7 +250,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let layout = a.gis.check(&a.map, &map)?;
     let progress = super::Progress::new("pairs");
     let e = compute(&map, &sel, range.as_ref(), &progress)
-        .map_err(|e| anyhow::anyhow!("{}: {e:#}", a.map.display()))?;
+        .with_context(|| a.map.display().to_string())?;
     if a.timings {
         // Every hex is counted: seen by the observers, seeing the targets.
         eprintln!(

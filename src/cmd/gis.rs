@@ -1,6 +1,7 @@
 //! `--tif FILE [--tif-grid DEM]`, `--fgb FILE`, `--npy FILE`: per-hex answers for GIS
 //! and numpy users, shared by the commands that map answers (viewshed, blind, exposure,
 //! spot, deploy).
+use anyhow::Context;
 
 use super::writing;
 use hexsight_analysis::Map;
@@ -43,7 +44,7 @@ impl GisArgs {
                 "the GeoTIFF",
                 "a coarser --tif-grid",
             )
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            .with_context(|| path.display().to_string())?;
         }
         if self.fgb.is_some() {
             use hexsight_analysis::export::geojson::BYTES_PER_HEX;

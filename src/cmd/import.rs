@@ -136,8 +136,8 @@ fn dem(a: DemArgs) -> anyhow::Result<ExitCode> {
         sample: a.sample,
         orientation: a.orientation,
     };
-    let done = import(&raster, landcover.as_ref(), &o)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.dem.display()))?;
+    let done =
+        import(&raster, landcover.as_ref(), &o).with_context(|| a.dem.display().to_string())?;
     done.map.save(&a.out)?;
     let m = &done.map;
     let (lo, hi) = m.cells().iter().fold((i32::MAX, i32::MIN), |(l, h), c| {

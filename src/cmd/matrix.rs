@@ -1,5 +1,6 @@
 //! `hexsight matrix MAP --out FILE.{csv,npy,bin} [--from ZONE] [--to ZONE] [--range N] [--threads N]`.
 
+use anyhow::Context;
 use anyhow::bail;
 use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
@@ -147,7 +148,7 @@ pub fn check_matrix_memory(
         let what = format!("a {} x {} matrix", sel.from.len(), sel.to.len());
         memory::check_against(need, budget, limit, &what, MATRIX_HINT)
     };
-    r.map_err(|e| anyhow::anyhow!("{}: {e}", map_path.display()))
+    r.with_context(|| map_path.display().to_string())
 }
 
 /// Computes the matrix and writes it.

@@ -63,7 +63,7 @@ pub fn check_per_hex(path: &Path, map: &Map, per_hex: u64, what: &str) -> anyhow
         &format!("{what} of a {}x{} map", map.cols, map.rows),
         "a smaller map, or more memory (ulimit -v, the container's limit)",
     )
-    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    .with_context(|| path.display().to_string())
 }
 
 /// Memory to draw one picture of the map, PNG and SVG: the scene (a few shapes per
@@ -99,7 +99,7 @@ pub fn check_pictures(path: &Path, map: &Map, count: u64) -> anyhow::Result<()> 
         &format!("drawing a {}x{} map", map.cols, map.rows),
         "leave out --png/--svg on a map this size",
     )
-    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    .with_context(|| path.display().to_string())
 }
 
 /// Labels a text answer shows of each class of hexes before "and N more".
@@ -150,6 +150,11 @@ pub fn interrupt_flag() -> &'static AtomicBool {
         let _ = ctrlc::set_handler(|| FLAG.store(true, Ordering::SeqCst));
     });
     &FLAG
+}
+
+/// True once Ctrl-C was pressed (when the flag was asked for at all).
+pub fn interrupted() -> bool {
+    interrupt_flag().load(Ordering::SeqCst)
 }
 
 /// The hexes of a zone argument (`--from A1:F10,G3`, or a zone the map names), with an error naming the map
@@ -311,8 +316,7 @@ impl GeoJsonArgs {
         }
         use hexsight_analysis::export::geojson::{BYTES_PER_HEX, GeoJson};
         check_per_hex(path, map, BYTES_PER_HEX, "the GeoJSON")?;
-        GeoJson::new(map, self.geojson_crs)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        GeoJson::new(map, self.geojson_crs).with_context(|| path.display().to_string())?;
         Ok(())
     }
 

@@ -2,6 +2,7 @@
 //! [--png FILE] [--svg FILE]`:
 //! can see, can be targeted and can fire, each with reasons citing the rules, for one
 //! pair of units or for every unit against every unit of another side.
+use anyhow::Context;
 
 use anyhow::{anyhow, bail};
 use clap::Args as ClapArgs;
@@ -160,7 +161,7 @@ fn check_network(map: &Map, path: &Path) -> anyhow::Result<()> {
         &format!("the answers of {n} units against each other"),
         "give a pair of units: hexsight units MAP FROM_UNIT TO_UNIT",
     )
-    .map_err(|e| anyhow!("{}: {e}", path.display()))
+    .with_context(|| path.display().to_string())
 }
 
 /// Prints the three answers, for one pair or every pair.

@@ -159,7 +159,7 @@ fn check_need(sel: &Selection, need: u64, available: u64) -> Result<()> {
     if need > available {
         let mb = |b: u64| b.div_ceil(1 << 20);
         return Err(Error::new(
-            ErrorKind::Query,
+            ErrorKind::TooLarge,
             format!(
                 "a {} x {} matrix needs about {} MiB but only {} MiB of memory is available; restrict the observers and the targets to smaller zones",
                 sel.from.len(),
@@ -174,7 +174,7 @@ fn check_need(sel: &Selection, need: u64, available: u64) -> Result<()> {
 
 /// The error a cancelled run returns.
 pub fn cancelled() -> Error {
-    Error::new(ErrorKind::Query, "interrupted; nothing was written")
+    Error::new(ErrorKind::Cancelled, "interrupted; nothing was written")
 }
 
 /// The matrix for `sel`, computed with the fast engine in parallel on the current rayon pool.
