@@ -177,7 +177,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         cancel: super::interrupt_flag(),
         progress: &|_, _| {},
     };
-    let plan = deploy(&engine, &req, &ctl).with_context(|| a.map.display().to_string())?;
+    let plan = deploy(&engine, &req, &ctl)
+        .map_err(|e| super::flags(e, &[("count", "--count")]))
+        .with_context(|| a.map.display().to_string())?;
     super::save_picture(
         || pictures::deployment(&map, &plan, &req.zone, &req.watch),
         a.png.as_deref(),

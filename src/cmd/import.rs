@@ -136,8 +136,14 @@ fn dem(a: DemArgs) -> anyhow::Result<ExitCode> {
         sample: a.sample,
         orientation: a.orientation,
     };
-    let done =
-        import(&raster, landcover.as_ref(), &o).with_context(|| a.dem.display().to_string())?;
+    let names = [
+        ("hex_size", "--hex-size"),
+        ("level_height", "--level-height"),
+        ("landcover", "--landcover"),
+    ];
+    let done = import(&raster, landcover.as_ref(), &o)
+        .map_err(|e| super::flags(e, &names))
+        .with_context(|| a.dem.display().to_string())?;
     done.map.save(&a.out)?;
     let m = &done.map;
     let (lo, hi) = m.cells().iter().fold((i32::MAX, i32::MIN), |(l, h), c| {

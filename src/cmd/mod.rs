@@ -102,6 +102,19 @@ pub fn check_pictures(path: &Path, map: &Map, count: u64) -> anyhow::Result<()> 
     .with_context(|| path.display().to_string())
 }
 
+/// A library error with the parameters it names (its place, and `` `name` `` in its
+/// message) called by their command-line flags: the library speaks of `hex_size`,
+/// the command line of `--hex-size`.
+pub fn flags(mut e: hexsight_analysis::Error, names: &[(&str, &str)]) -> hexsight_analysis::Error {
+    for (param, flag) in names {
+        if e.place.as_deref() == Some(*param) {
+            e.place = Some(flag.to_string());
+        }
+        e.message = e.message.replace(&format!("`{param}`"), flag);
+    }
+    e
+}
+
 /// Labels a text answer shows of each class of hexes before "and N more".
 pub const SHOWN: usize = 12;
 
@@ -316,7 +329,9 @@ impl GeoJsonArgs {
         }
         use hexsight_analysis::export::geojson::{BYTES_PER_HEX, GeoJson};
         check_per_hex(path, map, BYTES_PER_HEX, "the GeoJSON")?;
-        GeoJson::new(map, self.geojson_crs).with_context(|| path.display().to_string())?;
+        GeoJson::new(map, self.geojson_crs)
+            .map_err(|e| flags(e, &[("crs", "--geojson-crs")]))
+            .with_context(|| path.display().to_string())?;
         Ok(())
     }
 

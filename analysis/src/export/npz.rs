@@ -153,7 +153,7 @@ pub fn read(bytes: &[u8]) -> Result<Vec<Member>, String> {
         let method = u16_at(at + 8).ok_or_else(truncated)?;
         if method != 0 || flags & 8 != 0 {
             return Err(
-                "a compressed .npz member (write shards with hexsight exposure --shard)".into(),
+                "a compressed .npz member (shards are written uncompressed, by the exposure shard writer)".into(),
             );
         }
         let crc = u32_at(at + 14).ok_or_else(truncated)?;

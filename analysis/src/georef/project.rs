@@ -60,7 +60,7 @@ impl Projection {
             format!(
                 "EPSG:{epsg} is not a CRS hexsight can project to longitude/latitude \
                  (known: UTM 326zz/327zz, ETRS89 UTM 258zz, NAD83 UTM 269zz, Web Mercator 3857); \
-                 use --geojson-crs native to keep the map's coordinates"
+                 write in the map's own CRS (`crs` native) to keep its coordinates"
             )
         })
     }

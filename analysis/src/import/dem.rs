@@ -93,7 +93,7 @@ fn lay_grid(dem: &Raster, spacing: f64, layout: Layout) -> Result<(u32, u32, (f6
     let rows = count(top - bottom, half_y, step_y);
     if !(cols >= 1.0 && rows >= 1.0) {
         return Err(invalid(
-            "--hex-size",
+            "hex_size",
             format!(
                 "the DEM ({:.0} x {:.0} units) is smaller than one hex of {spacing}",
                 right - left,
@@ -103,9 +103,9 @@ fn lay_grid(dem: &Raster, spacing: f64, layout: Layout) -> Result<(u32, u32, (f6
     }
     if cols * rows > MAX_HEXES as f64 {
         return Err(invalid(
-            "--hex-size",
+            "hex_size",
             format!(
-                "hexes of {spacing} make {cols}x{rows} hexes over the DEM, more than {MAX_HEXES}: give a larger --hex-size"
+                "hexes of {spacing} make {cols}x{rows} hexes over the DEM, more than {MAX_HEXES}: give a larger `hex_size`"
             ),
         ));
     }
@@ -246,7 +246,7 @@ fn level_of(z: f64, o: &Options, label: &str) -> Result<i32> {
         return Err(invalid(
             label,
             format!(
-                "elevation {z} is level {level} at --level-height {}, outside the {} ruleset's levels {} to {}: give a larger --level-height",
+                "elevation {z} is level {level} at `level_height` {}, outside the {} ruleset's levels {} to {}: give a larger `level_height`",
                 o.level_height, o.ruleset.name, levels.min, levels.max
             ),
         ));
@@ -258,19 +258,19 @@ fn level_of(z: f64, o: &Options, label: &str) -> Result<i32> {
 fn check_options(dem: &Raster, landcover: Option<&Landcover>, o: &Options) -> Result<()> {
     if !(o.hex_size.is_finite() && o.hex_size > 0.0) {
         return Err(invalid(
-            "--hex-size",
-            format!("--hex-size must be positive, not {}", o.hex_size),
+            "hex_size",
+            format!("`hex_size` must be positive, not {}", o.hex_size),
         ));
     }
     if !(o.level_height.is_finite() && o.level_height > 0.0) {
         return Err(invalid(
-            "--level-height",
-            format!("--level-height must be positive, not {}", o.level_height),
+            "level_height",
+            format!("`level_height` must be positive, not {}", o.level_height),
         ));
     }
     if let Some(lc) = landcover.filter(|lc| lc.raster.epsg != dem.epsg) {
         return Err(invalid(
-            "--landcover",
+            "landcover",
             format!(
                 "the land cover is in EPSG:{}, the DEM in EPSG:{}: warp one to the other",
                 lc.raster.epsg, dem.epsg
@@ -292,7 +292,7 @@ pub fn import(dem: &Raster, landcover: Option<&Landcover>, o: &Options) -> Resul
         u64::from(cols) * u64::from(rows),
         64,
         &format!("a {cols}x{rows} map"),
-        "a larger --hex-size",
+        "a larger `hex_size`",
     )?;
     let mut map = Map::new(
         &o.name,

@@ -180,7 +180,7 @@ fn tables(engine: &Engine, req: &Request, ctl: &Control) -> Result<Tables> {
 /// Chooses the hexes.
 pub fn deploy(engine: &Engine, req: &Request, ctl: &Control) -> Result<Plan> {
     if req.count == 0 {
-        return Err(query_error("--count must be at least 1".into()));
+        return Err(query_error("`count` must be at least 1".into()));
     }
     let t = tables(engine, req, ctl)?;
     let map = engine.map();
