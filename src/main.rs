@@ -3,6 +3,8 @@
 //! `main` only parses arguments and hands each subcommand to its module in `cmd/`;
 //! every answer comes from the `hexsight-analysis` library.
 
+#![forbid(unsafe_code)]
+
 #[macro_use]
 mod out;
 mod cmd;

@@ -5,6 +5,9 @@
 //! ([`hex::HexLine`]) and asks the ruleset's family for a verdict; the
 //! [`engine`] answers whole-map questions built on that.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
 pub mod atomic;
 pub mod engine;
 pub mod error;

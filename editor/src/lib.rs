@@ -1,6 +1,8 @@
 //! hexsight-editor: paint hex maps (terrain, levels, hexsides, markers, units)
 //! and see lines of sight and overlays computed live by `hexsight-analysis`.
 
+#![forbid(unsafe_code)]
+
 pub mod app;
 pub mod background;
 pub mod canvas;

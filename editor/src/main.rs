@@ -6,6 +6,8 @@
 //! The options set up a view at start and export it (screenshots, demos, CI);
 //! `--browse` opens the file browser at the map's folder (for screenshots of it).
 
+#![forbid(unsafe_code)]
+
 use hexsight_editor::EditorApp;
 use hexsight_editor::app::{Dialog, PathPurpose};
 use hexsight_editor::canvas::Overlay;

@@ -142,8 +142,11 @@ pub enum Body<'a> {
     Bits(&'a Matrix),
     /// `rows` x `cols` bytes, row by row.
     Bytes {
+        /// Rows (observers).
         rows: usize,
+        /// Columns (targets).
         cols: usize,
+        /// The bytes, row by row.
         data: &'a [u8],
     },
 }

@@ -15,8 +15,11 @@ const E0: f64 = 500_000.0;
 pub enum Projection {
     /// Universal Transverse Mercator: zone 1 to 60, south or north, flattening.
     Utm {
+        /// The zone, 1 to 60.
         zone: u32,
+        /// In the southern hemisphere (false northing 10,000 km).
         south: bool,
+        /// The ellipsoid's flattening.
         flattening: f64,
     },
     /// Spherical ("Web") Mercator, EPSG:3857.
