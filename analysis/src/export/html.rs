@@ -42,8 +42,11 @@ fn mb(bytes: u64) -> String {
 const STYLE: &str = r#"
 * { box-sizing: border-box; }
 body { font-family: Ubuntu, 'DejaVu Sans', sans-serif; margin: 0; color: #222; background: #fafaf7; }
-header { padding: 0.6em 1em 0.2em; } h1 { margin: 0; font-size: 1.5em; } .sub { color: #555; margin: 0.2em 0; }
-#app { display: flex; gap: 0.8em; padding: 0 1em; height: calc(100vh - 5.5em); min-height: 420px; }
+#top { display: flex; flex-direction: column; height: 100vh; min-height: 480px; padding-bottom: 0.6em; }
+header { padding: 0.5em 1em 0.3em; display: flex; align-items: baseline; gap: 1em; flex-wrap: wrap; }
+h1 { margin: 0; font-size: 1.4em; } .sub { color: #555; margin: 0.2em 0; }
+header .sub { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; flex: 1; min-width: 12em; }
+#app { display: flex; gap: 0.8em; padding: 0 1em; flex: 1; min-height: 0; }
 #mapbox { position: relative; flex: 1; min-width: 0; border: 1px solid #ccc; background: #fafaf7; overflow: hidden; touch-action: none; }
 #mapbox canvas { position: absolute; left: 0; top: 0; }
 #c-ui { outline: none; cursor: crosshair; } #c-ui:focus-visible { box-shadow: inset 0 0 0 3px #1e64dc; }
@@ -70,7 +73,7 @@ main.rest { max-width: 1500px; padding: 0 1em; margin: 0 auto; }
 figure { margin: 2em 0; } figure img { max-width: 100%; border: 1px solid #ccc; }
 figcaption { margin: 0.4em 0; } code { background: #eee; padding: 0 0.2em; }
 table.files { border-collapse: collapse; } table.files td { padding: 0.1em 0.8em 0.1em 0; }
-@media (max-width: 800px) { #app { flex-direction: column; height: auto; } #mapbox { height: 70vh; flex: none; } aside { width: auto; } }
+@media (max-width: 800px) { #top { height: auto; } #app { flex-direction: column; } #mapbox { height: 70vh; flex: none; } aside { width: auto; } }
 "#;
 
 /// The page: the interactive map and its panel, the summary, the figures and links
@@ -84,19 +87,20 @@ pub fn index(
 ) -> String {
     let mut s = String::new();
     let name = escape(&map.name);
+    let desc = escape(&map.ruleset.description);
     let _ = write!(
         s,
         r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{name}: hexsight report</title>
 <style>{STYLE}</style></head><body>
-<header><h1>{name}</h1>
-<p class="sub">{} x {} hexes, ruleset <b>{}</b>: {}</p></header>
+<div id="top"><header><h1>{name}</h1>
+<p class="sub" title="{desc}">{} x {} hexes, ruleset <b>{}</b>: {desc}</p></header>
 <div id="app">
 <div id="mapbox">
 <canvas id="c-ground" aria-hidden="true"></canvas><canvas id="c-over" aria-hidden="true"></canvas><canvas id="c-top" aria-hidden="true"></canvas>
 <canvas id="c-ui" tabindex="0" role="application" aria-label="The map. Arrow keys move a cursor from hex to hex, Enter makes it the observer, plus and minus zoom, 0 fits the map, shift and arrows pan, Escape clears."></canvas>
-<div id="zoom"><button id="zoom-in" title="Zoom in (+)" aria-label="Zoom in">+</button><button id="zoom-out" title="Zoom out (-)" aria-label="Zoom out">&minus;</button><button id="zoom-fit" title="Fit the map (0)" aria-label="Fit the map">&#8982;</button></div>
+<div id="zoom"><button id="zoom-in" title="Zoom in (+)" aria-label="Zoom in">+</button><button id="zoom-out" title="Zoom out (-)" aria-label="Zoom out">&minus;</button><button id="zoom-fit" title="Fit the map (0)" aria-label="Fit the map" style="font-size:0.75em">fit</button></div>
 <div id="status" role="status">Unpacking the data&hellip;</div>
 </div>
 <aside>
@@ -127,14 +131,13 @@ pub fn index(
 <p class="note">Every answer was computed by hexsight with the ruleset's rules; the page only looks them up. Lines are drawn centre to centre.</p>
 </section>
 </aside>
-</div>
+</div></div>
 <noscript><p>The interactive map needs JavaScript; the pictures below do not.</p></noscript>
 <main class="rest">
 "#,
         map.cols,
         map.rows,
         escape(&map.ruleset.name),
-        escape(&map.ruleset.description),
         mb(data.script_bytes),
         mb(data.packed_bytes),
         escape(&data.omitted.join("; ")),

@@ -385,7 +385,9 @@
       else rows.push('<div class="lg">Select a hex for its viewshed.</div>');
     } else {
       const h = D.heats[+S.layer.slice(5)];
-      rows.push('<div class="lg"><b>' + esc(h.caption) + '</b></div><div class="bar" style="background:linear-gradient(to right,' + [0, 64, 128, 192, 255].map((k) => D.palette.heat[k]).join(",") + ')"></div><div class="ticks"><span>0</span><span>' + (+h.max.toFixed(2)) + "</span></div>");
+      rows.push('<div class="lg"><b>' + esc(h.name) + "</b></div>");
+      if (!h.values.some((v) => v !== null && v > 0)) rows.push('<div class="lg note">No hex has a value on this layer.</div>');
+      rows.push('<div class="lg">' + esc(h.caption) + '</div><div class="bar" style="background:linear-gradient(to right,' + [0, 64, 128, 192, 255].map((k) => D.palette.heat[k]).join(",") + ')"></div><div class="ticks"><span>0</span><span>' + (+h.max.toFixed(2)) + "</span></div>");
       rows.push('<div class="lg note">' + esc(h.text) + "</div>");
     }
     rows.push('<div class="lg note">Ground: levels ' + M.levels[0] + " to " + M.levels[1] + " (lighter = higher)</div>");
@@ -552,6 +554,8 @@
       const r = layers[3].getBoundingClientRect();
       return { x: r.left + sx(cx(i)), y: r.top + sy(cy(i)) };
     },
+    label: (i) => M.labels[i % N],
+    fit() { fit(); drawAll(); },
     centreOn(label) { const i = M.labels.indexOf(label); if (i >= 0) { centreOn(i); } },
     state: () => ({ selected: S.sel >= 0 ? M.labels[S.sel] : null, pointed: S.pt >= 0 ? M.labels[S.pt] : null, layer: S.layer, show: { ...S.show }, scale: S.scale }),
   };
