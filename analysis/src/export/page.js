@@ -261,10 +261,14 @@
   function why(i, j) {
     const r = whyRowOf[i];
     if (r < 0) return null;
-    const at = (r * N + j) * D.why_bytes, w = B.why;
-    const id = D.why_bytes === 2 ? w[at] | (w[at + 1] << 8) : (w[at] | (w[at + 1] << 8) | (w[at + 2] << 16)) + w[at + 3] * 16777216;
-    const [reason, blocker, hindrance] = D.explanations[id];
-    return { reason: D.reasons[reason], blocker, hindrance };
+    const word = (blob, size) => {
+      const at = (r * N + j) * size;
+      return size === 2 ? blob[at] | (blob[at + 1] << 8) : (blob[at] | (blob[at + 1] << 8) | (blob[at + 2] << 16)) + blob[at + 3] * 16777216;
+    };
+    const [reason, hindrance] = D.explanations[word(B.why, D.why_bytes)], blocker = word(B.by, D.by_bytes) - 1;
+    // The reason's stand-ins for the pair's labels (export/page.rs) put back.
+    const text = D.reasons[reason].replaceAll("\u0001", M.labels[i]).replaceAll("\u0002", M.labels[j]).replaceAll("\u0003", blocker >= 0 ? M.labels[blocker] : "");
+    return { reason: text, blocker, hindrance };
   }
 
   /** The colour layer: the viewshed of the selected hex, or a heatmap. */

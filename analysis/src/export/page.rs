@@ -18,10 +18,13 @@
 //! header; `null` means every hex in index order), `stride = ceil(n / 8)` bytes a row,
 //! bit `j % 8` of byte `j / 8` for target `j`: `seen` is 1 when the observer sees the
 //! target (clear or hindered, as the matrix); `second` is 1 for a seen target that is
-//! hindered and for a hidden one that is a blind hex. `why`: for each explained
-//! observer (`explained`, `null` for all), one u16 or u32 (`why_bytes`) per target,
-//! an index into `explanations`: `[reason index into reasons, blocker hex or -1,
-//! hindrance]`.
+//! hindered and for a hidden one that is a blind hex. `why` and `by`: for each
+//! explained observer (`explained`, `null` for all), per target, a u16 or u32
+//! (`why_bytes`) indexing `explanations` (`[reason, hindrance]`, the reason an index
+//! into `reasons`), and a u16 or u32 (`by_bytes`): the blocking hex + 1, 0 for none.
+//! A reason is stored once for every pair it is said of: the observer's, the
+//! target's and the blocker's labels in it stand as the characters U+0001, U+0002
+//! and U+0003, which the page replaces with the pair's labels.
 
 use super::style::{self, BLIND, BLOCKED, HINDERED, OVERLAY, Rgba, VISIBLE};
 use crate::engine::fast::Engine;
@@ -208,18 +211,58 @@ pub(crate) fn classes(
 }
 
 /// The explained query's answer for every target of the observers `rows`: per pair
-/// an index into a table of distinct `(reason, blocker, hindrance)`.
+/// its blocker and an index into a table of distinct `(reason template, hindrance)`.
 pub(crate) struct Explained {
-    /// Distinct reasons.
+    /// Distinct reasons, each with the observer's, the target's and the blocker's
+    /// labels replaced by [`FROM`], [`TO`] and [`BY`] (so one sentence serves every
+    /// pair it is said of; the page puts the labels back).
     pub reasons: Vec<String>,
-    /// Distinct answers: reason index, blocker hex (or -1), hindrance.
-    pub table: Vec<(u32, i64, u32)>,
+    /// Distinct answers: reason index, hindrance.
+    pub table: Vec<(u32, u32)>,
     /// Per observer, per target, the answer's index in `table`.
     pub ids: Vec<u32>,
+    /// Per observer, per target, the blocking hex + 1 (0: nothing blocks).
+    pub blockers: Vec<u32>,
+}
+
+/// Stands for the observer's label in a reason template.
+pub const FROM: char = '\u{1}';
+/// Stands for the target's label.
+pub const TO: char = '\u{2}';
+/// Stands for the blocking hex's label.
+pub const BY: char = '\u{3}';
+
+/// `reason` with each whole-word occurrence of a label replaced by its stand-in
+/// (the first of equal labels wins); putting the labels back gives `reason` again.
+pub(crate) fn template(reason: &str, labels: &[(&str, char)]) -> String {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
+    let mut out = String::with_capacity(reason.len());
+    let mut rest = reason;
+    let mut prev: Option<char> = None;
+    'scan: while let Some(c) = rest.chars().next() {
+        if !word(prev) {
+            for &(label, stand_in) in labels {
+                if !label.is_empty()
+                    && rest.starts_with(label)
+                    && !word(rest[label.len()..].chars().next())
+                {
+                    out.push(stand_in);
+                    prev = label.chars().last();
+                    rest = &rest[label.len()..];
+                    continue 'scan;
+                }
+            }
+        }
+        out.push(c);
+        prev = Some(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 pub(crate) fn explain(map: &Map, rows: &[usize], range: Option<&Range>) -> Explained {
-    let answers: Vec<Vec<(String, i64, u32)>> = rows
+    let labels: Vec<String> = map.hexes().map(|h| map.label(h)).collect();
+    let answers: Vec<Vec<(String, u32, u32)>> = rows
         .par_iter()
         .map(|&i| {
             let from = map.hex_of(i);
@@ -229,12 +272,15 @@ pub(crate) fn explain(map: &Map, rows: &[usize], range: Option<&Range>) -> Expla
                     if let Some(g) = range {
                         r = g.los(map, r);
                     }
-                    let blocker = r
-                        .blocked_by
-                        .as_ref()
-                        .and_then(|e| map.index(e.place.hex()))
-                        .map_or(-1, |b| b as i64);
-                    (r.reason, blocker, r.hindrance)
+                    let blocker = r.blocked_by.as_ref().and_then(|e| map.index(e.place.hex()));
+                    let mut names = vec![(labels[i].as_str(), FROM), (labels[j].as_str(), TO)];
+                    if let Some(b) = blocker {
+                        names.push((labels[b].as_str(), BY));
+                    }
+                    // Longer labels first, so `A10` is never read as `A1` and a `0`.
+                    names.sort_by_key(|n| std::cmp::Reverse(n.0.len()));
+                    let text = template(&r.reason, &names);
+                    (text, blocker.map_or(0, |b| b as u32 + 1), r.hindrance)
                 })
                 .collect()
         })
@@ -242,8 +288,9 @@ pub(crate) fn explain(map: &Map, rows: &[usize], range: Option<&Range>) -> Expla
     let mut reasons: Vec<String> = Vec::new();
     let mut reason_ids: FxHashMap<String, u32> = FxHashMap::default();
     let mut table = Vec::new();
-    let mut table_ids: FxHashMap<(u32, i64, u32), u32> = FxHashMap::default();
+    let mut table_ids: FxHashMap<(u32, u32), u32> = FxHashMap::default();
     let mut ids = Vec::with_capacity(rows.len() * map.len());
+    let mut blockers = Vec::with_capacity(rows.len() * map.len());
     for row in answers {
         for (reason, blocker, hindrance) in row {
             let rid = match reason_ids.get(&reason) {
@@ -255,18 +302,20 @@ pub(crate) fn explain(map: &Map, rows: &[usize], range: Option<&Range>) -> Expla
                     k
                 }
             };
-            let key = (rid, blocker, hindrance);
+            let key = (rid, hindrance);
             let id = *table_ids.entry(key).or_insert_with(|| {
                 table.push(key);
                 table.len() as u32 - 1
             });
             ids.push(id);
+            blockers.push(blocker);
         }
     }
     Explained {
         reasons,
         table,
         ids,
+        blockers,
     }
 }
 
@@ -442,10 +491,15 @@ pub fn build(engine: &Engine, input: &PageInput, ctl: &Control) -> Result<PageDa
     let why = explain(map, explained.as_deref().unwrap_or(&all), input.range);
     let t_explain = start.elapsed().as_secs_f64();
     let why_bytes = if why.table.len() <= 1 << 16 { 2 } else { 4 };
-    let mut why_blob = Vec::with_capacity(why.ids.len() * why_bytes);
-    for &id in &why.ids {
-        why_blob.extend_from_slice(&id.to_le_bytes()[..why_bytes]);
-    }
+    let by_bytes = if n < 1 << 16 { 2 } else { 4 };
+    let pack = |values: &[u32], width: usize| -> Vec<u8> {
+        values
+            .iter()
+            .flat_map(|v| v.to_le_bytes().into_iter().take(width))
+            .collect()
+    };
+    let why_blob = pack(&why.ids, why_bytes);
+    let by_blob = pack(&why.blockers, by_bytes);
     let heats: Vec<Value> = input
         .heats
         .iter()
@@ -466,7 +520,12 @@ pub fn build(engine: &Engine, input: &PageInput, ctl: &Control) -> Result<PageDa
         .iter()
         .map(|l| json!([l.from, l.to, l.sees, l.fires, l.why]))
         .collect();
-    let blobs: Vec<(&str, &[u8])> = vec![("seen", &seen), ("second", &second), ("why", &why_blob)];
+    let blobs: Vec<(&str, &[u8])> = vec![
+        ("seen", &seen),
+        ("second", &second),
+        ("why", &why_blob),
+        ("by", &by_blob),
+    ];
     let mut header = json!({
         "format": 1,
         "map": map_json(map),
@@ -480,8 +539,9 @@ pub fn build(engine: &Engine, input: &PageInput, ctl: &Control) -> Result<PageDa
         "observers": observers,
         "explained": explained,
         "reasons": why.reasons,
-        "explanations": why.table.iter().map(|&(r, b, h)| json!([r, b, h])).collect::<Vec<_>>(),
+        "explanations": why.table.iter().map(|&(r, h)| json!([r, h])).collect::<Vec<_>>(),
         "why_bytes": why_bytes,
+        "by_bytes": by_bytes,
         "omitted": omitted,
         "seconds": {"viewsheds": t_classes, "explanations": t_explain},
     });
@@ -648,17 +708,36 @@ mod tests {
                 id[..w].copy_from_slice(&why[at..at + w]);
                 let ex = &header["explanations"][u32::from_le_bytes(id) as usize];
                 let r = line_of_sight(&map, map.hex_of(i), map.hex_of(j));
-                let reason = &header["reasons"][ex[0].as_u64().unwrap() as usize];
-                assert_eq!(reason.as_str().unwrap(), r.reason);
-                let blocker = r
-                    .blocked_by
-                    .map_or(-1, |b| map.index(b.place.hex()).unwrap() as i64);
-                assert_eq!(ex[1].as_i64().unwrap(), blocker);
-                assert_eq!(ex[2].as_u64().unwrap() as u32, r.hindrance);
+                let by = blob("by");
+                let b = u16::from_le_bytes([by[(i * n + j) * 2], by[(i * n + j) * 2 + 1]]);
+                let blocker = r.blocked_by.map(|e| map.index(e.place.hex()).unwrap());
+                assert_eq!(b as usize, blocker.map_or(0, |b| b + 1), "{i} -> {j}");
+                let label = |k: usize| map.label(map.hex_of(k));
+                let reason = header["reasons"][ex[0].as_u64().unwrap() as usize]
+                    .as_str()
+                    .unwrap()
+                    .replace(FROM, &label(i))
+                    .replace(TO, &label(j))
+                    .replace(BY, &blocker.map(label).unwrap_or_default());
+                assert_eq!(reason, r.reason, "{i} -> {j}");
+                assert_eq!(ex[1].as_u64().unwrap() as u32, r.hindrance);
                 let seen = bit(blob("seen"), n.div_ceil(8), i, j);
                 assert_eq!(seen, r.verdict.sees(), "{i} -> {j}");
             }
         }
+    }
+
+    /// Labels are replaced as whole words only, longer first, and put back exactly.
+    #[test]
+    fn a_reason_template_gives_the_reason_back() {
+        let names = [("A10", FROM), ("A1", TO), ("B2", BY)];
+        let t = template("A1 to A10: woods in B2 block (A1.2, B22, xA1)", &names);
+        assert_eq!(
+            t,
+            "\u{2} to \u{1}: woods in \u{3} block (\u{2}.2, B22, xA1)"
+        );
+        let back = t.replace(FROM, "A10").replace(TO, "A1").replace(BY, "B2");
+        assert_eq!(back, "A1 to A10: woods in B2 block (A1.2, B22, xA1)");
     }
 
     #[test]
