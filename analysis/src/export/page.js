@@ -319,8 +319,8 @@
       g.lineCap = "round";
       g.beginPath(); g.moveTo(sx(cx(a)), sy(cy(a))); g.lineTo(sx(cx(b)), sy(cy(b)));
       g.strokeStyle = "#fff"; g.lineWidth = 5; g.stroke();
-      g.strokeStyle = k === 0 ? "#1a1a1a" : k === 1 ? "#21918c" : "#c81e1e"; g.lineWidth = 2.5;
-      if (k >= 2) g.setLineDash([7, 4]);
+      g.strokeStyle = k < 0 ? "#888" : k === 0 ? "#1a1a1a" : k === 1 ? "#21918c" : "#c81e1e"; g.lineWidth = 2.5;
+      if (k !== 0 && k !== 1) g.setLineDash([7, 4]);
       g.stroke(); g.setLineDash([]);
       const p = new Path2D(); hexPath(p, b);
       g.strokeStyle = "#000"; g.lineWidth = 2.5; g.stroke(p);

@@ -226,11 +226,11 @@ pub(crate) struct Explained {
 }
 
 /// Stands for the observer's label in a reason template.
-pub const FROM: char = '\u{1}';
+pub(crate) const FROM: char = '\u{1}';
 /// Stands for the target's label.
-pub const TO: char = '\u{2}';
+pub(crate) const TO: char = '\u{2}';
 /// Stands for the blocking hex's label.
-pub const BY: char = '\u{3}';
+pub(crate) const BY: char = '\u{3}';
 
 /// `reason` with each whole-word occurrence of a label replaced by its stand-in
 /// (the first of equal labels wins); putting the labels back gives `reason` again.
@@ -603,6 +603,35 @@ fn json_error(e: serde_json::Error) -> crate::Error {
     crate::Error::new(crate::ErrorKind::Query, format!("the page header: {e}"))
 }
 
+/// The stream of a `data.js` script ([`PageData::script`]) read back: its header and blobs.
+pub fn unpack_script(script: &str) -> Result<(Value, Vec<(String, Vec<u8>)>)> {
+    let bad = || crate::Error::new(crate::ErrorKind::Syntax, "page data: not a data.js script");
+    let start = script.find('"').ok_or_else(bad)? + 1;
+    let end = script.rfind('"').filter(|&e| e >= start).ok_or_else(bad)?;
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let digits: Vec<u8> = script.as_bytes()[start..end]
+        .iter()
+        .filter(|&&c| c != b'=')
+        .map(|&c| value(c).ok_or_else(bad))
+        .collect::<Result<_>>()?;
+    let mut gz = Vec::with_capacity(digits.len() * 3 / 4);
+    for q in digits.chunks(4) {
+        let n = q
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (k, &d)| n | u32::from(d) << (18 - 6 * k));
+        gz.extend_from_slice(&n.to_be_bytes()[1..q.len()]);
+    }
+    unpack(&gz)
+}
+
 /// The unpacked stream read back: the header and its blobs (for tests and tools).
 pub fn unpack(gz: &[u8]) -> Result<(Value, Vec<(String, Vec<u8>)>)> {
     use std::io::Read;
@@ -694,7 +723,7 @@ mod tests {
         let data = build(&e, &input, &Control::default()).unwrap();
         let script = data.script();
         assert!(script.starts_with("window.HEXSIGHT_DATA = \""));
-        let (header, blobs) = unpack(&data.gz).unwrap();
+        let (header, blobs) = unpack_script(&script).unwrap();
         assert!(header["observers"].is_null() && header["explained"].is_null());
         let blob = |name: &str| &blobs.iter().find(|b| b.0 == name).unwrap().1;
         let n = map.len();
