@@ -350,7 +350,15 @@
     } else {
       obs.textContent = "Observer: " + describe(S.sel) + (D.keys.includes(S.sel) ? ", a key hex" : "");
       if (rowOf[S.sel] < 0) {
-        $("counts").textContent = "This map is too large to carry every hex's viewshed; the page carries those of the key hexes (" + D.keys.map((k) => M.labels[k]).join(", ") + ").";
+        // The nearest hex whose viewshed the page carries.
+        let near = -1, best = Infinity;
+        for (let i = 0; i < N; i++) {
+          if (rowOf[i] < 0) continue;
+          const d = (cx(i) - cx(S.sel)) ** 2 + (cy(i) - cy(S.sel)) ** 2;
+          if (d < best) { best = d; near = i; }
+        }
+        $("counts").innerHTML = "This map is too large to carry every hex's viewshed (see About this page)" + (near >= 0 ? '; the nearest carried is <button id="go-near">' + esc(M.labels[near]) + "</button>." : ".");
+        if (near >= 0) $("go-near").onclick = (e) => select(near, e);
         lists.hidden = true;
       } else {
         let c = [0, 0, 0, 0];

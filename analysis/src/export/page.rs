@@ -476,7 +476,7 @@ pub fn build(engine: &Engine, input: &PageInput, ctl: &Control) -> Result<PageDa
             Some(keys.clone())
         }
     };
-    let observers = every(ALL_VIEWSHEDS_LIMIT, "viewsheds", &mut omitted);
+    let observers = sampled(n, &keys, &mut omitted);
     let explained = every(ALL_EXPLAINED_LIMIT, "blockers and reasons", &mut omitted);
     let all: Vec<usize> = (0..n).collect();
     let start = Instant::now();
@@ -597,6 +597,26 @@ pub fn build(engine: &Engine, input: &PageInput, ctl: &Control) -> Result<PageDa
         omitted,
         seconds: (t_classes, t_explain),
     })
+}
+
+/// The observers whose viewsheds the page carries: every hex up to
+/// [`ALL_VIEWSHEDS_LIMIT`] (`None`); beyond, as many as fit in the pairs of a map that
+/// size, spread evenly (every `step`th hex in index order) with the key hexes.
+fn sampled(n: usize, keys: &[usize], omitted: &mut Vec<String>) -> Option<Vec<usize>> {
+    if n <= ALL_VIEWSHEDS_LIMIT {
+        return None;
+    }
+    let fit = (ALL_VIEWSHEDS_LIMIT * ALL_VIEWSHEDS_LIMIT / n).max(1);
+    let step = n.div_ceil(fit);
+    let mut rows: Vec<usize> = (0..n).step_by(step).chain(keys.iter().copied()).collect();
+    rows.sort_unstable();
+    rows.dedup();
+    omitted.push(format!(
+        "viewsheds of {} of the {n} hexes only (every {step}th hex in column order and the key hexes): every hex's would be {} MB unpacked, more than a map of {ALL_VIEWSHEDS_LIMIT} hexes",
+        rows.len(),
+        (n as u64 * n as u64 / 4) >> 20
+    ));
+    Some(rows)
 }
 
 fn json_error(e: serde_json::Error) -> crate::Error {
