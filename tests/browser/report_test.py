@@ -190,6 +190,8 @@ def not_blank(d, folder, shots):
     """The screenshot's map area has many colours (a blank or one-colour map fails)."""
     from PIL import Image
 
+    d.execute_script("hexsight.fit()")
+    time.sleep(0.2)
     png = d.get_screenshot_as_png()
     if shots:
         os.makedirs(shots, exist_ok=True)

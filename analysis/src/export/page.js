@@ -306,8 +306,8 @@
     g.clearRect(0, 0, W, H);
     const ring = (i, colour) => {
       const x = sx(cx(i)), y = sy(cy(i));
-      dot(g, x, y, Math.max(s * 0.38, 3.5), "#fff", true);
-      dot(g, x, y, Math.max(s * 0.18, 1.8), colour, false);
+      dot(g, x, y, Math.max(s * 0.38, 6), "#fff", true);
+      dot(g, x, y, Math.max(s * 0.18, 3), colour, false);
     };
     if (S.layer !== "viewshed") for (const k of D.keys) ring(k, "#dc1e1e");
     if (S.cursor >= 0 && S.cursor !== S.pt) {

@@ -623,8 +623,11 @@ fn json_error(e: serde_json::Error) -> crate::Error {
     crate::Error::new(crate::ErrorKind::Query, format!("the page header: {e}"))
 }
 
+/// Page data read back: the header and the named blobs.
+pub type Unpacked = (Value, Vec<(String, Vec<u8>)>);
+
 /// The stream of a `data.js` script ([`PageData::script`]) read back: its header and blobs.
-pub fn unpack_script(script: &str) -> Result<(Value, Vec<(String, Vec<u8>)>)> {
+pub fn unpack_script(script: &str) -> Result<Unpacked> {
     let bad = || crate::Error::new(crate::ErrorKind::Syntax, "page data: not a data.js script");
     let start = script.find('"').ok_or_else(bad)? + 1;
     let end = script.rfind('"').filter(|&e| e >= start).ok_or_else(bad)?;
@@ -653,7 +656,7 @@ pub fn unpack_script(script: &str) -> Result<(Value, Vec<(String, Vec<u8>)>)> {
 }
 
 /// The unpacked stream read back: the header and its blobs (for tests and tools).
-pub fn unpack(gz: &[u8]) -> Result<(Value, Vec<(String, Vec<u8>)>)> {
+pub fn unpack(gz: &[u8]) -> Result<Unpacked> {
     use std::io::Read;
     let bad = |why: &str| crate::Error::new(crate::ErrorKind::Syntax, format!("page data: {why}"));
     let mut raw = Vec::new();
