@@ -262,7 +262,12 @@ def main():
     a = ap.parse_args()
     exe = os.path.abspath(a.hexsight)
     os.chdir(ROOT)
-    d = browser()
+    try:
+        d = browser()
+    except Exception as e:  # no chromium or driver: say so, counted as a failure
+        check(False, "headless Chromium starts (chromium, chromium-driver)", repr(e))
+        print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
+        sys.exit(1)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             # Hill 112 (Combat Commander: hindrances, crests, blind hexes, units of two sides),

@@ -342,6 +342,7 @@
     return M.labels[i] + " (level " + M.level[i] + ", " + t.name + (u.length ? "; " + u.join(", ") : "") + ")";
   }
   const CLASS = ["visible", "hindered", "blocked", "blind"];
+  let counted = -1, listed = -1;
   function info() {
     const obs = $("obs"), lists = $("lists");
     if (S.sel < 0) {
@@ -361,12 +362,16 @@
         if (near >= 0) $("go-near").onclick = (e) => select(near, e);
         lists.hidden = true;
       } else {
-        let c = [0, 0, 0, 0];
-        for (let j = 0; j < N; j++) c[classOf(S.sel, j)]++;
-        counts = c;
+        // Counted and listed once per observer, not on every move of the pointer.
+        if (counted !== S.sel) {
+          const c = [0, 0, 0, 0];
+          for (let j = 0; j < N; j++) c[classOf(S.sel, j)]++;
+          counts = c; counted = S.sel; listed = -1;
+        }
+        const c = counts;
         $("counts").textContent = "Sees " + c[0] + " hexes clear and " + c[1] + " hindered; " + (c[2] + c[3]) + " hidden, of which " + c[3] + " blind.";
         lists.hidden = false;
-        if (lists.open) fillLists();
+        if (lists.open && listed !== S.sel) fillLists();
       }
     }
     const t = $("target");
@@ -385,6 +390,7 @@
     legend();
   }
   function fillLists() {
+    listed = S.sel;
     const by = [[], [], [], []];
     for (let j = 0; j < N; j++) by[classOf(S.sel, j)].push(M.labels[j]);
     CLASS.forEach((c, k) => { $("list-" + c).textContent = by[k].join(" "); $("n-" + c).textContent = by[k].length; });

@@ -260,13 +260,24 @@ pub(crate) fn template(reason: &str, labels: &[(&str, char)]) -> String {
     out
 }
 
-pub(crate) fn explain(map: &Map, rows: &[usize], range: Option<&Range>) -> Explained {
+/// The explained query for every target of the observers `rows`, each reason made a
+/// template so a sentence said of many pairs is stored once; stops on the cancel flag
+/// (the progress shown is the viewsheds', computed first).
+pub(crate) fn explain(
+    map: &Map,
+    rows: &[usize],
+    range: Option<&Range>,
+    ctl: &Control,
+) -> Result<Explained> {
     let labels: Vec<String> = map.hexes().map(|h| map.label(h)).collect();
     let answers: Vec<Vec<(String, u32, u32)>> = rows
         .par_iter()
         .map(|&i| {
+            if ctl.cancel.load(Ordering::Relaxed) {
+                return Err(crate::engine::matrix::cancelled());
+            }
             let from = map.hex_of(i);
-            (0..map.len())
+            Ok((0..map.len())
                 .map(|j| {
                     let mut r = line_of_sight(map, from, map.hex_of(j));
                     if let Some(g) = range {
@@ -282,9 +293,9 @@ pub(crate) fn explain(map: &Map, rows: &[usize], range: Option<&Range>) -> Expla
                     let text = template(&r.reason, &names);
                     (text, blocker.map_or(0, |b| b as u32 + 1), r.hindrance)
                 })
-                .collect()
+                .collect())
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let mut reasons: Vec<String> = Vec::new();
     let mut reason_ids: FxHashMap<String, u32> = FxHashMap::default();
     let mut table = Vec::new();
@@ -311,12 +322,12 @@ pub(crate) fn explain(map: &Map, rows: &[usize], range: Option<&Range>) -> Expla
             blockers.push(blocker);
         }
     }
-    Explained {
+    Ok(Explained {
         reasons,
         table,
         ids,
         blockers,
-    }
+    })
 }
 
 /// The map as the page draws it: hex centres and corners at size 1, labels, ground
@@ -488,7 +499,7 @@ pub fn build(engine: &Engine, input: &PageInput, ctl: &Control) -> Result<PageDa
     )?;
     let t_classes = start.elapsed().as_secs_f64();
     let start = Instant::now();
-    let why = explain(map, explained.as_deref().unwrap_or(&all), input.range);
+    let why = explain(map, explained.as_deref().unwrap_or(&all), input.range, ctl)?;
     let t_explain = start.elapsed().as_secs_f64();
     let why_bytes = if why.table.len() <= 1 << 16 { 2 } else { 4 };
     let by_bytes = if n < 1 << 16 { 2 } else { 4 };
