@@ -213,6 +213,7 @@ def keyboard_and_search(d, folder, label):
     d.find_element(By.ID, "search").send_keys(label, Keys.ENTER)
     time.sleep(0.1)
     check(d.execute_script("return hexsight.state().selected") == label, f"{folder}: searching {label} selects it")
+    d.find_element(By.ID, "search").clear()
     d.find_element(By.ID, "search").send_keys("ZZ999", Keys.ENTER)
     time.sleep(0.1)
     check("No hex" in text(d, "search-msg"), f"{folder}: searching a label not on the map says so", text(d, "search-msg"))
@@ -228,6 +229,38 @@ def keyboard_and_search(d, folder, label):
     ui.send_keys("+")
     time.sleep(0.1)
     check(d.execute_script("return hexsight.state().scale") > scale, f"{folder}: + zooms in")
+
+
+def tap(d, label):
+    """A touch tap (no hover) on a hex, where the view now shows it."""
+    from selenium.webdriver.common.actions import interaction
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+    from selenium.webdriver.common.actions.pointer_input import PointerInput
+
+    p = d.execute_script("return hexsight.screenOf(arguments[0])", label)
+    a = ActionBuilder(d, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+    a.pointer_action.move_to_location(int(p["x"]), int(p["y"])).pointer_down().pointer_up()
+    a.perform()
+    time.sleep(0.1)
+
+
+def touch(d, folder, observer, target):
+    """With nothing selected a tap selects; then a tap on another hex points at it (a touch
+    has no hover), and a second tap makes it the observer."""
+    d.execute_script("hexsight.fit()")
+    d.find_element(By.ID, "c-ui").send_keys(Keys.ESCAPE)
+    time.sleep(0.1)
+    check(d.execute_script("return hexsight.state().selected") is None, f"{folder}: Escape clears the selection")
+    tap(d, observer)
+    state = d.execute_script("return hexsight.state()")
+    check(state["selected"] == observer, f"{folder}: a tap on {observer} selects it", state)
+    tap(d, target)
+    state = d.execute_script("return hexsight.state()")
+    check(state["selected"] == observer and state["pointed"] == target,
+          f"{folder}: a tap on {target} points at it from {observer}", state)
+    tap(d, target)
+    state = d.execute_script("return hexsight.state()")
+    check(state["selected"] == target, f"{folder}: a second tap on {target} makes it the observer", state)
 
 
 def report(exe, map_path, out, *extra):
@@ -289,6 +322,7 @@ def main():
                 lines_match(d, exe, map_path, observer, targets)
                 layers_toggle(d, out)
                 keyboard_and_search(d, out, observers[-1])
+                touch(d, out, observer, targets[0])
                 click(d, observer)
                 hover(d, targets[0])
                 not_blank(d, out, a.shots)

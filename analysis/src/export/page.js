@@ -479,11 +479,12 @@
     const local = (e) => { const r = ui.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };
     const hexOf = (e) => { const [x, y] = local(e); return hexAt((x - S.ox) / S.scale, (y - S.oy) / S.scale); };
     const down = new Map();
-    let drag = null, pinch = null;
+    let drag = null, pinch = null, pinched = false; // no tap at the end of a pinch
     ui.addEventListener("pointerdown", (e) => {
       ui.setPointerCapture(e.pointerId);
       down.set(e.pointerId, { x: e.clientX, y: e.clientY, t: e.timeStamp, moved: false });
       if (down.size === 2) {
+        pinched = true;
         const [a, b] = [...down.values()];
         pinch = { d: Math.hypot(a.x - b.x, a.y - b.y), scale: S.scale };
         drag = null;
@@ -510,6 +511,7 @@
       const d = down.get(e.pointerId);
       down.delete(e.pointerId);
       if (down.size < 2) pinch = null;
+      if (pinched) { if (down.size === 0) pinched = false; drag = null; return; }
       if (!d || d.moved || e.type === "pointercancel") { drag = null; return; }
       drag = null;
       const i = hexOf(e);
