@@ -278,6 +278,7 @@ def bench(d, exe, map_path, tmp):
     page = size("index.html") + size("data.js")
     print(f"bench: report of {map_path} in {took:.1f} s; page + data {page / 1e6:.2f} MB; folder {folder / 1e6:.1f} MB")
     open_page(d, out)
+    print("bench: " + text(d, "about-size"))
     times = []
     for label in d.execute_script("return [11, 2222, 4545, 7070, 9898].map(k => hexsight.label(k))"):
         click(d, label)

@@ -43,7 +43,7 @@
     corners = M.corners;
     buildGrid();
     buildLayers();
-    $("about-data").textContent = (data.unpacked / 1048576).toFixed(1) + " MB unpacked in the browser";
+    $("about-data").textContent = (data.unpacked / 1048576).toFixed(1) + " MB unpacked in the browser in " + Math.round(performance.now() - t0) + " ms";
     const left = D.omitted.length ? "Left out: " + D.omitted.join("; ") + "." : "Carried whole: every hex's viewshed" + (D.explained ? "" : ", and the blocker and reason of every line") + ".";
     $("about-omitted").textContent = left;
     if (D.explained) $("about-omitted").textContent += " Blockers and reasons are carried for the key hexes " + D.explained.map((i) => M.labels[i]).join(", ") + ".";
@@ -580,5 +580,6 @@
     state: () => ({ selected: S.sel >= 0 ? M.labels[S.sel] : null, pointed: S.pt >= 0 ? M.labels[S.pt] : null, layer: S.layer, show: { ...S.show }, scale: S.scale }),
   };
 
+  const t0 = performance.now();
   load().then(start, (e) => { say("Could not read the page data: " + e.message); document.body.dataset.ready = "error"; });
 })();
