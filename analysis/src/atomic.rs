@@ -368,6 +368,15 @@ impl AtomicDir {
     /// Starts writing the folder `path`, refusing one that is a file, or a folder of
     /// other files (one without `keep_if` in it).
     pub fn create(path: &Path, keep_if: &str) -> Result<AtomicDir> {
+        // A link to a folder is followed: the folder is replaced, the link stays.
+        let real;
+        let path = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                real = std::fs::canonicalize(path).map_err(|e| Error::io(&e, path))?;
+                real.as_path()
+            }
+            _ => path,
+        };
         let refuse = |why: &str| Err(Error::new(ErrorKind::Io, why).in_file(path));
         match std::fs::metadata(path) {
             Ok(m) if !m.is_dir() => return refuse("is a file, not a folder"),
@@ -630,6 +639,20 @@ mod tests {
         assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"second");
         assert!(!out.join("old.svg").exists());
         assert_eq!(std::fs::read_dir(&base).unwrap().count(), 1);
+        // A link to the report: the folder it points to is replaced, the link stays.
+        let link = base.join("link");
+        std::os::unix::fs::symlink(&out, &link).unwrap();
+        let d = AtomicDir::create(&link, "index.html").unwrap();
+        write_atomic(&d.file("index.html"), b"third").unwrap();
+        d.commit().unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"third");
+        std::fs::remove_file(&link).unwrap();
         // A folder of other files, or a file, is refused.
         let other = base.join("docs");
         std::fs::create_dir_all(&other).unwrap();
