@@ -307,7 +307,7 @@ def main():
             # Hill 112 (Combat Commander: hindrances, crests, blind hexes, units of two sides),
             # with the zones of two sides added for the zones layer.
             hill = json.load(open("maps/hill-112.json"))
-            hill["zones"] = {"german-setup": "A1:F10,G3", "allied-entry": "Q1:T12"}
+            hill["zones"] = {"axis-setup": "A1:F10,G3", "allied-entry": "Q1:T12"}
             zoned = os.path.join(tmp, "hill-112-zoned.json")
             json.dump(hill, open(zoned, "w"))
             cases = [
