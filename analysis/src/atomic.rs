@@ -351,6 +351,145 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     file.commit()
 }
 
+/// A folder written whole or not at all: its files go into a temporary sibling
+/// folder, which replaces the target only at [`AtomicDir::commit`]; until then a
+/// previous folder at the target stays as it was. Dropping it uncommitted (an error,
+/// a full disk) removes the temporary folder, so no partial folder is left.
+///
+/// Only a new path, an empty folder or a folder holding `keep_if` (a previous
+/// report's `index.html`) is replaced, so a folder of other files is never swept away.
+pub struct AtomicDir {
+    path: PathBuf,
+    tmp: PathBuf,
+    committed: bool,
+}
+
+impl AtomicDir {
+    /// Starts writing the folder `path`, refusing one that is a file, or a folder of
+    /// other files (one without `keep_if` in it).
+    pub fn create(path: &Path, keep_if: &str) -> Result<AtomicDir> {
+        // A link to a folder is followed: the folder is replaced, the link stays.
+        let real;
+        let path = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                real = std::fs::canonicalize(path).map_err(|e| Error::io(&e, path))?;
+                real.as_path()
+            }
+            _ => path,
+        };
+        let refuse = |why: &str| Err(Error::new(ErrorKind::Io, why).in_file(path));
+        match std::fs::metadata(path) {
+            Ok(m) if !m.is_dir() => return refuse("is a file, not a folder"),
+            Ok(_) => {
+                let mut entries = std::fs::read_dir(path).map_err(|e| Error::io(&e, path))?;
+                if entries.next().is_some() && !path.join(keep_if).is_file() {
+                    return refuse(&format!(
+                        "the folder holds other files and no {keep_if}; give a new or empty folder"
+                    ));
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(&e, path)),
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .filter(|n| n != "." && n != "..")
+            .ok_or_else(|| {
+                Error::new(ErrorKind::Io, "give the folder by name, not `.` or `..`").in_file(path)
+            })?;
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent).map_err(|e| Error::io(&e, &parent))?;
+        let tmp = parent.join(format!(".{name}.{}.tmp", std::process::id()));
+        if tmp.exists() {
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+        std::fs::create_dir(&tmp).map_err(|e| Error::io(&e, path))?;
+        Ok(AtomicDir {
+            path: path.to_path_buf(),
+            tmp,
+            committed: false,
+        })
+    }
+
+    /// The temporary folder the files are written into until the commit.
+    pub fn staging(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Where to write the file `name` of the folder (inside the temporary folder).
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.tmp.join(name)
+    }
+
+    /// Puts the folder in place: swapped with the previous one in one step where the
+    /// system can (Linux), else the previous one moved aside first; then the
+    /// previous one is removed.
+    pub fn commit(mut self) -> Result<()> {
+        let io = |e: std::io::Error| Error::io(&e, &self.path);
+        if std::fs::symlink_metadata(&self.path).is_err() {
+            std::fs::rename(&self.tmp, &self.path).map_err(io)?;
+        } else if exchange(&self.tmp, &self.path).is_err() {
+            let old = self.tmp.with_extension("old");
+            std::fs::rename(&self.path, &old).map_err(io)?;
+            if let Err(e) = std::fs::rename(&self.tmp, &self.path) {
+                let _ = std::fs::rename(&old, &self.path);
+                return Err(io(e));
+            }
+            let _ = std::fs::remove_dir_all(&old);
+        } else {
+            // The previous folder now lies at the temporary path.
+            let _ = std::fs::remove_dir_all(&self.tmp);
+        }
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for AtomicDir {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.tmp);
+        }
+    }
+}
+
+/// Swaps two paths in one step (Linux `renameat2` with `RENAME_EXCHANGE`).
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = |p: &Path| {
+            std::ffi::CString::new(p.as_os_str().as_bytes())
+                .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))
+        };
+        let (a, b) = (c(a)?, c(b)?);
+        // SAFETY: both paths are NUL-terminated strings that outlive the call.
+        let r = unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                a.as_ptr(),
+                libc::AT_FDCWD,
+                b.as_ptr(),
+                libc::RENAME_EXCHANGE,
+            )
+        };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (a, b);
+        Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -465,5 +604,69 @@ mod tests {
         write_atomic(&dir.join("ok.txt"), b"new").unwrap();
         assert_eq!(std::fs::read(dir.join("ok.txt")).unwrap(), b"new");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A folder is replaced only when complete: an uncommitted one leaves no trace and
+    /// the previous folder as it was; a committed one replaces it whole.
+    #[test]
+    fn a_folder_is_replaced_whole_or_not_at_all() {
+        let base = std::env::temp_dir().join(format!("hexsight-dir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap();
+        let out = base.join("report");
+        let d = AtomicDir::create(&out, "index.html").unwrap();
+        write_atomic(&d.file("index.html"), b"first").unwrap();
+        d.commit().unwrap();
+        assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"first");
+        // A run that fails halfway: the previous report stays, nothing else is left.
+        let d = AtomicDir::create(&out, "index.html").unwrap();
+        write_atomic(&d.file("part.bin"), b"half").unwrap();
+        drop(d);
+        assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"first");
+        assert!(!out.join("part.bin").exists());
+        let names: Vec<_> = std::fs::read_dir(&base).unwrap().collect();
+        assert_eq!(
+            names.len(),
+            1,
+            "only the report is left in {}",
+            base.display()
+        );
+        // A complete run replaces it, old files gone.
+        std::fs::write(out.join("old.svg"), "x").unwrap();
+        let d = AtomicDir::create(&out, "index.html").unwrap();
+        write_atomic(&d.file("index.html"), b"second").unwrap();
+        d.commit().unwrap();
+        assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"second");
+        assert!(!out.join("old.svg").exists());
+        assert_eq!(std::fs::read_dir(&base).unwrap().count(), 1);
+        // A link to the report: the folder it points to is replaced, the link stays.
+        let link = base.join("link");
+        std::os::unix::fs::symlink(&out, &link).unwrap();
+        let d = AtomicDir::create(&link, "index.html").unwrap();
+        write_atomic(&d.file("index.html"), b"third").unwrap();
+        d.commit().unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"third");
+        std::fs::remove_file(&link).unwrap();
+        // A folder of other files, or a file, is refused.
+        let other = base.join("docs");
+        std::fs::create_dir_all(&other).unwrap();
+        std::fs::write(other.join("notes.txt"), "mine").unwrap();
+        let e = AtomicDir::create(&other, "index.html")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("other files") && e.contains("docs"), "{e}");
+        let e = AtomicDir::create(&other.join("notes.txt"), "index.html")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("not a folder"), "{e}");
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }

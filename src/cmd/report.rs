@@ -1,29 +1,33 @@
 //! `hexsight report MAP --out DIR [--key C5,H3] [--from ZONE] [--to ZONE]`: the main job.
 //!
-//! Writes the matrix (`.bin`, `.npy`, and `.csv` for small maps), exposure
-//! heatmaps, a viewshed with blind hexes for each key hex, a blind-zone map, the
-//! profiles between key hexes, where the map names zones for two sides their
-//! exposure to each other and deployment suggestions, and an `index.html` that
-//! shows them all.
+//! Writes an interactive `index.html` (the map; click a hex for its viewshed, point
+//! at another for the line, its verdict, blocker and reason) with its data in
+//! `data.js`, the pictures it shows (exposure heatmaps, key viewsheds, blind zones,
+//! profiles, spotting, the sides' exposure and deployment), the counts and blind
+//! hexes as JSON, and the raw matrix on small maps or when asked. The folder is
+//! written whole or not at all: into a temporary sibling, put in place at the end.
 
-use anyhow::Context;
 use clap::Args as ClapArgs;
-use hexsight_analysis::engine::exposure::from_matrix;
+use hexsight_analysis::atomic::AtomicDir;
+use hexsight_analysis::engine::exposure::{Exposure, from_matrix};
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Matrix, Selection, matrix};
-use hexsight_analysis::engine::viewshed::viewshed;
+use hexsight_analysis::engine::viewshed::viewshed_of;
 use hexsight_analysis::export::geojson::{self, CrsChoice};
-use hexsight_analysis::export::html::{Figure, index};
+use hexsight_analysis::export::html::{DataNote, Figure, index};
+use hexsight_analysis::export::page::{self, Heat, PageInput, UnitLink, ZoneLayer};
 use hexsight_analysis::export::style::{Layer, Picture, Scene};
-use hexsight_analysis::export::{overlays, pictures, profile, save_scene, write_with};
-use hexsight_analysis::map::NamedZone;
+use hexsight_analysis::export::{overlays, pictures, profile, write_with};
 use hexsight_analysis::map::write_atomic;
 use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Request, deploy};
 use hexsight_analysis::query::profile::profile as side_view;
 use hexsight_analysis::query::range::Range;
+use hexsight_analysis::query::spotting::SpotCell;
 use hexsight_analysis::query::zones::{self, side_zones};
+use hexsight_analysis::rules::asl::FireKind;
+use hexsight_analysis::rules::miniatures::Activity;
 use hexsight_analysis::{Map, Verdict};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `report`.
@@ -32,7 +36,8 @@ use std::process::ExitCode;
 pub struct Args {
     /// The map file.
     map: PathBuf,
-    /// Output folder (created if missing).
+    /// Output folder: written whole into a temporary sibling, then put in place (a
+    /// previous report there is replaced; a folder of other files is refused).
     #[arg(long)]
     out: PathBuf,
     /// Key hexes for viewsheds (`C5,H3`); default: the hexes that see most.
@@ -53,6 +58,13 @@ pub struct Args {
     /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
     threads: Option<usize>,
+    /// Also write the raw matrix (`matrix.bin`, `matrix.npy` up to 20,000 hexes,
+    /// `matrix.csv` up to 2,500); written anyway on maps up to 2,500 hexes.
+    #[arg(long)]
+    matrix: bool,
+    /// Also write each picture as SVG; written anyway on maps up to 2,500 hexes.
+    #[arg(long)]
+    svg: bool,
     /// Also write a GeoJSON file beside the exposure, viewshed and spotting pictures.
     #[arg(long)]
     geojson: bool,
@@ -61,41 +73,152 @@ pub struct Args {
     geojson_crs: CrsChoice,
 }
 
-/// Writes one GeoJSON overlay `STEM.geojson` into the report folder, when asked for.
-fn overlay(
-    a: &Args,
-    files: &mut Vec<(String, String)>,
-    stem: &str,
-    what: &str,
-    build: impl FnOnce(CrsChoice) -> hexsight_analysis::Result<serde_json::Value>,
-) -> anyhow::Result<()> {
-    if !a.geojson {
-        return Ok(());
-    }
-    let name = format!("{stem}.geojson");
-    geojson::save(&a.out.join(&name), &build(a.geojson_crs)?)?;
-    files.push((name, format!("{what} as GeoJSON")));
-    Ok(())
-}
-
 /// Key hexes whose lines to each other the report draws as profiles.
 const PROFILE_KEYS: usize = 4;
-/// Largest map for which the report also writes the matrix as CSV.
+/// Largest map whose report holds the raw matrix and the SVGs without being asked
+/// (`--matrix`, `--svg`): beyond it they dominate the folder (at 10,000 hexes a
+/// 100 MB `.npy` and 5 MB an SVG).
+const SMALL_MAP: usize = 2500;
+/// Largest map for which the report writes the matrix as CSV.
 const CSV_LIMIT: usize = 2500;
-/// Largest map for which the report also writes the byte-per-pair `.npy` (400 MB at this size).
+/// Largest map for which the report writes the byte-per-pair `.npy` (400 MB at this size).
 const NPY_LIMIT: usize = 20_000;
+/// Most units for the units' network on the page (every ordered pair is asked).
+const NETWORK_UNITS: usize = 200;
+
+/// A report being written: the folder, and what goes on the page.
+struct Report<'a> {
+    a: &'a Args,
+    map: &'a Map,
+    dir: &'a AtomicDir,
+    files: Vec<(String, String)>,
+    figures: Vec<Figure>,
+    summary: Vec<String>,
+    heats: Vec<Heat>,
+    svg: bool,
+}
+
+impl Report<'_> {
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.file(name)
+    }
+
+    /// Notes a data file for the page's list.
+    fn file(&mut self, name: &str, what: &str) {
+        self.files.push((name.to_string(), what.to_string()));
+    }
+
+    /// Draws one picture as `STEM.png` (and `STEM.svg` when SVGs are written).
+    fn figure(&mut self, scene: &Scene, stem: &str, title: &str, text: &str) -> anyhow::Result<()> {
+        let png = format!("{stem}.png");
+        write_atomic(
+            &self.path(&png),
+            &hexsight_analysis::export::png::png_bytes(scene),
+        )?;
+        let svg = if self.svg {
+            let name = format!("{stem}.svg");
+            write_atomic(
+                &self.path(&name),
+                hexsight_analysis::export::svg::svg_string(scene).as_bytes(),
+            )?;
+            Some(name)
+        } else {
+            None
+        };
+        self.figures.push(Figure {
+            title: title.into(),
+            text: text.into(),
+            png,
+            svg,
+        });
+        Ok(())
+    }
+
+    /// Writes one GeoJSON overlay `STEM.geojson`, when asked for.
+    fn overlay(
+        &mut self,
+        stem: &str,
+        what: &str,
+        build: impl FnOnce(CrsChoice) -> hexsight_analysis::Result<serde_json::Value>,
+    ) -> anyhow::Result<()> {
+        if !self.a.geojson {
+            return Ok(());
+        }
+        let name = format!("{stem}.geojson");
+        geojson::save(&self.path(&name), &build(self.a.geojson_crs)?)?;
+        self.file(&name, &format!("{what} as GeoJSON"));
+        Ok(())
+    }
+}
 
 /// Writes the report.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let (map, sel, range) = prepare(&a)?;
+    let dir = AtomicDir::create(&a.out, "index.html")?;
+    // Errors name the files where they will be, not the temporary folder.
+    let staging = dir.staging().display().to_string();
+    let shown = |e: anyhow::Error| {
+        anyhow::anyhow!(
+            "{}",
+            format!("{e:#}").replace(&staging, &a.out.display().to_string())
+        )
+    };
+    let pictures = write_all(&a, &map, &sel, range.as_ref(), &dir).map_err(shown)?;
+    dir.commit()?;
+    note!(
+        "wrote {} ({pictures} pictures); open {}",
+        a.out.display(),
+        a.out.join("index.html").display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Computes and writes every file into the folder being made; returns the number of pictures.
+fn write_all(
+    a: &Args,
+    map: &Map,
+    sel: &Selection,
+    range: Option<&Range>,
+    dir: &AtomicDir,
+) -> anyhow::Result<usize> {
+    let small = map.len() <= SMALL_MAP;
+    let mut r = Report {
+        a,
+        map,
+        dir,
+        files: Vec::new(),
+        figures: Vec::new(),
+        summary: Vec::new(),
+        heats: Vec::new(),
+        svg: a.svg || small,
+    };
+    let engine = Engine::try_new(map)?;
+    let m = compute_matrix(&engine, range, &mut r.summary)?;
+    if a.matrix || small {
+        matrix_files(&mut r, &m)?;
+    }
+    let e = from_matrix(&m, &sel.from, &sel.to);
+    exposure(&mut r, &e)?;
+    let keys = key_hexes(a, map, &e)?;
+    let blind = key_viewsheds(&mut r, &engine, &keys, range)?;
+    blind_zones(&mut r, &keys, &blind)?;
+    profiles(&mut r, &keys)?;
+    spotting(&mut r, &keys)?;
+    sides(&mut r, &engine, &m, range)?;
+    write_page(&mut r, &engine, &keys, range)?;
+    Ok(r.figures.len())
+}
+
+/// Loads the map and checks every argument and the memory before anything is written.
+fn prepare(a: &Args) -> anyhow::Result<(Map, Selection, Option<Range>)> {
     if a.out.as_os_str() == "-" {
         anyhow::bail!("--out -: a report is a folder of files; give a folder name");
     }
     super::set_threads(a.threads)?;
     let map = super::load_map(&a.map)?;
-    let zones = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
+    let sel = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
     let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
-    let all = Selection::all(&map);
-    super::matrix::check_matrix_memory(&a.map, &map, &all, 0, None)?;
+    super::matrix::check_matrix_memory(&a.map, &map, &Selection::all(&map), 0, None)?;
     super::check_pictures(&a.map, &map, 1)?;
     if a.geojson {
         let args = super::GeoJsonArgs {
@@ -104,136 +227,162 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         };
         args.check(&a.map, &map)?;
     }
-    std::fs::create_dir_all(&a.out)
-        .with_context(|| format!("{}: cannot create the folder", a.out.display()))?;
-    let path = |f: &str| a.out.join(f);
+    if let Some(k) = &a.key {
+        super::zone_arg(&map, &a.map, "--key", k)?;
+    }
+    Ok((map, sel, range))
+}
+
+/// The whole map's matrix (under the range), with a summary line.
+fn compute_matrix(
+    engine: &Engine,
+    range: Option<&Range>,
+    summary: &mut Vec<String>,
+) -> anyhow::Result<Matrix> {
+    let map = engine.map();
+    let all = Selection::all(map);
     let progress = super::Progress::new("pairs");
-    let engine = Engine::try_new(&map)?;
     let ctl = Control {
         cancel: super::interrupt_flag(),
         progress: &|d, t| progress.update(d, t),
     };
-    let mut m = matrix(&engine, &all, &ctl)?;
-    if let Some(r) = &range {
-        r.mask(&map, &all.from, &all.to, &mut m.bits);
+    let mut m = matrix(engine, &all, &ctl)?;
+    if let Some(r) = range {
+        r.mask(map, &all.from, &all.to, &mut m.bits);
     }
     progress.finish();
-    let secs = progress.seconds();
-    let mut files = Vec::new();
-    super::matrix::write_matrix(&map, &m, &path("matrix.bin"))?;
-    files.push((
-        "matrix.bin".to_string(),
-        "visibility matrix, bit-packed (format in the README)".to_string(),
+    let pairs = (map.len() * map.len()) as f64;
+    summary.push(format!(
+        "{} of {} ordered pairs are in line of sight ({:.1}%), computed in {:.2} s on {} threads",
+        m.bits.count(),
+        map.len() * map.len(),
+        100.0 * m.bits.count() as f64 / pairs,
+        progress.seconds(),
+        rayon::current_num_threads()
     ));
+    Ok(m)
+}
+
+/// The raw matrix: `.bin`, `.npy` (up to [`NPY_LIMIT`] hexes) and `.csv` (up to [`CSV_LIMIT`]).
+fn matrix_files(r: &mut Report, m: &Matrix) -> anyhow::Result<()> {
+    let map = r.map;
+    super::matrix::write_matrix(map, m, &r.path("matrix.bin"))?;
+    r.file(
+        "matrix.bin",
+        "visibility matrix, bit-packed (format in the README)",
+    );
     if map.len() <= NPY_LIMIT {
-        super::matrix::write_matrix(&map, &m, &path("matrix.npy"))?;
-        files.push((
-            "matrix.npy".to_string(),
-            "visibility matrix as uint8 for numpy.load".to_string(),
-        ));
-        files.push((
-            "matrix.labels.json".to_string(),
-            "row and column labels of matrix.npy".to_string(),
-        ));
+        super::matrix::write_matrix(map, m, &r.path("matrix.npy"))?;
+        r.file("matrix.npy", "visibility matrix as uint8 for numpy.load");
+        r.file("matrix.labels.json", "row and column labels of matrix.npy");
     }
     if map.len() <= CSV_LIMIT {
-        super::matrix::write_matrix(&map, &m, &path("matrix.csv"))?;
-        files.push((
-            "matrix.csv".to_string(),
-            "visibility matrix as CSV (1 = sees)".to_string(),
-        ));
+        super::matrix::write_matrix(map, m, &r.path("matrix.csv"))?;
+        r.file("matrix.csv", "visibility matrix as CSV (1 = sees)");
     }
-    let e = from_matrix(&m, &zones.from, &zones.to);
-    overlay(
-        &a,
-        &mut files,
-        "exposure",
-        "sees / seen-by counts per hex",
-        |crs| overlays::exposure(&map, &e, crs),
-    )?;
-    let mut figures = Vec::new();
-    let mut figure = |pic: &Scene, stem: &str, title: &str, text: &str| -> anyhow::Result<()> {
-        save_scene(
-            pic,
-            Some(&path(&format!("{stem}.png"))),
-            Some(&path(&format!("{stem}.svg"))),
-        )?;
-        figures.push(Figure {
-            title: title.into(),
-            text: text.into(),
-            png: format!("{stem}.png"),
-            svg: format!("{stem}.svg"),
-        });
-        Ok(())
-    };
-    figure(
-        &pictures::seen_by(&map, &e).scene(),
+    Ok(())
+}
+
+/// Exposure: the seen-by and sees pictures, heatmaps and counts.
+fn exposure(r: &mut Report, e: &Exposure) -> anyhow::Result<()> {
+    let map = r.map;
+    r.overlay("exposure", "sees / seen-by counts per hex", |crs| {
+        overlays::exposure(map, e, crs)
+    })?;
+    let seen_by = "How many observers see each hex. Dark hexes are hidden: places to stand unseen.";
+    let sees = "How many hexes each hex sees. Bright hexes are the best observation posts.";
+    r.figure(
+        &pictures::seen_by(map, e).scene(),
         "seen-by",
         "Exposure: seen by",
-        "How many observers see each hex. Dark hexes are hidden: places to stand unseen.",
+        seen_by,
     )?;
-    figure(
-        &pictures::sees(&map, &e).scene(),
+    r.figure(
+        &pictures::sees(map, e).scene(),
         "sees",
         "Field of view: sees",
-        "How many hexes each hex sees. Bright hexes are the best observation posts.",
+        sees,
     )?;
-    // Key hexes: given, or the ones that see most (spread out: not next to each other).
-    let keys: Vec<usize> = match &a.key {
-        Some(k) => super::zone_arg(&map, &a.map, "--key", k)?,
-        None => {
-            let mut order: Vec<usize> = (0..map.len()).collect();
-            order.sort_by_key(|&i| (std::cmp::Reverse(e.sees[i]), i));
-            let mut picked: Vec<usize> = Vec::new();
-            for i in order {
-                if picked.len() >= a.keys {
-                    break;
-                }
-                if picked
-                    .iter()
-                    .all(|&p| map.hex_of(p).distance(map.hex_of(i)) > 3)
-                {
-                    picked.push(i);
-                }
-            }
-            picked
+    for (name, caption, text, values) in [
+        ("Exposure: seen by", "seen by (hexes)", seen_by, &e.seen_by),
+        ("Field of view: sees", "hexes seen", sees, &e.sees),
+    ] {
+        r.heats.push(heat(name, caption, text, values));
+    }
+    r.summary.push(format!(
+        "hexes seen by no observer{}: {}",
+        if r.a.from.is_some() {
+            " of the zone"
+        } else {
+            ""
+        },
+        e.seen_by.iter().filter(|&&c| c == 0).count()
+    ));
+    write_with(&r.path("exposure.json"), |w| {
+        super::exposure::to_json(map, e).write(w)
+    })?;
+    r.file("exposure.json", "sees / seen-by counts per hex");
+    Ok(())
+}
+
+/// A heatmap of counts for the page, its scale from 0 to the largest.
+fn heat(name: &str, caption: &str, text: &str, values: &[u32]) -> Heat {
+    Heat {
+        name: name.into(),
+        caption: caption.into(),
+        text: text.into(),
+        max: f64::from(values.iter().copied().max().unwrap_or(0).max(1)),
+        values: values.iter().map(|&v| Some(f64::from(v))).collect(),
+    }
+}
+
+/// Key hexes: given, or the ones that see most (spread out: not next to each other).
+fn key_hexes(a: &Args, map: &Map, e: &Exposure) -> anyhow::Result<Vec<usize>> {
+    if let Some(k) = &a.key {
+        return super::zone_arg(map, &a.map, "--key", k);
+    }
+    let mut order: Vec<usize> = (0..map.len()).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(e.sees[i]), i));
+    let mut picked: Vec<usize> = Vec::new();
+    for i in order {
+        if picked.len() >= a.keys {
+            break;
         }
-    };
+        if picked
+            .iter()
+            .all(|&p| map.hex_of(p).distance(map.hex_of(i)) > 3)
+        {
+            picked.push(i);
+        }
+    }
+    Ok(picked)
+}
+
+/// Each key hex's viewshed picture, and `blind.json`; returns how many key hexes
+/// have each hex as a blind hex.
+fn key_viewsheds(
+    r: &mut Report,
+    engine: &Engine,
+    keys: &[usize],
+    range: Option<&Range>,
+) -> anyhow::Result<Vec<u32>> {
+    let map = r.map;
     let mut blind_count = vec![0u32; map.len()];
-    let mut summary = vec![
-        format!(
-            "{} of {} ordered pairs are in line of sight ({:.1}%), computed in {secs:.2} s on {} threads",
-            m.bits.count(),
-            map.len() * map.len(),
-            100.0 * m.bits.count() as f64 / (map.len() * map.len()) as f64,
-            rayon::current_num_threads()
-        ),
-        format!(
-            "hexes seen by no observer{}: {}",
-            if a.from.is_some() { " of the zone" } else { "" },
-            e.seen_by.iter().filter(|&&c| c == 0).count()
-        ),
-    ];
     let mut blind_json = serde_json::Map::new();
-    for &k in &keys {
-        let from = map.hex_of(k);
-        let label = map.label(from);
-        let mut v = viewshed(&map, from);
-        if let Some(r) = &range {
-            r.viewshed(&map, &mut v);
+    for &k in keys {
+        let label = map.label(map.hex_of(k));
+        let mut v = viewshed_of(engine, k, &Control::default())?;
+        if let Some(g) = range {
+            g.viewshed(map, &mut v);
         }
         for j in v.blind() {
             blind_count[j] += 1;
         }
         let stem = format!("viewshed-{label}");
-        overlay(
-            &a,
-            &mut files,
-            &stem,
-            &format!("viewshed of {label}"),
-            |crs| overlays::viewshed(&map, &v, crs),
-        )?;
-        summary.push(format!(
+        r.overlay(&stem, &format!("viewshed of {label}"), |crs| {
+            overlays::viewshed(map, &v, crs)
+        })?;
+        r.summary.push(format!(
             "{label} sees {} hexes clear and {} hindered; {} blind hexes",
             v.count(Verdict::Clear),
             v.count(Verdict::Hindered),
@@ -241,113 +390,118 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         ));
         blind_json.insert(
             label.clone(),
-            v.blind().iter().map(|&j| serde_json::json!({"hex": map.label(map.hex_of(j)), "reason": v.reason(&map, j)})).collect(),
+            v.blind()
+                .iter()
+                .map(|&j| serde_json::json!({"hex": map.label(map.hex_of(j)), "reason": v.reason(map, j)}))
+                .collect(),
         );
-        figure(
-            &pictures::viewshed(&map, &v).scene(),
-            &format!("viewshed-{label}"),
+        r.figure(
+            &pictures::viewshed(map, &v).scene(),
+            &stem,
             &format!("Viewshed of {label}"),
             "Visible, hindered and blocked hexes from this key hex; blind hexes (orange) are hidden only by obstacles lower than the observer: dead ground behind a crest, a wood or a wall.",
         )?;
     }
-    if !keys.is_empty() {
-        let pic = Picture {
-            map: &map,
-            title: "Blind zones: how many key hexes have each hex as a blind hex".into(),
-            layer: Layer::Scale {
-                values: blind_count
-                    .iter()
-                    .map(|&c| (c > 0).then_some(c as f64))
-                    .collect(),
-                min: 0.0,
-                max: keys.len() as f64,
-                caption: "blind from key hexes".into(),
-            },
-            marked: keys.iter().map(|&k| map.hex_of(k)).collect(),
-            zone: Vec::new(),
-        };
-        figure(
-            &pic.scene(),
-            "blind",
-            "Blind zones",
-            "Hexes in the dead ground of the key hexes (coloured); uncoloured hexes are not blind from any of them.",
-        )?;
+    write_atomic(
+        &r.path("blind.json"),
+        (serde_json::to_string_pretty(&blind_json)? + "\n").as_bytes(),
+    )?;
+    r.file("blind.json", "blind hexes of each key hex, with the reason");
+    Ok(blind_count)
+}
+
+/// The blind-zone picture and heatmap: how many key hexes have each hex as a blind hex.
+fn blind_zones(r: &mut Report, keys: &[usize], blind_count: &[u32]) -> anyhow::Result<()> {
+    if keys.is_empty() {
+        return Ok(());
     }
-    // Side views of the lines between the first key hexes.
+    let map = r.map;
+    let values: Vec<Option<f64>> = blind_count
+        .iter()
+        .map(|&c| (c > 0).then_some(f64::from(c)))
+        .collect();
+    let text = "Hexes in the dead ground of the key hexes (coloured); uncoloured hexes are not blind from any of them.";
+    let pic = Picture {
+        map,
+        title: "Blind zones: how many key hexes have each hex as a blind hex".into(),
+        layer: Layer::Scale {
+            values: values.clone(),
+            min: 0.0,
+            max: keys.len() as f64,
+            caption: "blind from key hexes".into(),
+        },
+        marked: keys.iter().map(|&k| map.hex_of(k)).collect(),
+        zone: Vec::new(),
+    };
+    r.figure(&pic.scene(), "blind", "Blind zones", text)?;
+    r.heats.push(Heat {
+        name: "Blind zones of the key hexes".into(),
+        caption: "blind from key hexes".into(),
+        text: text.into(),
+        values,
+        max: keys.len() as f64,
+    });
+    Ok(())
+}
+
+/// Side views of the lines between the first key hexes.
+fn profiles(r: &mut Report, keys: &[usize]) -> anyhow::Result<()> {
+    let map = r.map;
     let shown = &keys[..keys.len().min(PROFILE_KEYS)];
     for (n, &i) in shown.iter().enumerate() {
         for &j in &shown[n + 1..] {
             let (from, to) = (map.label(map.hex_of(i)), map.label(map.hex_of(j)));
-            let p = side_view(&map, map.hex_of(i), map.hex_of(j));
-            figure(
-                &profile::scene(&map, &p),
+            let p = side_view(map, map.hex_of(i), map.hex_of(j));
+            r.figure(
+                &profile::scene(map, &p),
                 &format!("profile-{from}-{to}"),
                 &format!("Sight line {from} to {to}: {}", p.verdict().as_str()),
                 "The side view of the line between two key hexes: the ground and what stands on it, the line from eye to eye, where and why it is first blocked (the line itself, whatever --range says).",
             )?;
         }
     }
-    // Spotting maps where the ruleset has spotting rules (a spotting table).
+    Ok(())
+}
+
+/// Spotting maps and heatmaps where the ruleset has spotting rules (a spotting table).
+fn spotting(r: &mut Report, keys: &[usize]) -> anyhow::Result<()> {
+    let map = r.map;
+    let still = Activity::Still;
+    let text = "The ruleset's spotting table: the chance that one spotting test from this key hex spots a target that stays still.";
     let mut spotted = 0;
-    for &k in &keys {
+    for &k in keys {
         let from = map.hex_of(k);
-        let still = hexsight_analysis::rules::miniatures::Activity::Still;
-        let Ok(cells) = hexsight_analysis::query::spotting::spot(&map, from, still) else {
+        let Ok(cells) = hexsight_analysis::query::spotting::spot(map, from, still) else {
             break;
         };
         let label = map.label(from);
         let stem = format!("spotting-{label}");
-        overlay(
-            &a,
-            &mut files,
-            &stem,
-            &format!("spotting from {label}"),
-            |crs| overlays::spotting(&map, &cells, crs),
-        )?;
-        let pic = pictures::spotting(&map, from, &cells, still);
-        figure(
-            &pic.scene(),
-            &format!("spotting-{label}"),
-            &format!("Spotting from {label}"),
-            "The ruleset's spotting table: the chance that one spotting test from this key hex spots a target that stays still.",
-        )?;
+        r.overlay(&stem, &format!("spotting from {label}"), |crs| {
+            overlays::spotting(map, &cells, crs)
+        })?;
+        let pic = pictures::spotting(map, from, &cells, still);
+        r.figure(&pic.scene(), &stem, &format!("Spotting from {label}"), text)?;
+        r.heats.push(Heat {
+            name: format!("Spotting from {label}"),
+            caption: "chance to spot".into(),
+            text: text.into(),
+            values: cells.iter().map(spot_value).collect(),
+            max: 1.0,
+        });
         spotted += 1;
     }
     if spotted == 0 {
-        summary.push(format!(
+        r.summary.push(format!(
             "spotting maps: the {} ruleset has no spotting rules, so none are drawn",
             map.ruleset.name
         ));
     }
-    let (side_figures, side_summary) = sides(&map, &engine, &m, range.as_ref(), &a.out)?;
-    figures.extend(side_figures);
-    summary.extend(side_summary);
-    write_atomic(
-        &path("blind.json"),
-        (serde_json::to_string_pretty(&blind_json)? + "\n").as_bytes(),
-    )?;
-    files.push((
-        "blind.json".to_string(),
-        "blind hexes of each key hex, with the reason".to_string(),
-    ));
-    write_with(&path("exposure.json"), |w| {
-        super::exposure::to_json(&map, &e).write(w)
-    })?;
-    files.push((
-        "exposure.json".to_string(),
-        "sees / seen-by counts per hex".to_string(),
-    ));
-    write_atomic(
-        &path("index.html"),
-        index(&map, &summary, &figures, &files).as_bytes(),
-    )?;
-    note!(
-        "wrote {} ({} pictures); open {}",
-        a.out.display(),
-        figures.len() * 2,
-        path("index.html").display()
-    );
-    Ok(ExitCode::SUCCESS)
+    Ok(())
+}
+
+/// The chance one test spots a still target (1 when spotted automatically; none out of LOS).
+fn spot_value(c: &SpotCell) -> Option<f64> {
+    c.los.then_some(if c.auto { 1.0 } else { c.p_spot })
 }
 
 /// Hexes each side deploys in the report's suggestions.
@@ -355,39 +509,32 @@ const SIDE_DEPLOY: usize = 3;
 
 /// Where the map names zones for two sides: for each side, how exposed its zone is
 /// to the other's, and where in it to stand to watch most of the other zone.
-fn sides(
-    map: &Map,
-    engine: &Engine,
-    m: &Matrix,
-    range: Option<&Range>,
-    out: &Path,
-) -> anyhow::Result<(Vec<Figure>, Vec<String>)> {
-    let (mut figures, mut summary) = (Vec::new(), Vec::new());
+fn sides(r: &mut Report, engine: &Engine, m: &Matrix, range: Option<&Range>) -> anyhow::Result<()> {
+    let map = r.map;
     let Some(pair) = side_zones(map) else {
-        return Ok((figures, summary));
-    };
-    let zone = |z: &NamedZone| zones::resolve(map, &z.name);
-    let mut save = |scene: &Scene, stem: String, title: String, text: &str| {
-        let (png, svg) = (format!("{stem}.png"), format!("{stem}.svg"));
-        save_scene(scene, Some(&out.join(&png)), Some(&out.join(&svg)))?;
-        figures.push(Figure {
-            title,
-            text: text.into(),
-            png,
-            svg,
-        });
-        anyhow::Ok(())
+        return Ok(());
     };
     for k in 0..2 {
         let ((side, own), (_, other)) = (pair[k], pair[1 - k]);
-        let (mine, theirs) = (zone(own)?, zone(other)?);
+        let (mine, theirs) = (
+            zones::resolve(map, &own.name)?,
+            zones::resolve(map, &other.name)?,
+        );
         let e = from_matrix(m, &theirs, &mine);
-        save(
+        let text = "How many hexes of the other side's zone (outlined) see each hex: the dark hexes of this side's zone are where it stands unseen.";
+        let title = format!("Exposure of {} to {}", own.name, other.name);
+        r.figure(
             &pictures::seen_by(map, &e).scene(),
-            format!("exposure-{}", own.name),
-            format!("Exposure of {} to {}", own.name, other.name),
-            "How many hexes of the other side's zone (outlined) see each hex: the dark hexes of this side's zone are where it stands unseen.",
+            &format!("exposure-{}", own.name),
+            &title,
+            text,
         )?;
+        r.heats.push(heat(
+            &title,
+            &format!("seen by hexes of {}", other.name),
+            text,
+            &e.seen_by,
+        ));
         let req = Request {
             zone: mine.clone(),
             watch: theirs.clone(),
@@ -405,7 +552,7 @@ fn sides(
             .iter()
             .map(|&i| map.label(map.hex_of(i)))
             .collect();
-        summary.push(format!(
+        r.summary.push(format!(
             "{side} ({}): {} in {} see {} of the {} hexes of {} ({} search)",
             own.name,
             plan.chosen.len(),
@@ -415,12 +562,98 @@ fn sides(
             other.name,
             plan.method.as_str()
         ));
-        save(
+        r.figure(
             &pictures::deployment(map, &plan, &mine, &theirs).scene(),
-            format!("deploy-{}", own.name),
-            format!("Where {side} watches {} from {}", other.name, own.name),
+            &format!("deploy-{}", own.name),
+            &format!("Where {side} watches {} from {}", other.name, own.name),
             "The hexes of the side's zone that together see most of the other side's zone (see hexsight deploy).",
         )?;
     }
-    Ok((figures, summary))
+    Ok(())
+}
+
+/// The map's named zones, each with its side.
+fn zone_layers(map: &Map) -> anyhow::Result<Vec<ZoneLayer>> {
+    map.zones
+        .iter()
+        .map(|z| {
+            Ok(ZoneLayer {
+                name: z.name.clone(),
+                side: zones::side_of(map, z).map(str::to_string),
+                hexes: zones::resolve(map, &z.name)?,
+            })
+        })
+        .collect()
+}
+
+/// The units' network: for each ordered pair of units of different sides, whether
+/// one sees and can fire at the other (direct fire), and why.
+fn unit_links(map: &Map) -> Vec<UnitLink> {
+    if map.units.len() > NETWORK_UNITS {
+        return Vec::new();
+    }
+    hexsight_analysis::query::units::network(map, FireKind::Direct)
+        .into_iter()
+        .map(|(from, to, ans)| {
+            let first = |a: &hexsight_analysis::query::units::Answer| {
+                a.reasons.first().cloned().unwrap_or_default()
+            };
+            UnitLink {
+                from,
+                to,
+                sees: ans.sees.ok,
+                fires: ans.fires.ok,
+                why: if ans.sees.ok {
+                    first(&ans.fires)
+                } else {
+                    first(&ans.sees)
+                },
+            }
+        })
+        .collect()
+}
+
+/// The page: its data in `data.js`, then `index.html`.
+fn write_page(
+    r: &mut Report,
+    engine: &Engine,
+    keys: &[usize],
+    range: Option<&Range>,
+) -> anyhow::Result<()> {
+    let map = r.map;
+    let input = PageInput {
+        map,
+        keys,
+        heats: std::mem::take(&mut r.heats),
+        zones: zone_layers(map)?,
+        links: unit_links(map),
+        summary: &r.summary,
+        range,
+    };
+    let progress = super::Progress::new("pairs for the page");
+    let ctl = Control {
+        cancel: super::interrupt_flag(),
+        progress: &|d, t| progress.update(d, t),
+    };
+    let data = page::build(engine, &input, &ctl)?;
+    progress.finish();
+    let script = data.script();
+    write_atomic(&r.path("data.js"), script.as_bytes())?;
+    let (views, why) = data.seconds;
+    r.summary.push(format!(
+        "the page carries {} viewsheds ({views:.2} s) and the explained lines of {} observers ({why:.2} s): {:.1} MB packed from {:.1} MB",
+        data.observers,
+        data.explained,
+        data.gz.len() as f64 / (1 << 20) as f64,
+        data.unpacked as f64 / (1 << 20) as f64,
+    ));
+    r.file("data.js", "the page's data: viewsheds, explanations and layers, gzip-compressed (format in the README)");
+    let note = DataNote {
+        script_bytes: script.len() as u64,
+        packed_bytes: data.gz.len() as u64,
+        omitted: data.omitted,
+    };
+    let html = index(map, &r.summary, &r.figures, &r.files, &note);
+    write_atomic(&r.path("index.html"), html.as_bytes())?;
+    Ok(())
 }

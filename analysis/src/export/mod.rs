@@ -10,6 +10,7 @@ pub mod html;
 pub mod npy;
 pub mod npz;
 pub mod overlays;
+pub mod page;
 pub mod per_hex;
 pub mod pictures;
 pub mod png;

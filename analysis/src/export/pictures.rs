@@ -90,27 +90,36 @@ pub fn deployment<'a>(map: &'a Map, plan: &Plan, zone: &[usize], watch: &[usize]
     }
 }
 
+/// A line where one unit can fire at another.
+pub(crate) const FIRES: Rgba = [215, 25, 28, 255];
+/// A line where one unit only sees another.
+pub(crate) const SEES: Rgba = [245, 160, 20, 255];
+
+/// The sides of the map's units, sorted, each once.
+pub(crate) fn sides(map: &Map) -> Vec<&str> {
+    let mut v: Vec<&str> = map.units.iter().map(|u| u.side.as_str()).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The colour of a side among `sides`.
+pub(crate) fn side_colour(sides: &[&str], side: &str) -> Rgba {
+    let k = sides.iter().position(|s| *s == side).unwrap_or(0);
+    [
+        [33, 102, 172, 255],
+        [25, 25, 25, 255],
+        [27, 120, 55, 255],
+        [118, 42, 131, 255],
+    ][k % 4]
+}
+
 /// The units' network over the map: a line between two units of different sides
 /// where one can fire at the other (red) or only sees it (amber), each unit a dot
 /// in its side's colour with its id.
 pub fn network(map: &Map, pairs: &[(usize, usize, UnitAnswers)]) -> Scene {
-    const FIRES: Rgba = [215, 25, 28, 255];
-    const SEES: Rgba = [245, 160, 20, 255];
-    let sides: Vec<&str> = {
-        let mut v: Vec<&str> = map.units.iter().map(|u| u.side.as_str()).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    };
-    let side_colour = |side: &str| {
-        let k = sides.iter().position(|s| *s == side).unwrap_or(0);
-        [
-            [33, 102, 172, 255],
-            [25, 25, 25, 255],
-            [27, 120, 55, 255],
-            [118, 42, 131, 255],
-        ][k % 4]
-    };
+    let sides = sides(map);
+    let side_colour = |side: &str| side_colour(&sides, side);
     let mut names: Vec<(String, Rgba)> = vec![
         ("can fire (either way)".into(), FIRES),
         ("sees, cannot fire".into(), SEES),

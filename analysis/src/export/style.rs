@@ -143,6 +143,35 @@ pub(crate) fn mix(a: Rgba, b: Rgba, t: f64) -> Rgba {
     [m(a[0], b[0]), m(a[1], b[1]), m(a[2], b[2]), 255]
 }
 
+/// How strongly a layer's colour covers the ground under it (0: not at all, 1: hidden).
+pub const OVERLAY: f64 = 0.68;
+
+/// The map's lowest and highest level.
+pub(crate) fn level_span(map: &Map) -> (i32, i32) {
+    map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
+        (a.min(c.level), b.max(c.level))
+    })
+}
+
+/// The ground colour of each hex, in index order: its terrain's colour, a little
+/// darker, lightened with its level, as every picture draws the ground.
+pub(crate) fn ground_colours(map: &Map) -> Vec<Rgba> {
+    let (lmin, lmax) = level_span(map);
+    let span = (lmax - lmin).max(1) as f64;
+    map.cells()
+        .iter()
+        .map(|c| {
+            let terrain = parse_hex_colour(&map.ruleset.terrain[c.terrain as usize].color);
+            let lift = (c.level - lmin) as f64 / span;
+            mix(
+                mix(terrain, [40, 40, 40, 255], 0.25),
+                [255, 255, 255, 255],
+                0.55 * lift,
+            )
+        })
+        .collect()
+}
+
 /// Hex size (circumradius in pixels) that fits the map into about `target` pixels wide.
 fn hex_size(map: &Map, target: f64) -> f64 {
     let k = 3f64.sqrt();
@@ -223,20 +252,13 @@ impl Picture<'_> {
             fill: [250, 250, 247, 255],
         });
         let rs = &map.ruleset;
-        let (lmin, lmax) = map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
-            (a.min(c.level), b.max(c.level))
-        });
-        let span = (lmax - lmin).max(1) as f64;
+        let (lmin, lmax) = level_span(map);
+        let ground = ground_colours(map);
         // Terrain, lightened with height, under a half-transparent layer.
         for (i, h) in map.hexes().enumerate() {
             let c = map.cells()[i];
             let terrain = parse_hex_colour(&rs.terrain[c.terrain as usize].color);
-            let lift = (c.level - lmin) as f64 / span;
-            let base = mix(
-                mix(terrain, [40, 40, 40, 255], 0.25),
-                [255, 255, 255, 255],
-                0.55 * lift,
-            );
+            let base = ground[i];
             let over = match &self.layer {
                 Layer::Scale {
                     values, min, max, ..
@@ -250,7 +272,7 @@ impl Picture<'_> {
                 Layer::Classes { class, names } => class[i].map(|k| names[k].1),
             };
             let fill = match over {
-                Some(o) => mix(base, o, 0.68),
+                Some(o) => mix(base, o, OVERLAY),
                 None => base,
             };
             s.polys.push(Poly {

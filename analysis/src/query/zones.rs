@@ -38,17 +38,21 @@ fn unknown(map: &Map, part: &str) -> Error {
     )
 }
 
+/// The side of the map's units a named zone belongs to: the first whose name is the
+/// zone's name or begins it followed by a hyphen (`german-setup` for `german`), any case.
+pub fn side_of<'m>(map: &'m Map, z: &NamedZone) -> Option<&'m str> {
+    let name = z.name.to_lowercase();
+    map.units.iter().map(|u| u.side.as_str()).find(|s| {
+        let s = s.to_lowercase();
+        !s.is_empty() && (name == s || name.starts_with(&format!("{s}-")))
+    })
+}
+
 /// The zones of two sides, when the map names them: the first two zones whose
 /// names begin with two different sides of the map's units (`german-setup` or
 /// `german` for side `german`, letters in any case), each with its side.
 pub fn side_zones(map: &Map) -> Option<[(&str, &NamedZone); 2]> {
-    let side_of = |z: &NamedZone| {
-        let name = z.name.to_lowercase();
-        map.units.iter().map(|u| u.side.as_str()).find(|s| {
-            let s = s.to_lowercase();
-            !s.is_empty() && (name == s || name.starts_with(&format!("{s}-")))
-        })
-    };
+    let side_of = |z: &NamedZone| side_of(map, z);
     let mut found: Vec<(&str, &NamedZone)> = Vec::new();
     for z in &map.zones {
         if let Some(side) = side_of(z)
