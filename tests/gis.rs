@@ -408,3 +408,48 @@ fn bad_outputs_give_one_line_and_leave_nothing() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("geo"), "{err}");
 }
+
+/// The decoded pixels of a one- or two-band u32 or u8 GeoTIFF, as numbers.
+fn pixels(path: &Path) -> (u32, u32, Vec<u64>) {
+    use tiff::decoder::{Decoder, DecodingResult};
+    let mut d = Decoder::new(std::fs::File::open(path).unwrap()).unwrap();
+    let (w, h) = d.dimensions().unwrap();
+    let v = match d.read_image().unwrap() {
+        DecodingResult::U8(v) => v.into_iter().map(u64::from).collect(),
+        DecodingResult::U32(v) => v.into_iter().map(u64::from).collect(),
+        _ => panic!("{}: not u8 or u32", path.display()),
+    };
+    (w, h, v)
+}
+
+/// The report writes its exposure and each key viewshed as GeoTIFFs on the DEM's grid,
+/// pixel for pixel the same as the commands' own `--tif`.
+#[test]
+fn the_report_writes_geotiffs_on_the_dem_grid() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = dem_map(dir.path());
+    let out = dir.path().join("report");
+    let o = hexsight(&["report", s(&map), "--out", s(&out), "--key", "H7"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let e = dir.path().join("e.tif");
+    let v = dir.path().join("v.tif");
+    assert!(
+        hexsight(&["exposure", s(&map), "--tif", s(&e)])
+            .status
+            .success()
+    );
+    assert!(
+        hexsight(&["viewshed", s(&map), "--from", "H7", "--tif", s(&v)])
+            .status
+            .success()
+    );
+    for (report, own) in [("exposure.tif", &e), ("viewshed-H7.tif", &v)] {
+        let got = pixels(&out.join(report));
+        assert_eq!(
+            (got.0, got.1),
+            (60, 50),
+            "{report} lies on the DEM's 60x50 grid"
+        );
+        assert_eq!(got, pixels(own), "{report}");
+    }
+}

@@ -7,6 +7,7 @@
 //! hexes as JSON, and the raw matrix on small maps or when asked. The folder is
 //! written whole or not at all: into a temporary sibling, put in place at the end.
 
+use anyhow::Context;
 use clap::Args as ClapArgs;
 use hexsight_analysis::atomic::AtomicDir;
 use hexsight_analysis::engine::exposure::{Exposure, from_matrix};
@@ -16,8 +17,9 @@ use hexsight_analysis::engine::viewshed::viewshed_of;
 use hexsight_analysis::export::geojson::{self, CrsChoice};
 use hexsight_analysis::export::html::{DataNote, Figure, index};
 use hexsight_analysis::export::page::{self, Heat, PageInput, UnitLink, ZoneLayer};
+use hexsight_analysis::export::raster::{self, HexRaster, PixelLayout, Sample, TiffValue};
 use hexsight_analysis::export::style::{Layer, Picture, Scene};
-use hexsight_analysis::export::{overlays, pictures, profile, write_with};
+use hexsight_analysis::export::{overlays, per_hex, pictures, profile, write_with};
 use hexsight_analysis::map::write_atomic;
 use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Request, deploy};
 use hexsight_analysis::query::profile::profile as side_view;
@@ -134,6 +136,24 @@ impl Report<'_> {
         Ok(())
     }
 
+    /// Writes one GeoTIFF `STEM.tif` of per-hex values: on the DEM's own pixel grid for
+    /// a map imported from one, else a pixel per hex (see `viewshed --tif`).
+    fn raster<T: Sample>(
+        &mut self,
+        stem: &str,
+        what: &str,
+        values: HexRaster<T>,
+    ) -> anyhow::Result<()>
+    where
+        [T]: TiffValue,
+    {
+        let name = format!("{stem}.tif");
+        let layout = PixelLayout::of(self.map);
+        raster::save_tif(self.map, &values, &layout, &self.path(&name))?;
+        self.file(&name, &format!("{what} as a GeoTIFF ({})", values.meaning));
+        Ok(())
+    }
+
     /// Writes one GeoJSON overlay `STEM.geojson`, when asked for.
     fn overlay(
         &mut self,
@@ -220,6 +240,12 @@ fn prepare(a: &Args) -> anyhow::Result<(Map, Selection, Option<Range>)> {
     let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
     super::matrix::check_matrix_memory(&a.map, &map, &Selection::all(&map), 0, None)?;
     super::check_pictures(&a.map, &map, 1)?;
+    hexsight_analysis::memory::check(
+        raster::tif_bytes(&map, &PixelLayout::of(&map), 2, 4),
+        "the report's GeoTIFFs",
+        "a map imported with a larger hex size",
+    )
+    .with_context(|| a.map.display().to_string())?;
     if a.geojson {
         let args = super::GeoJsonArgs {
             geojson: Some(a.out.clone()),
@@ -289,6 +315,11 @@ fn exposure(r: &mut Report, e: &Exposure) -> anyhow::Result<()> {
     r.overlay("exposure", "sees / seen-by counts per hex", |crs| {
         overlays::exposure(map, e, crs)
     })?;
+    r.raster(
+        "exposure",
+        "seen-by / sees counts per hex",
+        per_hex::exposure(e),
+    )?;
     let seen_by = "How many observers see each hex. Dark hexes are hidden: places to stand unseen.";
     let sees = "How many hexes each hex sees. Bright hexes are the best observation posts.";
     r.figure(
@@ -382,6 +413,11 @@ fn key_viewsheds(
         r.overlay(&stem, &format!("viewshed of {label}"), |crs| {
             overlays::viewshed(map, &v, crs)
         })?;
+        r.raster(
+            &stem,
+            &format!("viewshed of {label}"),
+            per_hex::viewshed(&v),
+        )?;
         r.summary.push(format!(
             "{label} sees {} hexes clear and {} hindered; {} blind hexes",
             v.count(Verdict::Clear),
@@ -479,6 +515,11 @@ fn spotting(r: &mut Report, keys: &[usize]) -> anyhow::Result<()> {
         r.overlay(&stem, &format!("spotting from {label}"), |crs| {
             overlays::spotting(map, &cells, crs)
         })?;
+        r.raster(
+            &stem,
+            &format!("spotting from {label}"),
+            per_hex::spotting(&cells),
+        )?;
         let pic = pictures::spotting(map, from, &cells, still);
         r.figure(&pic.scene(), &stem, &format!("Spotting from {label}"), text)?;
         r.heats.push(Heat {

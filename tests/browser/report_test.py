@@ -109,13 +109,10 @@ def page_classes(d):
 
 def cli_classes(exe, map_path, label):
     v = json.loads(run(exe, "viewshed", map_path, "--from", label, "--json"))
-    out = {c: set() for c in ["visible", "hindered", "blocked", "blind"]}
-    for hex_, t in v["hexes"].items():
-        if t["verdict"] == "blocked":
-            out["blind" if t["blind"] else "blocked"].add(hex_)
-        else:
-            out["visible" if t["verdict"] == "clear" else "hindered"].add(hex_)
-    return out
+    # `viewshed --json` lists hexes by class; its blind hexes are also in `blocked`.
+    blind = set(v["blind"])
+    return {"visible": set(v["clear"]), "hindered": set(v["hindered"]),
+            "blocked": set(v["blocked"]) - blind, "blind": blind}
 
 
 def canvas_hash(d, id_):
