@@ -32,6 +32,10 @@ pub struct Builder {
     b: Bounds,
     /// Some cell's verdicts do not fit bounds.
     broken: bool,
+    /// Amounts are counted against this limit: one at or over it is read as the
+    /// limit, since a sum reaches the limit either way (so woods and smoke of
+    /// different heights in one hex still fit bounds once they reach it).
+    cap: u32,
 }
 
 impl Builder {
@@ -47,6 +51,10 @@ impl Builder {
                 amount: zeros(matches!(read, Read::Counted(_))),
             },
             broken: false,
+            cap: match read {
+                Read::Counted(l) => u32::from(l.max(1)),
+                _ => u32::from(u8::MAX),
+            },
         }
     }
 
@@ -64,7 +72,7 @@ impl Builder {
         } else if s.hinder > 0 && hinders {
             // Hindrances follow the blocks without a gap, all of one amount where
             // amounts are kept.
-            let amount = s.hinder.min(u8::MAX as u32) as u8;
+            let amount = s.hinder.min(self.cap) as u8;
             let counts = !b.amount.is_empty();
             self.broken |= if b.hinder[x] == 0 {
                 b.block[x] != k

@@ -658,6 +658,7 @@ mod tests {
         for (ruleset, seed) in [("asl", 1), ("asl", 2), ("battletech", 3), ("napoleonic", 4)] {
             let map = crate::engine::testmaps::random_map(ruleset, seed, 30, 18);
             let mut e = Engine::new(&map);
+            assert!(e.has_sweep(), "{ruleset} seed {seed} has the level sweep");
             let plain = matrix_plain(&map);
             for simd in [true, false] {
                 e.set_simd(simd);
