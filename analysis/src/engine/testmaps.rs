@@ -88,21 +88,21 @@ pub fn random_map(ruleset: &str, seed: u64, cols: u32, rows: u32) -> Map {
             }
             h = h.neighbor(rng.below(6) as usize);
         }
-        // Smoke of each weight, some of it over woods. Not over low foliage: there
-        // woods (1 level) and smoke (2) hinder by different amounts at different
-        // keys, which no bounds hold, so such a map is walked without the level
-        // sweep (tests/rules_battletech.rs has one); here the sweep is checked.
+        // Smoke of each weight, some of it over woods (the generator places some too).
         for _ in 0..(n / 10).max(2) {
-            let hex = map.hex_of(rng.below(n) as usize);
-            let low = map.terrain(hex).is_some_and(|t| t.id.ends_with("-low"));
-            if !low {
-                map.markers.push(Marker {
-                    hex,
-                    kind: rng.below(rs.markers.len() as u32) as u16,
-                    extra: Default::default(),
-                });
-            }
+            map.markers.push(Marker {
+                hex: map.hex_of(rng.below(n) as usize),
+                kind: rng.below(rs.markers.len() as u32) as u16,
+                extra: Default::default(),
+            });
         }
+        // None over low foliage: there woods (1 level) and smoke (2) hinder by
+        // different amounts at different keys, which no bounds hold, so such a map is
+        // walked without the level sweep (tests/rules_battletech.rs has one); here
+        // the sweep is checked.
+        let low = |m: &Map, h: Hex| m.terrain(h).is_some_and(|t| t.id.ends_with("-low"));
+        let markers = std::mem::take(&mut map.markers);
+        map.markers = markers.into_iter().filter(|m| !low(&map, m.hex)).collect();
     }
     // Units: two sides, kinds and states from the tables (crest units in depressions).
     if !rs.unit_kinds.is_empty() {
