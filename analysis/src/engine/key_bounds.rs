@@ -21,6 +21,7 @@ pub const KEYS_MAX: usize = 254;
 /// What one layer of the grid (its cells, or the hexsides towards one direction)
 /// does to keyed lines, per cell: at key index `k`, the cell blocks when
 /// `k < block`, and otherwise hinders by `amount` when `k < hinder`.
+#[derive(PartialEq, Eq)]
 pub struct Bounds {
     block: Vec<u8>,
     hinder: Vec<u8>,
@@ -301,7 +302,7 @@ mod tests {
 
     /// Builds one cell's bounds from its verdicts at keys 0, 1, ...
     fn one(verdicts: &[Sum]) -> Option<Bounds> {
-        let mut b = Builder::new(1, Read::Counted(1));
+        let mut b = Builder::new(1, Read::Counted(9));
         for (k, &s) in verdicts.iter().enumerate() {
             b.record(k, 0, s);
         }
@@ -318,6 +319,20 @@ mod tests {
         );
         assert!(one(&[h, c]).is_some());
         assert!(one(&[c, c]).is_some());
+    }
+
+    /// Two amounts at or over the limit both reach it: they fit as the limit.
+    #[test]
+    fn amounts_over_the_limit_fit_as_the_limit() {
+        let mut b = Builder::new(1, Read::Counted(3));
+        b.record(0, 0, sum(false, 4));
+        b.record(1, 0, sum(false, 3));
+        let bounds = b.finish().expect("fits");
+        assert_eq!((bounds.hinder[0], bounds.amount[0]), (2, 3));
+        let mut b = Builder::new(1, Read::Counted(3));
+        b.record(0, 0, sum(false, 3));
+        b.record(1, 0, sum(false, 2));
+        assert!(b.finish().is_none(), "under the limit the amounts differ");
     }
 
     #[test]

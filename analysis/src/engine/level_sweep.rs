@@ -26,6 +26,7 @@ use crate::rules::kernel::{
 use std::collections::HashMap;
 
 /// One kernel's verdicts at every key, as bounds.
+#[derive(PartialEq, Eq)]
 struct Layers {
     /// What each cell does.
     cells: Bounds,
@@ -107,6 +108,12 @@ fn side_read(read: Read) -> Read {
 /// family's limit where it has one.
 fn keyed_read(limit: Option<u8>) -> Read {
     limit.map_or(Read::Blocks, Read::Counted)
+}
+
+/// How lines with a far key are read where the far layers can count: as keyed lines
+/// are, but never blocks only (a hindered line is walked when nothing is counted).
+fn far_read(limit: Option<u8>) -> Read {
+    limit.map_or(Read::Hindered, Read::Counted)
 }
 
 /// What a layer does to some lanes.
@@ -378,6 +385,13 @@ pub struct LevelSweep {
     /// Blocks only, far from both ends, on lines without a level key whose far key
     /// is the level (`None` where the kernel has no far keys).
     far: Option<Layers>,
+    /// How the far layers are read: their hindrances counted against the limit where
+    /// every cell's amounts fit bounds ([`far_read`]), else only which lanes they hinder.
+    far_read: Read,
+    /// The far layers are the keyed ones, read alike (the far key's level decides as
+    /// a level key does, far from the ends): keyed and far lanes are then judged in
+    /// one pass.
+    far_is_keyed: bool,
     /// Per lower level of such a line, what may act next to its lower end, by its
     /// higher level: lines nothing there touches are passed without a walk (empty
     /// where the kernel has no [`Kernel::near_ends`]).
@@ -417,27 +431,42 @@ impl LevelSweep {
         let new = |read: Read| LayersBuilder::new(p.size, sides, read);
         let as_is = |s: Sum| s;
         let mut keyed = new(keyed_read(limit));
-        let mut far: Option<LayersBuilder> = None;
         for (key, l) in (lo..=hi).enumerate() {
             keyed.record(k, grid, (&k.keyed_ends(l)?, key, FAR_FROM_ENDS), as_is);
-            if let Some(fe) = k.far_ends(l) {
-                let f = far.get_or_insert_with(|| new(Read::Hindered));
-                f.record(k, grid, (&fe, key, FAR_FROM_ENDS), as_is);
-            }
         }
-        let far = match far {
-            Some(f) => Some(f.finish()?),
-            None => None,
+        // The far layers count hindrances where the amounts fit bounds, else they
+        // only tell which lanes are hindered (and those lanes are walked).
+        let far_layers = |read: Read| -> Option<Option<Layers>> {
+            let mut far: Option<LayersBuilder> = None;
+            for (key, l) in (lo..=hi).enumerate() {
+                if let Some(fe) = k.far_ends(l) {
+                    let f = far.get_or_insert_with(|| new(read));
+                    f.record(k, grid, (&fe, key, FAR_FROM_ENDS), as_is);
+                }
+            }
+            match far {
+                Some(f) => f.finish().map(Some),
+                None => Some(None),
+            }
+        };
+        let counted = far_read(limit);
+        let (far, far_read) = match far_layers(counted) {
+            Some(f) => (f, counted),
+            None => (far_layers(Read::Hindered)?, Read::Hindered),
         };
         let near = match far {
             Some(_) => Self::near(k, grid, (lo, hi), || new(Read::Blocks)).unwrap_or_default(),
             None => Vec::new(),
         };
+        let keyed = keyed.finish()?;
+        let far_is_keyed = far_read == keyed_read(limit) && far.as_ref() == Some(&keyed);
         let mut s = LevelSweep {
             level_min: lo,
             keys: hi - lo + 1,
-            keyed: keyed.finish()?,
+            keyed,
+            far_is_keyed,
             far,
+            far_read,
             near,
             limit,
             simd: key_bounds::available(),
@@ -558,17 +587,38 @@ impl LevelSweep {
                 mut slow,
             } = lanes;
             // Lines without a level key: what blocks far from the ends blocks them
-            // anywhere. Of the lanes left, those nothing hinders and nothing within
-            // reach of the lower end could stop are seen; the rest are walked.
+            // anywhere. Of the lanes left, those nothing within reach of the lower
+            // end could stop are seen, unless their far count reaches the limit (or,
+            // where the far layers cannot count, unless anything hinders them); the
+            // rest are walked.
+            // Keyed and far lanes in one pass where their layers are the same.
+            let joint = (self.far_is_keyed && far.mask != 0).then(|| {
+                let all = Keys {
+                    mask: keyed.mask | far.mask,
+                    ..keyed
+                };
+                self.keyed.judge(base0, stretches.all(), &all, read, simd)
+            });
             if let Some(f) = self.far.as_ref().filter(|_| far.mask != 0) {
-                let v = f.judge(base0, stretches.all(), &far, Read::Hindered, simd);
+                let v = match joint {
+                    Some(v) => v,
+                    None => f.judge(base0, stretches.all(), &far, self.far_read, simd),
+                };
                 let mut open = far.mask & !v.blocked;
                 if !sides_free {
                     slow |= open;
                     open = 0;
                 }
-                slow |= open & (v.by_hexes | v.by_sides);
-                open &= !(v.by_hexes | v.by_sides);
+                // Hindered lanes: where the far layers count, a lane nothing within
+                // reach of its lower end touches has the far count as its total
+                // ([`Kernel::near_reach`]); otherwise, and where they do not count,
+                // it is walked.
+                let hindered = open & (v.by_hexes | v.by_sides);
+                if self.far_read == Read::Hindered {
+                    slow |= hindered;
+                    open &= !hindered;
+                }
+                let over = hindered & v.over;
                 while open != 0 {
                     let first = open.trailing_zeros() as usize;
                     let (l, t) = (low[first], target_low >> first & 1);
@@ -597,10 +647,14 @@ impl LevelSweep {
                     let hexes = stretches.within(t == 1, reach);
                     let at = stretches.part(hexes.clone());
                     let stopped = near.judge(base0, at, &lanes, Read::Blocks, simd).blocked;
-                    each_lane(same & !stopped, |lane| {
+                    each_lane(same & !stopped & !over, |lane| {
                         let (i, j) = run.pair(lane);
                         seen(i, j);
                     });
+                    // A hindered lane that something near its lower end touches is
+                    // walked whole (the near stretches' own count is not kept).
+                    slow |= same & stopped & hindered;
+                    let stopped = stopped & !hindered;
                     // The stopped lanes' stretches beyond the reach do nothing: only
                     // those within it are walked, unless one of them hinders.
                     let within = |a: &At| if t == 1 { a.to } else { a.from } <= reach;
@@ -616,7 +670,10 @@ impl LevelSweep {
                     });
                 }
             }
-            let v = self.keyed.judge(base0, stretches.all(), &keyed, read, simd);
+            let v = match joint {
+                Some(v) => v,
+                None => self.keyed.judge(base0, stretches.all(), &keyed, read, simd),
+            };
             let mut open = keyed.mask & !v.blocked;
             if !sides_free {
                 // A stretch along a hexside is the kernel's to combine: what the

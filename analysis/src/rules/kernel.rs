@@ -347,8 +347,9 @@ pub trait Kernel: Sync {
         None
     }
     /// On a line `length` hexes long with far key `key`, how far from the lower end
-    /// a hex stretch may do more than it does far from both ends; by default the
-    /// whole line. Never smaller for a higher `key.high` (the engine asks once for
+    /// a hex stretch may do more than it does far from both ends (beyond, it does
+    /// just that, hindrance amounts included, which the engine may then count far
+    /// from the ends); by default the whole line. Never smaller for a higher `key.high` (the engine asks once for
     /// lines of one lower level, with their highest). The family's tests check it
     /// against [`Kernel::hex`].
     fn near_reach(&self, _key: FarKey, length: u32) -> u32 {
