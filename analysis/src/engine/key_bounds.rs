@@ -159,6 +159,21 @@ impl Bounds {
     /// stretches over cell `base0 + d + l`, stopping once every lane is blocked;
     /// only what `read` asks for. `simd` only where [`available`].
     pub fn judge(&self, base0: i64, at: &[i64], keys: &Keys, read: Read, simd: bool) -> Verdict {
+        self.judge_into(base0, at, keys, read, simd, &mut [0; 64])
+    }
+
+    /// [`Bounds::judge`] adding each lane's counted hindrances to `sum` (where `read`
+    /// counts), which `over` then reads: stretches judged at different keys in
+    /// several calls add up as one line.
+    pub fn judge_into(
+        &self,
+        base0: i64,
+        at: &[i64],
+        keys: &Keys,
+        read: Read,
+        simd: bool,
+        sum: &mut [u8; 64],
+    ) -> Verdict {
         if keys.mask == 0 {
             return Verdict::default();
         }
@@ -167,14 +182,14 @@ impl Bounds {
             // SAFETY: `simd` is set only where `available` found AVX-512BW.
             return unsafe {
                 match read {
-                    Read::Blocks => self.judge_avx512::<false, false>(base0, at, keys, 0),
-                    Read::Hindered => self.judge_avx512::<true, false>(base0, at, keys, 0),
-                    Read::Counted(l) => self.judge_avx512::<true, true>(base0, at, keys, l),
+                    Read::Blocks => self.judge_avx512::<false, false>(base0, at, keys, 0, sum),
+                    Read::Hindered => self.judge_avx512::<true, false>(base0, at, keys, 0, sum),
+                    Read::Counted(l) => self.judge_avx512::<true, true>(base0, at, keys, l, sum),
                 }
             };
         }
         let _ = simd;
-        self.judge_bytes(base0, at, keys, read)
+        self.judge_bytes(base0, at, keys, read, sum)
     }
 
     /// The 64 bytes of `v` from cell `x` (bounds-checked).
@@ -184,8 +199,15 @@ impl Bounds {
     }
 
     /// [`Bounds::judge`] one byte at a time.
-    fn judge_bytes(&self, base0: i64, at: &[i64], keys: &Keys, read: Read) -> Verdict {
-        let (mut top, mut reach, mut sum) = ([0u8; 64], [0u8; 64], [0u8; 64]);
+    fn judge_bytes(
+        &self,
+        base0: i64,
+        at: &[i64],
+        keys: &Keys,
+        read: Read,
+        sum: &mut [u8; 64],
+    ) -> Verdict {
+        let (mut top, mut reach) = ([0u8; 64], [0u8; 64]);
         let (hindered, counted) = (read != Read::Blocks, matches!(read, Read::Counted(_)));
         for (n, &d) in at.iter().enumerate() {
             let x = base0 + d;
@@ -240,16 +262,14 @@ impl Bounds {
         at: &[i64],
         keys: &Keys,
         limit: u8,
+        sum_io: &mut [u8; 64],
     ) -> Verdict {
         use std::arch::x86_64::*;
         // SAFETY: reads the 64 bytes of a bounds-checked slice, unaligned.
         let load = |v: &[u8; 64]| unsafe { _mm512_loadu_si512(v.as_ptr().cast()) };
         let k = load(&keys.key);
-        let (mut top, mut reach, mut sum) = (
-            _mm512_setzero_si512(),
-            _mm512_setzero_si512(),
-            _mm512_setzero_si512(),
-        );
+        let (mut top, mut reach, mut sum) =
+            (_mm512_setzero_si512(), _mm512_setzero_si512(), load(sum_io));
         for (n, &d) in at.iter().enumerate() {
             let x = base0 + d;
             top = _mm512_max_epu8(top, load(Self::lanes(&self.block, x)));
@@ -267,6 +287,10 @@ impl Bounds {
             }
         }
         let m = keys.mask;
+        if COUNTED {
+            // SAFETY: writes the 64 bytes of `sum_io`, unaligned.
+            unsafe { _mm512_storeu_si512(sum_io.as_mut_ptr().cast(), sum) };
+        }
         Verdict {
             blocked: _mm512_cmplt_epu8_mask(k, top) & m,
             hindered: if HINDERED {

@@ -116,6 +116,17 @@ fn far_read(limit: Option<u8>) -> Read {
     limit.map_or(Read::Hindered, Read::Counted)
 }
 
+/// The lanes of `mask` with a lower level's index (not [`NO_LOW`]).
+fn each_low(low: &[u8; 64], mask: u64) -> u64 {
+    let mut out = 0;
+    each_lane(mask, |l| {
+        if low[l] != NO_LOW {
+            out |= 1 << l;
+        }
+    });
+    out
+}
+
 /// What a layer does to some lanes.
 #[derive(Clone, Copy, Debug, Default)]
 struct Judged {
@@ -222,6 +233,22 @@ impl Stretches {
         let first = self.dist.iter().position(near).unwrap_or(0);
         let last = self.dist.iter().rposition(near).map_or(0, |l| l + 1);
         first..last.max(first)
+    }
+
+    /// The hex stretches within `reach` of the observer only, of the target only, of
+    /// both, and the rest ([`Kernel::near_keyed`]).
+    fn split(&self, reach: u32) -> [Vec<i64>; 4] {
+        let mut parts: [Vec<i64>; 4] = Default::default();
+        for (&x, d) in self.hexes.iter().zip(&self.dist) {
+            let part = match (d[1] <= reach, d[0] <= reach) {
+                (true, false) => 0,
+                (false, true) => 1,
+                (true, true) => 2,
+                (false, false) => 3,
+            };
+            parts[part].push(x);
+        }
+        parts
     }
 
     /// The whole walk.
@@ -392,6 +419,9 @@ pub struct LevelSweep {
     /// a level key does, far from the ends): keyed and far lanes are then judged in
     /// one pass.
     far_is_keyed: bool,
+    /// The kernel's [`Kernel::near_keyed`] reach, where the map has no hexside
+    /// features: lines with a far key are then judged with the keyed bounds.
+    near_keyed: Option<u32>,
     /// Per lower level of such a line, what may act next to its lower end, by its
     /// higher level: lines nothing there touches are passed without a walk (empty
     /// where the kernel has no [`Kernel::near_ends`]).
@@ -463,6 +493,7 @@ impl LevelSweep {
         let mut s = LevelSweep {
             level_min: lo,
             keys: hi - lo + 1,
+            near_keyed: k.near_keyed().filter(|_| keyed.sides.is_none()),
             keyed,
             far_is_keyed,
             far,
@@ -559,7 +590,9 @@ impl LevelSweep {
         let (pools, walk) = (o.pools, o.walk);
         let k = w.kernel;
         let sides_free = pools.sides_of(walk).is_empty();
-        let stretches = Stretches::of(w, o, Hex::new(pairs.dq, dr), !self.near.is_empty());
+        let near = !self.near.is_empty() || self.near_keyed.is_some();
+        let stretches = Stretches::of(w, o, Hex::new(pairs.dq, dr), near);
+        let parts = self.near_keyed.map(|r| stretches.split(r));
         let cells = &w.padded.cell;
         let read = keyed_read(self.limit);
         pairs.runs(dr, |run| {
@@ -586,6 +619,50 @@ impl LevelSweep {
                 target_low,
                 mut slow,
             } = lanes;
+            // Each stretch at its own key: the lower end's next to it, else the higher
+            // end's (keyed lanes: their one key), hindrances added over all of them.
+            if let Some(parts) = &parts {
+                let walked = far.mask & !each_low(&low, far.mask);
+                slow |= walked;
+                let mask = keyed.mask | (far.mask & !walked);
+                let (mut obs, mut tgt, mut both) = (keyed.key, keyed.key, keyed.key);
+                each_lane(far.mask & !walked, |l| {
+                    both[l] = low[l];
+                    if target_low >> l & 1 == 1 {
+                        tgt[l] = low[l];
+                    } else {
+                        obs[l] = low[l];
+                    }
+                });
+                let mut sum = [0u8; 64];
+                let (mut blocked, cells) = (0, &self.keyed.cells);
+                for (at, key) in parts.iter().zip([obs, tgt, both, keyed.key]) {
+                    if !at.is_empty() && blocked & mask != mask {
+                        let keys = Keys { key, mask };
+                        blocked |= cells
+                            .judge_into(base0, at, &keys, read, simd, &mut sum)
+                            .blocked;
+                    }
+                }
+                let mut open = mask & !blocked;
+                if !sides_free {
+                    slow |= open;
+                    open = 0;
+                } else if let Some(limit) = self.limit {
+                    open &= !(0..64).fold(0u64, |o, l| o | u64::from(sum[l] >= limit) << l);
+                }
+                each_lane(open, |lane| {
+                    let (i, j) = run.pair(lane);
+                    seen(i, j);
+                });
+                each_lane(slow, |lane| {
+                    let (i, j) = run.pair(lane);
+                    if !w.eval::<false>(pools, walk, o.g, i, j, spans).blocked() {
+                        seen(i, j);
+                    }
+                });
+                return;
+            }
             // Lines without a level key: what blocks far from the ends blocks them
             // anywhere. Of the lanes left, those nothing within reach of the lower
             // end could stop are seen, unless their far count reaches the limit (or,

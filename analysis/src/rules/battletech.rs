@@ -498,6 +498,12 @@ impl super::kernel::Kernel for Kernel<'_> {
         1
     }
 
+    /// Next to the lower end the bar is its height, as on a keyed line of that level;
+    /// elsewhere the higher end's.
+    fn near_keyed(&self) -> Option<u32> {
+        Some(1)
+    }
+
     fn reciprocal(&self) -> bool {
         true
     }
@@ -592,6 +598,11 @@ mod tests {
                         let Some(f) = k.far_key(&e).filter(|_| !k.needs_line(&e)) else {
                             continue;
                         };
+                        let r = k.near_keyed().expect("near keyed");
+                        let lower = if f.target_low { at.to } else { at.from };
+                        let level = if lower <= r { f.low } else { f.high };
+                        let ke = k.keyed_ends(level).expect("keyed ends");
+                        assert_eq!(got, verdict(&k, &ke, &c, FAR_FROM_ENDS), "{a:?} -> {b:?}");
                         let ne = k.near_ends(f.high, f.low).expect("near ends");
                         let fe = k.far_ends(f.high).expect("far ends");
                         let reach = k.near_reach(f, n);

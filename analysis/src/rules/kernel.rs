@@ -355,6 +355,16 @@ pub trait Kernel: Sync {
     fn near_reach(&self, _key: FarKey, length: u32) -> u32 {
         length
     }
+    /// `Some(r)` when, on every line with a far key and without a whole-line rule, a
+    /// hex stretch within `r` hexes of the lower end does exactly what it does on a
+    /// keyed line of the lower end's level ([`Kernel::keyed_ends`], far from the
+    /// ends), and every other hex stretch what it does on a keyed line of the higher
+    /// level: the engine then judges such lines with the keyed bounds, each stretch at
+    /// its own key, as many lines at once as keyed ones. The family's tests check it
+    /// against [`Kernel::hex`].
+    fn near_keyed(&self) -> Option<u32> {
+        None
+    }
     /// A height (thousandths of a level) such that a cell whose [`Kernel::top`] is at
     /// or under it does nothing to this line wherever it lies along it, and no
     /// hexside feature, vertex or whole-line rule acts either: a line that passes over
