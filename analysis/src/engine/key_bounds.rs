@@ -143,6 +143,39 @@ pub fn available() -> bool {
     }
 }
 
+/// Per lane, `b`'s byte where `mask` has the lane's bit, else `a`'s; `simd` only
+/// where [`available`].
+#[inline]
+pub fn blend(mask: u64, a: &[u8; 64], b: &[u8; 64], simd: bool) -> [u8; 64] {
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd` is set only where `available` found AVX-512BW.
+        return unsafe { blend_avx512(mask, a, b) };
+    }
+    let _ = simd;
+    std::array::from_fn(|l| if mask >> l & 1 == 1 { b[l] } else { a[l] })
+}
+
+/// [`blend`] in one instruction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+fn blend_avx512(mask: u64, a: &[u8; 64], b: &[u8; 64]) -> [u8; 64] {
+    use std::arch::x86_64::*;
+    let mut out = [0u8; 64];
+    // SAFETY: reads and writes 64-byte arrays, unaligned.
+    unsafe {
+        let (va, vb) = (
+            _mm512_loadu_si512(a.as_ptr().cast()),
+            _mm512_loadu_si512(b.as_ptr().cast()),
+        );
+        _mm512_storeu_si512(
+            out.as_mut_ptr().cast(),
+            _mm512_mask_blend_epi8(mask, va, vb),
+        );
+    }
+    out
+}
+
 /// What a caller reads of a [`Verdict`]: the rest is left empty, and not worked out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Read {

@@ -116,17 +116,6 @@ fn far_read(limit: Option<u8>) -> Read {
     limit.map_or(Read::Hindered, Read::Counted)
 }
 
-/// The lanes of `mask` with a lower level's index (not [`NO_LOW`]).
-fn each_low(low: &[u8; 64], mask: u64) -> u64 {
-    let mut out = 0;
-    each_lane(mask, |l| {
-        if low[l] != NO_LOW {
-            out |= 1 << l;
-        }
-    });
-    out
-}
-
 /// What a layer does to some lanes.
 #[derive(Clone, Copy, Debug, Default)]
 struct Judged {
@@ -284,7 +273,8 @@ impl LaneKey {
         match self {
             LaneKey::Keyed(k) => u32::from(k) | 1 << 16,
             LaneKey::Far(k, low, t) => {
-                u32::from(k) | u32::from(low) << 8 | 1 << 17 | u32::from(t) << 19
+                let lower = u32::from(low != NO_LOW) << 20;
+                u32::from(k) | u32::from(low) << 8 | 1 << 17 | u32::from(t) << 19 | lower
             }
             LaneKey::Walk => 1 << 18,
         }
@@ -299,6 +289,8 @@ struct Lanes {
     low: [u8; 64],
     /// Far lanes whose target is the lower end.
     target_low: u64,
+    /// Far lanes with a lower level's index.
+    with_low: u64,
     /// Lanes walked.
     slow: u64,
 }
@@ -310,6 +302,7 @@ impl Lanes {
     fn of(n: usize, packed: impl Fn(usize) -> u32) -> Self {
         let (mut key, mut low) = ([0u8; 64], [NO_LOW; 64]);
         let (mut keyed, mut far, mut slow, mut target_low) = (0u64, 0u64, 0u64, 0u64);
+        let mut with_low = 0u64;
         for lane in 0..n.min(64) {
             let p = packed(lane);
             let bit = |b: u32| u64::from(p >> b & 1) << lane;
@@ -319,12 +312,14 @@ impl Lanes {
             far |= bit(17);
             slow |= bit(18);
             target_low |= bit(19);
+            with_low |= bit(20);
         }
         Lanes {
             keyed: Keys { key, mask: keyed },
             far: Keys { key, mask: far },
             low,
             target_low,
+            with_low,
             slow,
         }
     }
@@ -617,39 +612,41 @@ impl LevelSweep {
                 far,
                 low,
                 target_low,
+                with_low,
                 mut slow,
             } = lanes;
             // Each stretch at its own key: the lower end's next to it, else the higher
             // end's (keyed lanes: their one key), hindrances added over all of them.
             if let Some(parts) = &parts {
-                let walked = far.mask & !each_low(&low, far.mask);
-                slow |= walked;
-                let mask = keyed.mask | (far.mask & !walked);
-                let (mut obs, mut tgt, mut both) = (keyed.key, keyed.key, keyed.key);
-                each_lane(far.mask & !walked, |l| {
-                    both[l] = low[l];
-                    if target_low >> l & 1 == 1 {
-                        tgt[l] = low[l];
-                    } else {
-                        obs[l] = low[l];
-                    }
-                });
-                let mut sum = [0u8; 64];
-                let (mut blocked, cells) = (0, &self.keyed.cells);
-                for (at, key) in parts.iter().zip([obs, tgt, both, keyed.key]) {
-                    if !at.is_empty() && blocked & mask != mask {
-                        let keys = Keys { key, mask };
-                        blocked |= cells
-                            .judge_into(base0, at, &keys, read, simd, &mut sum)
-                            .blocked;
+                let near = far.mask & with_low;
+                slow |= far.mask & !near;
+                let mask = keyed.mask | near;
+                let (mut sum, cells) = ([0u8; 64], &self.keyed.cells);
+                // The last pass's `over` reads the sum of them all.
+                let (mut blocked, mut over) = (0, 0);
+                if near == 0 {
+                    // Keyed lanes only: one key each, one pass.
+                    let keys = Keys { mask, ..keyed };
+                    let v = cells.judge_into(base0, &stretches.hexes, &keys, read, simd, &mut sum);
+                    (blocked, over) = (v.blocked, v.over);
+                } else {
+                    let blend = |m: u64| key_bounds::blend(m, &keyed.key, &low, simd);
+                    let (obs, tgt) = (blend(near & !target_low), blend(near & target_low));
+                    let both = blend(near);
+                    for (at, key) in parts.iter().zip([obs, tgt, both, keyed.key]) {
+                        if !at.is_empty() && blocked & mask != mask {
+                            let keys = Keys { key, mask };
+                            let v = cells.judge_into(base0, at, &keys, read, simd, &mut sum);
+                            (blocked, over) = (blocked | v.blocked, v.over);
+                        }
                     }
                 }
                 let mut open = mask & !blocked;
                 if !sides_free {
                     slow |= open;
                     open = 0;
-                } else if let Some(limit) = self.limit {
-                    open &= !(0..64).fold(0u64, |o, l| o | u64::from(sum[l] >= limit) << l);
+                } else if self.limit.is_some() {
+                    open &= !over;
                 }
                 each_lane(open, |lane| {
                     let (i, j) = run.pair(lane);
