@@ -170,12 +170,13 @@ fn mechs_in_depth_1_water_stand_one_level_lower() {
 }
 
 #[test]
-fn a_submerged_mech_neither_sees_nor_is_seen_but_a_hovercraft_is() {
+fn a_submerged_mech_and_a_unit_on_land_never_see_each_other_but_a_hovercraft_is_seen() {
     let m = board(json!({"C5": {"terrain": "water-2"}}), json!([]));
     let (v, _, why) = los(&m, "C1", "C5");
     assert_eq!(v, Verdict::Blocked, "{why}");
     assert!(
-        why.contains("C5 stands in depth-2 water and is submerged"),
+        why.contains("C5 is submerged in depth-2 water and the observer stands on dry land")
+            && why.contains("TW, Underwater Combat"),
         "{why}"
     );
     // Adjacent too: nothing is between, the end itself blocks.
@@ -202,4 +203,266 @@ fn a_line_along_a_hexside_takes_the_hex_better_for_the_defender() {
     assert_eq!((v, h), (Verdict::Hindered, 2), "{why}");
     let m = board(json!({}), json!([]));
     assert_eq!(los(&m, "C4", "E4").0, Verdict::Clear);
+}
+
+/// A unit with its marker list, for smoke.
+fn smoky(hexes: Value, markers: Value, units: Value) -> Map {
+    let v = json!({"hexsight": 1, "name": "t", "ruleset": "battletech", "grid": {"cols": 8, "rows": 8},
+                   "default": {"terrain": "clear", "level": 0}, "hexes": hexes, "markers": markers,
+                   "units": units});
+    Map::from_json(&v.to_string(), Path::new("t.json")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_hill_next_to_the_attacker_blocks_whatever_the_targets_height() {
+    // C1 (level 0, height 1) at the foot of the level-2 hill C2; the target stands on
+    // the level-3 hill C5 (height 4). Higher than both ends it is not, but it is next
+    // to C1 and higher than C1's height.
+    let m = board(json!({"C2": {"level": 2}, "C5": {"level": 3}}), json!([]));
+    let (v, _, why) = los(&m, "C1", "C5");
+    assert_eq!(v, Verdict::Blocked, "{why}");
+    assert!(
+        why.contains("level-2 ground in C2 is next to the observer and higher than its height 1")
+            && why.contains("TW, Line of Sight: Intervening Terrain, adjacent hexes"),
+        "{why}"
+    );
+    // From the hilltop the same hex is next to the target: the same rule, the other end.
+    let (_, _, back) = los(&m, "C5", "C1");
+    assert!(
+        back.contains("next to the target and higher than its height 1"),
+        "{back}"
+    );
+    // The other way: one hex further out, the hill is measured against the higher end.
+    let m = board(json!({"C3": {"level": 2}, "C5": {"level": 3}}), json!([]));
+    let (v, _, why) = los(&m, "C1", "C5");
+    assert_eq!(v, Verdict::Clear, "{why}");
+    // And a hill beside the unit no higher than its height does nothing.
+    let m = board(json!({"C2": {"level": 1}, "C5": {"level": 3}}), json!([]));
+    assert_eq!(los(&m, "C1", "C5").0, Verdict::Clear);
+}
+
+#[test]
+fn a_hill_next_to_the_target_blocks_a_vehicle_behind_it_from_a_higher_mech() {
+    // A vehicle in C5 (height 0) behind the level-1 hill C4; the 'Mech on the level-4
+    // hill C1 (height 5) is far above it, but C4 is next to the vehicle and higher.
+    let m = board(
+        json!({"C1": {"level": 4}, "C4": {"level": 1}}),
+        json!([unit("a", "C1", "mech"), unit("b", "C5", "vehicle")]),
+    );
+    let (v, _, why) = los(&m, "C1", "C5");
+    assert_eq!(v, Verdict::Blocked, "{why}");
+    assert!(
+        why.contains("next to the target and higher than its height 0"),
+        "{why}"
+    );
+    // A 'Mech in its place (height 1) is not hidden by the level-1 hill.
+    let m = board(
+        json!({"C1": {"level": 4}, "C4": {"level": 1}}),
+        json!([unit("a", "C1", "mech"), unit("b", "C5", "mech")]),
+    );
+    assert_eq!(los(&m, "C1", "C5").0, Verdict::Clear);
+}
+
+#[test]
+fn woods_next_to_an_end_count_whatever_the_other_ends_height() {
+    // Heavy woods (top 2) in C2 beside C1 (height 1); the target on the level-3 hill C5.
+    let m = board(
+        json!({"C2": {"terrain": "heavy-woods"}, "C5": {"level": 3}}),
+        json!([]),
+    );
+    let (v, h, why) = los(&m, "C1", "C5");
+    assert_eq!((v, h), (Verdict::Hindered, 2), "{why}");
+    assert!(
+        why.contains("heavy-woods in C2 rises to level 2, next to the observer")
+            && why.contains(
+                "TW, Line of Sight: Woods; TW, Line of Sight: Intervening Terrain, adjacent hexes"
+            ),
+        "{why}"
+    );
+    // Two hexes out the woods are under the higher end's height 4: no effect.
+    let m = board(
+        json!({"C3": {"terrain": "heavy-woods"}, "C5": {"level": 3}}),
+        json!([]),
+    );
+    assert_eq!(los(&m, "C1", "C5").0, Verdict::Clear);
+}
+
+#[test]
+fn ultra_heavy_woods_stand_three_levels_and_block_alone() {
+    // 'Mechs on level-1 hills (height 2): heavy woods (top 2) are not higher, ultra
+    // woods (top 3) are, and their +3 reaches the limit.
+    let hills = |w: &str| json!({"C1": {"level": 1}, "C5": {"level": 1}, "C3": {"terrain": w}});
+    let m = board(hills("ultra-heavy-woods"), json!([]));
+    let (v, _, why) = los(&m, "C1", "C5");
+    assert_eq!(v, Verdict::Blocked, "{why}");
+    assert!(
+        why.contains(
+            "ultra-heavy-woods in C3 rises to level 3, higher than both ends (heights 2 and 2): +3"
+        ),
+        "{why}"
+    );
+    let m = board(hills("heavy-woods"), json!([]));
+    assert_eq!(los(&m, "C1", "C5").0, Verdict::Clear);
+    // From level-2 hills (height 3) the ultra woods are not higher either.
+    let m = board(
+        json!({"C1": {"level": 2}, "C5": {"level": 2}, "C3": {"terrain": "ultra-heavy-woods"}}),
+        json!([]),
+    );
+    assert_eq!(los(&m, "C1", "C5").0, Verdict::Clear);
+}
+
+#[test]
+fn low_foliage_stands_one_level() {
+    // Heavy woods of low foliage (top 1) between two 'Mechs (height 1): not higher.
+    let m = board(json!({"C3": {"terrain": "heavy-woods-low"}}), json!([]));
+    let (v, _, why) = los(&m, "C1", "C5");
+    assert_eq!(v, Verdict::Clear, "{why}");
+    // Between two vehicles (height 0) they are, and count +2.
+    let m = board(
+        json!({"C3": {"terrain": "heavy-woods-low"}}),
+        json!([unit("a", "C1", "vehicle"), unit("b", "C5", "vehicle")]),
+    );
+    let (v, h, why) = los(&m, "C1", "C5");
+    assert_eq!((v, h), (Verdict::Hindered, 2), "{why}");
+    assert!(
+        why.contains("heavy-woods-low in C3 rises to level 1"),
+        "{why}"
+    );
+}
+
+#[test]
+fn smoke_hinders_like_woods_of_its_weight_two_levels_tall() {
+    let m = smoky(
+        json!({}),
+        json!([{"hex": "C3", "kind": "light-smoke"}]),
+        json!([]),
+    );
+    let (v, h, why) = los(&m, "C1", "C5");
+    assert_eq!((v, h), (Verdict::Hindered, 1), "{why}");
+    assert!(
+        why.contains("light-smoke in C3 stands to level 2") && why.contains("TW, Smoke"),
+        "{why}"
+    );
+    let m = smoky(
+        json!({}),
+        json!([{"hex": "C3", "kind": "heavy-smoke"}]),
+        json!([]),
+    );
+    assert_eq!(los(&m, "C1", "C5").1, 2);
+    // Heavy smoke and light woods add up to 3 and block.
+    let m = smoky(
+        json!({"C2": {"terrain": "light-woods"}}),
+        json!([{"hex": "C3", "kind": "heavy-smoke"}]),
+        json!([]),
+    );
+    let (v, _, why) = los(&m, "C1", "C5");
+    assert_eq!(v, Verdict::Blocked, "{why}");
+    // 'Mechs on level-1 hills (height 2) see over smoke on level 0.
+    let m = smoky(
+        json!({"C1": {"level": 1}, "C5": {"level": 1}}),
+        json!([{"hex": "C3", "kind": "heavy-smoke"}]),
+        json!([]),
+    );
+    assert_eq!(los(&m, "C1", "C5").0, Verdict::Clear);
+}
+
+#[test]
+fn smoke_over_low_foliage_counts_each_at_its_own_height() {
+    // Light woods of low foliage (top 1) under heavy smoke (top 2): 'Mechs (height 1)
+    // see only the smoke, vehicles (height 0) both, 3 points, blocked. No bounds hold
+    // such a hex, so the engine walks these lines: the cross-check covers that too.
+    let m = smoky(
+        json!({"C3": {"terrain": "light-woods-low"}}),
+        json!([{"hex": "C3", "kind": "heavy-smoke"}]),
+        json!([]),
+    );
+    assert_eq!(los(&m, "C1", "C5").0, Verdict::Hindered);
+    assert_eq!(los(&m, "C1", "C5").1, 2);
+    let m = smoky(
+        json!({"C3": {"terrain": "light-woods-low"}}),
+        json!([{"hex": "C3", "kind": "heavy-smoke"}]),
+        json!([unit("a", "C1", "vehicle"), unit("b", "C5", "vehicle")]),
+    );
+    assert_eq!(los(&m, "C1", "C5").0, Verdict::Blocked);
+}
+
+/// Column C as water from C1 to C5 with the given terrain per hex.
+fn lake(c: [&str; 5], units: Value) -> Map {
+    let hexes: serde_json::Map<String, Value> = c
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (format!("C{}", i + 1), json!({"terrain": t})))
+        .collect();
+    board(Value::Object(hexes), units)
+}
+
+#[test]
+fn two_submerged_mechs_see_each_other_through_water() {
+    let m = lake(
+        ["water-2", "water-2", "water-3", "water-2", "water-2"],
+        json!([]),
+    );
+    let (v, _, why) = los(&m, "C1", "C5");
+    assert_eq!(v, Verdict::Clear, "{why}");
+    // The other way: an island between them blocks the underwater line.
+    let m = lake(
+        ["water-2", "water-2", "clear", "water-2", "water-2"],
+        json!([]),
+    );
+    let (v, _, why) = los(&m, "C1", "C5");
+    assert_eq!(v, Verdict::Blocked, "{why}");
+    assert!(
+        why.contains("C3 is not water, and an underwater line must run through water all along")
+            && why.contains("TW, Underwater Combat"),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_partly_submerged_mech_sees_a_submerged_one_with_water_all_along() {
+    // C1: a 'Mech in depth 1 (partly submerged); C5: one in depth 2 (fully).
+    let m = lake(
+        ["water-1", "water-1", "water-2", "water-2", "water-2"],
+        json!([]),
+    );
+    assert_eq!(los(&m, "C1", "C5").0, Verdict::Clear);
+    // A hovercraft floating on deep water counts as in the water too.
+    let m = lake(
+        ["water-3", "water-2", "water-2", "water-2", "water-2"],
+        json!([unit("h", "C1", "vehicle")]),
+    );
+    assert_eq!(los(&m, "C1", "C5").0, Verdict::Clear);
+    // A shoal whose bottom (level -1) is higher than both 'Mechs (heights -2) blocks.
+    let m = lake(
+        ["water-3", "water-3", "water-1", "water-3", "water-3"],
+        json!([]),
+    );
+    let (v, _, why) = los(&m, "C1", "C5");
+    assert_eq!(v, Verdict::Blocked, "{why}");
+    assert!(
+        why.contains("bottom of the depth-1 water in C3 (level -1) is higher than both ends"),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_unit_on_land_never_sees_a_submerged_mech() {
+    // C1 dry; the water runs from C2 to C5. Even next to it: no line.
+    let m = lake(
+        ["clear", "water-1", "water-2", "water-2", "water-2"],
+        json!([]),
+    );
+    let (v, _, why) = los(&m, "C1", "C5");
+    assert_eq!(v, Verdict::Blocked, "{why}");
+    assert!(why.contains("never see each other"), "{why}");
+    assert_eq!(
+        los(&m, "C1", "C2").0,
+        Verdict::Clear,
+        "depth 1 is not submerged"
+    );
+    let m = lake(
+        ["clear", "water-2", "water-2", "water-2", "water-2"],
+        json!([]),
+    );
+    assert_eq!(los(&m, "C1", "C2").0, Verdict::Blocked);
 }

@@ -192,20 +192,8 @@ fn megamek(a: MegamekArgs) -> anyhow::Result<ExitCode> {
         m.cols,
         m.rows
     )?;
-    if done.unknown_hexes > 0 {
-        let items: Vec<&str> = done.unknown_items.iter().map(String::as_str).collect();
-        outln!(
-            "{} hexes had unknown terrain items: {}",
-            done.unknown_hexes,
-            items.join(", ")
-        )?;
-    }
-    if done.missing > 0 {
-        outln!(
-            "{} hexes were not on the board (left {} at level 0)",
-            done.missing,
-            m.ruleset.terrain[0].id
-        )?;
+    for line in done.report() {
+        outln!("{line}")?;
     }
     Ok(ExitCode::SUCCESS)
 }

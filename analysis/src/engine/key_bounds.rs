@@ -21,6 +21,7 @@ pub const KEYS_MAX: usize = 254;
 /// What one layer of the grid (its cells, or the hexsides towards one direction)
 /// does to keyed lines, per cell: at key index `k`, the cell blocks when
 /// `k < block`, and otherwise hinders by `amount` when `k < hinder`.
+#[derive(PartialEq, Eq)]
 pub struct Bounds {
     block: Vec<u8>,
     hinder: Vec<u8>,
@@ -32,6 +33,10 @@ pub struct Builder {
     b: Bounds,
     /// Some cell's verdicts do not fit bounds.
     broken: bool,
+    /// Amounts are counted against this limit: one at or over it is read as the
+    /// limit, since a sum reaches the limit either way (so woods and smoke of
+    /// different heights in one hex still fit bounds once they reach it).
+    cap: u32,
 }
 
 impl Builder {
@@ -47,6 +52,10 @@ impl Builder {
                 amount: zeros(matches!(read, Read::Counted(_))),
             },
             broken: false,
+            cap: match read {
+                Read::Counted(l) => u32::from(l.max(1)),
+                _ => u32::from(u8::MAX),
+            },
         }
     }
 
@@ -64,7 +73,7 @@ impl Builder {
         } else if s.hinder > 0 && hinders {
             // Hindrances follow the blocks without a gap, all of one amount where
             // amounts are kept.
-            let amount = s.hinder.min(u8::MAX as u32) as u8;
+            let amount = s.hinder.min(self.cap) as u8;
             let counts = !b.amount.is_empty();
             self.broken |= if b.hinder[x] == 0 {
                 b.block[x] != k
@@ -134,6 +143,39 @@ pub fn available() -> bool {
     }
 }
 
+/// Per lane, `b`'s byte where `mask` has the lane's bit, else `a`'s; `simd` only
+/// where [`available`].
+#[inline]
+pub fn blend(mask: u64, a: &[u8; 64], b: &[u8; 64], simd: bool) -> [u8; 64] {
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd` is set only where `available` found AVX-512BW.
+        return unsafe { blend_avx512(mask, a, b) };
+    }
+    let _ = simd;
+    std::array::from_fn(|l| if mask >> l & 1 == 1 { b[l] } else { a[l] })
+}
+
+/// [`blend`] in one instruction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+fn blend_avx512(mask: u64, a: &[u8; 64], b: &[u8; 64]) -> [u8; 64] {
+    use std::arch::x86_64::*;
+    let mut out = [0u8; 64];
+    // SAFETY: reads and writes 64-byte arrays, unaligned.
+    unsafe {
+        let (va, vb) = (
+            _mm512_loadu_si512(a.as_ptr().cast()),
+            _mm512_loadu_si512(b.as_ptr().cast()),
+        );
+        _mm512_storeu_si512(
+            out.as_mut_ptr().cast(),
+            _mm512_mask_blend_epi8(mask, va, vb),
+        );
+    }
+    out
+}
+
 /// What a caller reads of a [`Verdict`]: the rest is left empty, and not worked out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Read {
@@ -150,6 +192,21 @@ impl Bounds {
     /// stretches over cell `base0 + d + l`, stopping once every lane is blocked;
     /// only what `read` asks for. `simd` only where [`available`].
     pub fn judge(&self, base0: i64, at: &[i64], keys: &Keys, read: Read, simd: bool) -> Verdict {
+        self.judge_into(base0, at, keys, read, simd, &mut [0; 64])
+    }
+
+    /// [`Bounds::judge`] adding each lane's counted hindrances to `sum` (where `read`
+    /// counts), which `over` then reads: stretches judged at different keys in
+    /// several calls add up as one line.
+    pub fn judge_into(
+        &self,
+        base0: i64,
+        at: &[i64],
+        keys: &Keys,
+        read: Read,
+        simd: bool,
+        sum: &mut [u8; 64],
+    ) -> Verdict {
         if keys.mask == 0 {
             return Verdict::default();
         }
@@ -158,14 +215,14 @@ impl Bounds {
             // SAFETY: `simd` is set only where `available` found AVX-512BW.
             return unsafe {
                 match read {
-                    Read::Blocks => self.judge_avx512::<false, false>(base0, at, keys, 0),
-                    Read::Hindered => self.judge_avx512::<true, false>(base0, at, keys, 0),
-                    Read::Counted(l) => self.judge_avx512::<true, true>(base0, at, keys, l),
+                    Read::Blocks => self.judge_avx512::<false, false>(base0, at, keys, 0, sum),
+                    Read::Hindered => self.judge_avx512::<true, false>(base0, at, keys, 0, sum),
+                    Read::Counted(l) => self.judge_avx512::<true, true>(base0, at, keys, l, sum),
                 }
             };
         }
         let _ = simd;
-        self.judge_bytes(base0, at, keys, read)
+        self.judge_bytes(base0, at, keys, read, sum)
     }
 
     /// The 64 bytes of `v` from cell `x` (bounds-checked).
@@ -175,8 +232,15 @@ impl Bounds {
     }
 
     /// [`Bounds::judge`] one byte at a time.
-    fn judge_bytes(&self, base0: i64, at: &[i64], keys: &Keys, read: Read) -> Verdict {
-        let (mut top, mut reach, mut sum) = ([0u8; 64], [0u8; 64], [0u8; 64]);
+    fn judge_bytes(
+        &self,
+        base0: i64,
+        at: &[i64],
+        keys: &Keys,
+        read: Read,
+        sum: &mut [u8; 64],
+    ) -> Verdict {
+        let (mut top, mut reach) = ([0u8; 64], [0u8; 64]);
         let (hindered, counted) = (read != Read::Blocks, matches!(read, Read::Counted(_)));
         for (n, &d) in at.iter().enumerate() {
             let x = base0 + d;
@@ -231,16 +295,14 @@ impl Bounds {
         at: &[i64],
         keys: &Keys,
         limit: u8,
+        sum_io: &mut [u8; 64],
     ) -> Verdict {
         use std::arch::x86_64::*;
         // SAFETY: reads the 64 bytes of a bounds-checked slice, unaligned.
         let load = |v: &[u8; 64]| unsafe { _mm512_loadu_si512(v.as_ptr().cast()) };
         let k = load(&keys.key);
-        let (mut top, mut reach, mut sum) = (
-            _mm512_setzero_si512(),
-            _mm512_setzero_si512(),
-            _mm512_setzero_si512(),
-        );
+        let (mut top, mut reach, mut sum) =
+            (_mm512_setzero_si512(), _mm512_setzero_si512(), load(sum_io));
         for (n, &d) in at.iter().enumerate() {
             let x = base0 + d;
             top = _mm512_max_epu8(top, load(Self::lanes(&self.block, x)));
@@ -258,6 +320,10 @@ impl Bounds {
             }
         }
         let m = keys.mask;
+        if COUNTED {
+            // SAFETY: writes the 64 bytes of `sum_io`, unaligned.
+            unsafe { _mm512_storeu_si512(sum_io.as_mut_ptr().cast(), sum) };
+        }
         Verdict {
             blocked: _mm512_cmplt_epu8_mask(k, top) & m,
             hindered: if HINDERED {
@@ -293,7 +359,7 @@ mod tests {
 
     /// Builds one cell's bounds from its verdicts at keys 0, 1, ...
     fn one(verdicts: &[Sum]) -> Option<Bounds> {
-        let mut b = Builder::new(1, Read::Counted(1));
+        let mut b = Builder::new(1, Read::Counted(9));
         for (k, &s) in verdicts.iter().enumerate() {
             b.record(k, 0, s);
         }
@@ -310,6 +376,20 @@ mod tests {
         );
         assert!(one(&[h, c]).is_some());
         assert!(one(&[c, c]).is_some());
+    }
+
+    /// Two amounts at or over the limit both reach it: they fit as the limit.
+    #[test]
+    fn amounts_over_the_limit_fit_as_the_limit() {
+        let mut b = Builder::new(1, Read::Counted(3));
+        b.record(0, 0, sum(false, 4));
+        b.record(1, 0, sum(false, 3));
+        let bounds = b.finish().expect("fits");
+        assert_eq!((bounds.hinder[0], bounds.amount[0]), (2, 3));
+        let mut b = Builder::new(1, Read::Counted(3));
+        b.record(0, 0, sum(false, 3));
+        b.record(1, 0, sum(false, 2));
+        assert!(b.finish().is_none(), "under the limit the amounts differ");
     }
 
     #[test]

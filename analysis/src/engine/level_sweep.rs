@@ -26,6 +26,7 @@ use crate::rules::kernel::{
 use std::collections::HashMap;
 
 /// One kernel's verdicts at every key, as bounds.
+#[derive(PartialEq, Eq)]
 struct Layers {
     /// What each cell does.
     cells: Bounds,
@@ -107,6 +108,12 @@ fn side_read(read: Read) -> Read {
 /// family's limit where it has one.
 fn keyed_read(limit: Option<u8>) -> Read {
     limit.map_or(Read::Blocks, Read::Counted)
+}
+
+/// How lines with a far key are read where the far layers can count: as keyed lines
+/// are, but never blocks only (a hindered line is walked when nothing is counted).
+fn far_read(limit: Option<u8>) -> Read {
+    limit.map_or(Read::Hindered, Read::Counted)
 }
 
 /// What a layer does to some lanes.
@@ -217,6 +224,22 @@ impl Stretches {
         first..last.max(first)
     }
 
+    /// The hex stretches within `reach` of the observer only, of the target only, of
+    /// both, and the rest ([`Kernel::near_keyed`]).
+    fn split(&self, reach: u32) -> [Vec<i64>; 4] {
+        let mut parts: [Vec<i64>; 4] = Default::default();
+        for (&x, d) in self.hexes.iter().zip(&self.dist) {
+            let part = match (d[1] <= reach, d[0] <= reach) {
+                (true, false) => 0,
+                (false, true) => 1,
+                (true, true) => 2,
+                (false, false) => 3,
+            };
+            parts[part].push(x);
+        }
+        parts
+    }
+
     /// The whole walk.
     fn all(&self) -> (&[i64], &Crosses) {
         (&self.hexes, &self.crosses)
@@ -250,7 +273,8 @@ impl LaneKey {
         match self {
             LaneKey::Keyed(k) => u32::from(k) | 1 << 16,
             LaneKey::Far(k, low, t) => {
-                u32::from(k) | u32::from(low) << 8 | 1 << 17 | u32::from(t) << 19
+                let lower = u32::from(low != NO_LOW) << 20;
+                u32::from(k) | u32::from(low) << 8 | 1 << 17 | u32::from(t) << 19 | lower
             }
             LaneKey::Walk => 1 << 18,
         }
@@ -265,6 +289,8 @@ struct Lanes {
     low: [u8; 64],
     /// Far lanes whose target is the lower end.
     target_low: u64,
+    /// Far lanes with a lower level's index.
+    with_low: u64,
     /// Lanes walked.
     slow: u64,
 }
@@ -276,6 +302,7 @@ impl Lanes {
     fn of(n: usize, packed: impl Fn(usize) -> u32) -> Self {
         let (mut key, mut low) = ([0u8; 64], [NO_LOW; 64]);
         let (mut keyed, mut far, mut slow, mut target_low) = (0u64, 0u64, 0u64, 0u64);
+        let mut with_low = 0u64;
         for lane in 0..n.min(64) {
             let p = packed(lane);
             let bit = |b: u32| u64::from(p >> b & 1) << lane;
@@ -285,12 +312,14 @@ impl Lanes {
             far |= bit(17);
             slow |= bit(18);
             target_low |= bit(19);
+            with_low |= bit(20);
         }
         Lanes {
             keyed: Keys { key, mask: keyed },
             far: Keys { key, mask: far },
             low,
             target_low,
+            with_low,
             slow,
         }
     }
@@ -378,6 +407,16 @@ pub struct LevelSweep {
     /// Blocks only, far from both ends, on lines without a level key whose far key
     /// is the level (`None` where the kernel has no far keys).
     far: Option<Layers>,
+    /// How the far layers are read: their hindrances counted against the limit where
+    /// every cell's amounts fit bounds ([`far_read`]), else only which lanes they hinder.
+    far_read: Read,
+    /// The far layers are the keyed ones, read alike (the far key's level decides as
+    /// a level key does, far from the ends): keyed and far lanes are then judged in
+    /// one pass.
+    far_is_keyed: bool,
+    /// The kernel's [`Kernel::near_keyed`] reach, where the map has no hexside
+    /// features: lines with a far key are then judged with the keyed bounds.
+    near_keyed: Option<u32>,
     /// Per lower level of such a line, what may act next to its lower end, by its
     /// higher level: lines nothing there touches are passed without a walk (empty
     /// where the kernel has no [`Kernel::near_ends`]).
@@ -417,27 +456,43 @@ impl LevelSweep {
         let new = |read: Read| LayersBuilder::new(p.size, sides, read);
         let as_is = |s: Sum| s;
         let mut keyed = new(keyed_read(limit));
-        let mut far: Option<LayersBuilder> = None;
         for (key, l) in (lo..=hi).enumerate() {
             keyed.record(k, grid, (&k.keyed_ends(l)?, key, FAR_FROM_ENDS), as_is);
-            if let Some(fe) = k.far_ends(l) {
-                let f = far.get_or_insert_with(|| new(Read::Hindered));
-                f.record(k, grid, (&fe, key, FAR_FROM_ENDS), as_is);
-            }
         }
-        let far = match far {
-            Some(f) => Some(f.finish()?),
-            None => None,
+        // The far layers count hindrances where the amounts fit bounds, else they
+        // only tell which lanes are hindered (and those lanes are walked).
+        let far_layers = |read: Read| -> Option<Option<Layers>> {
+            let mut far: Option<LayersBuilder> = None;
+            for (key, l) in (lo..=hi).enumerate() {
+                if let Some(fe) = k.far_ends(l) {
+                    let f = far.get_or_insert_with(|| new(read));
+                    f.record(k, grid, (&fe, key, FAR_FROM_ENDS), as_is);
+                }
+            }
+            match far {
+                Some(f) => f.finish().map(Some),
+                None => Some(None),
+            }
+        };
+        let counted = far_read(limit);
+        let (far, far_read) = match far_layers(counted) {
+            Some(f) => (f, counted),
+            None => (far_layers(Read::Hindered)?, Read::Hindered),
         };
         let near = match far {
             Some(_) => Self::near(k, grid, (lo, hi), || new(Read::Blocks)).unwrap_or_default(),
             None => Vec::new(),
         };
+        let keyed = keyed.finish()?;
+        let far_is_keyed = far_read == keyed_read(limit) && far.as_ref() == Some(&keyed);
         let mut s = LevelSweep {
             level_min: lo,
             keys: hi - lo + 1,
-            keyed: keyed.finish()?,
+            near_keyed: k.near_keyed().filter(|_| keyed.sides.is_none()),
+            keyed,
+            far_is_keyed,
             far,
+            far_read,
             near,
             limit,
             simd: key_bounds::available(),
@@ -530,7 +585,9 @@ impl LevelSweep {
         let (pools, walk) = (o.pools, o.walk);
         let k = w.kernel;
         let sides_free = pools.sides_of(walk).is_empty();
-        let stretches = Stretches::of(w, o, Hex::new(pairs.dq, dr), !self.near.is_empty());
+        let near = !self.near.is_empty() || self.near_keyed.is_some();
+        let stretches = Stretches::of(w, o, Hex::new(pairs.dq, dr), near);
+        let parts = self.near_keyed.map(|r| stretches.split(r));
         let cells = &w.padded.cell;
         let read = keyed_read(self.limit);
         pairs.runs(dr, |run| {
@@ -555,20 +612,87 @@ impl LevelSweep {
                 far,
                 low,
                 target_low,
+                with_low,
                 mut slow,
             } = lanes;
+            // Each stretch at its own key: the lower end's next to it, else the higher
+            // end's (keyed lanes: their one key), hindrances added over all of them.
+            if let Some(parts) = &parts {
+                let near = far.mask & with_low;
+                slow |= far.mask & !near;
+                let mask = keyed.mask | near;
+                let (mut sum, cells) = ([0u8; 64], &self.keyed.cells);
+                // The last pass's `over` reads the sum of them all.
+                let (mut blocked, mut over) = (0, 0);
+                if near == 0 {
+                    // Keyed lanes only: one key each, one pass.
+                    let keys = Keys { mask, ..keyed };
+                    let v = cells.judge_into(base0, &stretches.hexes, &keys, read, simd, &mut sum);
+                    (blocked, over) = (v.blocked, v.over);
+                } else {
+                    let blend = |m: u64| key_bounds::blend(m, &keyed.key, &low, simd);
+                    let (obs, tgt) = (blend(near & !target_low), blend(near & target_low));
+                    let both = blend(near);
+                    for (at, key) in parts.iter().zip([obs, tgt, both, keyed.key]) {
+                        if !at.is_empty() && blocked & mask != mask {
+                            let keys = Keys { key, mask };
+                            let v = cells.judge_into(base0, at, &keys, read, simd, &mut sum);
+                            (blocked, over) = (blocked | v.blocked, v.over);
+                        }
+                    }
+                }
+                let mut open = mask & !blocked;
+                if !sides_free {
+                    slow |= open;
+                    open = 0;
+                } else if self.limit.is_some() {
+                    open &= !over;
+                }
+                each_lane(open, |lane| {
+                    let (i, j) = run.pair(lane);
+                    seen(i, j);
+                });
+                each_lane(slow, |lane| {
+                    let (i, j) = run.pair(lane);
+                    if !w.eval::<false>(pools, walk, o.g, i, j, spans).blocked() {
+                        seen(i, j);
+                    }
+                });
+                return;
+            }
             // Lines without a level key: what blocks far from the ends blocks them
-            // anywhere. Of the lanes left, those nothing hinders and nothing within
-            // reach of the lower end could stop are seen; the rest are walked.
+            // anywhere. Of the lanes left, those nothing within reach of the lower
+            // end could stop are seen, unless their far count reaches the limit (or,
+            // where the far layers cannot count, unless anything hinders them); the
+            // rest are walked.
+            // Keyed and far lanes in one pass where their layers are the same.
+            let joint = (self.far_is_keyed && far.mask != 0).then(|| {
+                let all = Keys {
+                    mask: keyed.mask | far.mask,
+                    ..keyed
+                };
+                self.keyed.judge(base0, stretches.all(), &all, read, simd)
+            });
             if let Some(f) = self.far.as_ref().filter(|_| far.mask != 0) {
-                let v = f.judge(base0, stretches.all(), &far, Read::Hindered, simd);
+                let v = match joint {
+                    Some(v) => v,
+                    None => f.judge(base0, stretches.all(), &far, self.far_read, simd),
+                };
                 let mut open = far.mask & !v.blocked;
                 if !sides_free {
                     slow |= open;
                     open = 0;
                 }
-                slow |= open & (v.by_hexes | v.by_sides);
-                open &= !(v.by_hexes | v.by_sides);
+                // Hindered lanes: where the far layers count, a lane nothing within
+                // reach of its lower end touches has the far count as its total
+                // ([`Kernel::near_reach`]); otherwise, and where they do not count,
+                // it is walked.
+                let hindered = open & (v.by_hexes | v.by_sides);
+                if self.far_read == Read::Hindered {
+                    slow |= hindered;
+                    open &= !hindered;
+                }
+                let over = hindered & v.over;
                 while open != 0 {
                     let first = open.trailing_zeros() as usize;
                     let (l, t) = (low[first], target_low >> first & 1);
@@ -597,10 +721,14 @@ impl LevelSweep {
                     let hexes = stretches.within(t == 1, reach);
                     let at = stretches.part(hexes.clone());
                     let stopped = near.judge(base0, at, &lanes, Read::Blocks, simd).blocked;
-                    each_lane(same & !stopped, |lane| {
+                    each_lane(same & !stopped & !over, |lane| {
                         let (i, j) = run.pair(lane);
                         seen(i, j);
                     });
+                    // A hindered lane that something near its lower end touches is
+                    // walked whole (the near stretches' own count is not kept).
+                    slow |= same & stopped & hindered;
+                    let stopped = stopped & !hindered;
                     // The stopped lanes' stretches beyond the reach do nothing: only
                     // those within it are walked, unless one of them hinders.
                     let within = |a: &At| if t == 1 { a.to } else { a.from } <= reach;
@@ -616,7 +744,10 @@ impl LevelSweep {
                     });
                 }
             }
-            let v = self.keyed.judge(base0, stretches.all(), &keyed, read, simd);
+            let v = match joint {
+                Some(v) => v,
+                None => self.keyed.judge(base0, stretches.all(), &keyed, read, simd),
+            };
             let mut open = keyed.mask & !v.blocked;
             if !sides_free {
                 // A stretch along a hexside is the kernel's to combine: what the
@@ -658,6 +789,7 @@ mod tests {
         for (ruleset, seed) in [("asl", 1), ("asl", 2), ("battletech", 3), ("napoleonic", 4)] {
             let map = crate::engine::testmaps::random_map(ruleset, seed, 30, 18);
             let mut e = Engine::new(&map);
+            assert!(e.has_sweep(), "{ruleset} seed {seed} has the level sweep");
             let plain = matrix_plain(&map);
             for simd in [true, false] {
                 e.set_simd(simd);

@@ -4,7 +4,7 @@
 
 use super::generate::{Generator, Rng, generate};
 use crate::hex::{Hex, Layout, Orientation, Stagger};
-use crate::map::{Map, Unit};
+use crate::map::{Map, Marker, Unit};
 
 /// Every built-in family's ruleset, for the engine's cross-checks: a family named
 /// here is checked by all of them.
@@ -68,7 +68,8 @@ pub fn random_map(ruleset: &str, seed: u64, cols: u32, rows: u32) -> Map {
     }
     // BattleTech: every terrain of the table somewhere (woods of each weight, water of
     // each depth, buildings of each height), which the generator's palette leaves out.
-    if rs.family == crate::rules::Family::Battletech {
+    let battletech = rs.family == crate::rules::Family::Battletech;
+    if battletech {
         for _ in 0..n / 4 {
             let h = map.hex_of(rng.below(n) as usize);
             let t = rng.below(rs.terrain.len() as u32) as u16;
@@ -76,6 +77,32 @@ pub fn random_map(ruleset: &str, seed: u64, cols: u32, rows: u32) -> Map {
                 c.terrain = t;
             }
         }
+        // A lake of mixed depths, so that submerged hexes see each other underwater.
+        let water: Vec<u16> = (0..rs.terrain.len() as u16)
+            .filter(|&t| rs.terrain[t as usize].id.starts_with("water-"))
+            .collect();
+        let mut h = map.hex_of(rng.below(n) as usize);
+        for _ in 0..(n / 12).max(4) {
+            if let Some(c) = map.cell_mut(h) {
+                c.terrain = water[rng.below(water.len().min(4) as u32) as usize];
+            }
+            h = h.neighbor(rng.below(6) as usize);
+        }
+        // Smoke of each weight, some of it over woods (the generator places some too).
+        for _ in 0..(n / 10).max(2) {
+            map.markers.push(Marker {
+                hex: map.hex_of(rng.below(n) as usize),
+                kind: rng.below(rs.markers.len() as u32) as u16,
+                extra: Default::default(),
+            });
+        }
+        // None over low foliage: there woods (1 level) and smoke (2) hinder by
+        // different amounts at different keys, which no bounds hold, so such a map is
+        // walked without the level sweep (tests/rules_battletech.rs has one); here
+        // the sweep is checked.
+        let low = |m: &Map, h: Hex| m.terrain(h).is_some_and(|t| t.id.ends_with("-low"));
+        let markers = std::mem::take(&mut map.markers);
+        map.markers = markers.into_iter().filter(|m| !low(&map, m.hex)).collect();
     }
     // Units: two sides, kinds and states from the tables (crest units in depressions).
     if !rs.unit_kinds.is_empty() {
@@ -109,6 +136,21 @@ pub fn random_map(ruleset: &str, seed: u64, cols: u32, rows: u32) -> Map {
                 facing: Some(rng.below(6) as usize),
                 extra: Default::default(),
             });
+            // BattleTech: hills right next to units, and units in water.
+            if battletech {
+                let next = hex.neighbor(rng.below(6) as usize);
+                let rise = 1 + rng.below(3) as i32;
+                if let Some(c) = map.cell_mut(next) {
+                    c.level = (c.level + rise).min(rs.levels.max);
+                }
+                if rng.below(4) == 0
+                    && let Some(c) = map.cell_mut(hex)
+                {
+                    c.terrain = rs
+                        .terrain_index(["water-1", "water-2", "water-3"][rng.below(3) as usize])
+                        .expect("battletech water") as u16;
+                }
+            }
         }
     }
     map

@@ -347,12 +347,23 @@ pub trait Kernel: Sync {
         None
     }
     /// On a line `length` hexes long with far key `key`, how far from the lower end
-    /// a hex stretch may do more than it does far from both ends; by default the
-    /// whole line. Never smaller for a higher `key.high` (the engine asks once for
+    /// a hex stretch may do more than it does far from both ends (beyond, it does
+    /// just that, hindrance amounts included, which the engine may then count far
+    /// from the ends); by default the whole line. Never smaller for a higher `key.high` (the engine asks once for
     /// lines of one lower level, with their highest). The family's tests check it
     /// against [`Kernel::hex`].
     fn near_reach(&self, _key: FarKey, length: u32) -> u32 {
         length
+    }
+    /// `Some(r)` when, on every line with a far key and without a whole-line rule, a
+    /// hex stretch within `r` hexes of the lower end does exactly what it does on a
+    /// keyed line of the lower end's level ([`Kernel::keyed_ends`], far from the
+    /// ends), and every other hex stretch what it does on a keyed line of the higher
+    /// level: the engine then judges such lines with the keyed bounds, each stretch at
+    /// its own key, as many lines at once as keyed ones. The family's tests check it
+    /// against [`Kernel::hex`].
+    fn near_keyed(&self) -> Option<u32> {
+        None
     }
     /// A height (thousandths of a level) such that a cell whose [`Kernel::top`] is at
     /// or under it does nothing to this line wherever it lies along it, and no
