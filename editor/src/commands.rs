@@ -14,6 +14,8 @@ pub enum Command {
     Open,
     /// Open this file.
     OpenPath(std::path::PathBuf),
+    /// Import a MegaMek `.board` file as a new, unsaved map.
+    ImportBoard,
     /// Save to the map's path (or ask for one).
     Save,
     /// Save under a new path.
@@ -69,6 +71,7 @@ impl Command {
             Command::New => "New map...".into(),
             Command::Open => "Open...".into(),
             Command::OpenPath(p) => p.display().to_string(),
+            Command::ImportBoard => "Import MegaMek board...".into(),
             Command::Save => "Save".into(),
             Command::SaveAs => "Save as...".into(),
             Command::ExportPng => "Export view as PNG...".into(),
@@ -118,9 +121,11 @@ impl Command {
             Command::Help => k(Modifiers::NONE, Key::F1),
             Command::PrevKind => k(Modifiers::NONE, Key::OpenBracket),
             Command::NextKind => k(Modifiers::NONE, Key::CloseBracket),
-            Command::OpenPath(_) | Command::Brush(_) | Command::Combine | Command::Background => {
-                None
-            }
+            Command::OpenPath(_)
+            | Command::ImportBoard
+            | Command::Brush(_)
+            | Command::Combine
+            | Command::Background => None,
         }
     }
 

@@ -53,6 +53,14 @@ pub struct Document {
 
 impl Document {
     /// A document for a map that matches its file (or a new, empty map).
+    /// A map made from another tool's file: no path, and unsaved, so closing asks first.
+    pub fn imported(map: Map) -> Document {
+        Document {
+            saved_revision: None,
+            ..Document::new(map, None)
+        }
+    }
+
     pub fn new(map: Map, path: Option<PathBuf>) -> Document {
         Document {
             map,

@@ -306,6 +306,24 @@ pub fn load_map(path: &Path) -> Result<(Map, Option<String>), String> {
         .map_err(|e| e.to_string())
 }
 
+/// A MegaMek board as a map of the built-in `battletech` ruleset, and what did not
+/// convert as it was (the importer's report, one line each).
+pub fn import_board(path: &Path) -> Result<(Map, Vec<String>), String> {
+    use hexsight_analysis::import::megamek;
+    let text = megamek::read(path).map_err(|e| e.to_string())?;
+    let ruleset = std::sync::Arc::new(
+        hexsight_analysis::Ruleset::builtin("battletech")
+            .ok_or("the built-in battletech ruleset is missing")?,
+    );
+    let name = path
+        .file_stem()
+        .map_or("MegaMek board".into(), |s| s.to_string_lossy().into_owned());
+    let done =
+        megamek::import(&text, path, &name, "battletech", ruleset).map_err(|e| e.to_string())?;
+    let report = done.report();
+    Ok((done.map, report))
+}
+
 /// A save that worked.
 #[derive(Debug)]
 pub struct Saved {

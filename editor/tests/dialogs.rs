@@ -593,3 +593,48 @@ fn save_as_makes_a_new_folder_and_saves_into_it() {
         "reading makes no folder"
     );
 }
+
+/// File > Import MegaMek board: a `.board` becomes a new battletech map, unsaved (so
+/// closing asks first), and the status bar says what did not convert.
+#[test]
+fn a_megamek_board_imports_as_a_new_unsaved_map() {
+    let (_t, root) = folder();
+    let boards = Path::new(env!("CARGO_MANIFEST_DIR")).join("../maps/megamek");
+    let boards = std::fs::canonicalize(boards).unwrap();
+    let mut h = harness(&root.join("data"), None);
+    h.state_mut().run(
+        &egui::Context::default(),
+        hexsight_editor::commands::Command::ImportBoard,
+    );
+    h.run_steps(3);
+    browse(
+        &mut h,
+        PathPurpose::ImportBoard,
+        format!("{}/", boards.display()),
+    );
+    h.get_by_label("Import MegaMek board");
+    assert!(
+        h.query_by_label("ridge.board").is_some(),
+        "boards are listed"
+    );
+    double_click(&mut h, "foothills.board");
+    let want = hexsight_analysis::import::megamek::import(
+        &std::fs::read_to_string(boards.join("foothills.board")).unwrap(),
+        &boards.join("foothills.board"),
+        "foothills",
+        "battletech",
+        std::sync::Arc::new(hexsight_analysis::Ruleset::builtin("battletech").unwrap()),
+    )
+    .unwrap()
+    .map;
+    let app = h.state();
+    assert!(app.status.starts_with("Imported"), "{}", app.status);
+    let doc = &app.doc;
+    assert_eq!(doc.map().name, "foothills");
+    assert_eq!(
+        doc.map().to_json(),
+        want.to_json(),
+        "the board as `import megamek` reads it"
+    );
+    assert!(doc.path.is_none() && doc.is_dirty(), "a new, unsaved map");
+}

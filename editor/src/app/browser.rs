@@ -53,6 +53,7 @@ impl PathPurpose {
     pub fn title(self) -> &'static str {
         match self {
             PathPurpose::Open => "Open map",
+            PathPurpose::ImportBoard => "Import MegaMek board",
             PathPurpose::SaveAs => "Save map as",
             PathPurpose::Png => "Export view as PNG",
             PathPurpose::Svg => "Export view as SVG",
@@ -65,6 +66,7 @@ impl PathPurpose {
     pub fn extensions(self) -> &'static [&'static str] {
         match self {
             PathPurpose::Open | PathPurpose::SaveAs | PathPurpose::Combine => &["json"],
+            PathPurpose::ImportBoard => &["board"],
             PathPurpose::Png => &["png"],
             PathPurpose::Svg => &["svg"],
             PathPurpose::Background => &["png", "jpg", "jpeg"],
@@ -82,6 +84,7 @@ impl PathPurpose {
     fn accept_label(self) -> &'static str {
         match self {
             PathPurpose::Open => "Open",
+            PathPurpose::ImportBoard => "Import",
             PathPurpose::SaveAs => "Save",
             PathPurpose::Png | PathPurpose::Svg => "Export",
             PathPurpose::Combine => "Choose board",
@@ -673,6 +676,7 @@ impl EditorApp {
         match purpose {
             // The unsaved-changes question was asked before this dialog opened.
             PathPurpose::Open => self.open(&path),
+            PathPurpose::ImportBoard => self.import_board(&path),
             PathPurpose::SaveAs => {
                 if self.save_to(&path)
                     && let Some(p) = self.pending.take()

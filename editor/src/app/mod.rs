@@ -70,6 +70,8 @@ pub enum Dialog {
 pub enum PathPurpose {
     /// Open a map.
     Open,
+    /// Import a MegaMek board.
+    ImportBoard,
     /// Save the map here.
     SaveAs,
     /// Export PNG here.
@@ -318,6 +320,29 @@ impl EditorApp {
         }
     }
 
+    /// Imports a MegaMek board (with the built-in `battletech` ruleset) as a new, unsaved
+    /// map; the status bar says what did not convert. A failure leaves the current map.
+    pub fn import_board(&mut self, path: &Path) {
+        match files::import_board(path) {
+            Ok((map, report)) => {
+                let (cols, rows) = (map.cols, map.rows);
+                self.set_document(Document::imported(map));
+                let mut status = format!(
+                    "Imported {} ({cols} x {rows}); save it to keep it",
+                    path.display()
+                );
+                if !report.is_empty() {
+                    status += &format!(". Not converted as it was: {}", report.join("; "));
+                }
+                self.status = status;
+            }
+            Err(e) => {
+                self.error = Some(format!("Could not import {}:\n\n{e}", path.display()));
+                self.status = "Import failed".into();
+            }
+        }
+    }
+
     fn set_document(&mut self, doc: Document) {
         self.doc = doc;
         self.jobs.clear();
@@ -519,7 +544,11 @@ impl EditorApp {
     fn needs_confirmation(cmd: &Command) -> bool {
         matches!(
             cmd,
-            Command::New | Command::Open | Command::OpenPath(_) | Command::Quit
+            Command::New
+                | Command::Open
+                | Command::OpenPath(_)
+                | Command::ImportBoard
+                | Command::Quit
         )
     }
 
@@ -544,6 +573,12 @@ impl EditorApp {
                 })
             }
             Command::OpenPath(p) => self.open(&p),
+            Command::ImportBoard => {
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::ImportBoard,
+                    text: self.dir_hint(),
+                })
+            }
             Command::Save => match self.doc.path.clone() {
                 Some(p) => {
                     self.save_to(&p);

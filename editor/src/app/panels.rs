@@ -22,6 +22,7 @@ impl EditorApp {
                         }
                     }
                 });
+                menu_item(ui, Command::ImportBoard, true, cmds);
                 ui.separator();
                 for c in [Command::Save, Command::SaveAs] {
                     menu_item(ui, c, true, cmds);
