@@ -79,7 +79,7 @@ pub fn address_space_left() -> Option<u64> {
 
 /// The soft address-space limit in bytes, `None` when unlimited or unknown.
 pub fn address_space_limit() -> Option<u64> {
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     {
         let mut r = libc::rlimit {
             rlim_cur: 0,
@@ -91,9 +91,9 @@ pub fn address_space_limit() -> Option<u64> {
         if rc != 0 || r.rlim_cur == libc::RLIM_INFINITY {
             return None;
         }
-        Some(r.rlim_cur as u64)
+        Some(r.rlim_cur)
     }
-    #[cfg(not(unix))]
+    #[cfg(not(target_os = "linux"))]
     {
         None
     }
