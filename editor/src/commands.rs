@@ -16,6 +16,8 @@ pub enum Command {
     OpenPath(std::path::PathBuf),
     /// Import a MegaMek `.board` file as a new, unsaved map.
     ImportBoard,
+    /// Import a GeoTIFF elevation model as a new, unsaved map.
+    ImportDem,
     /// Save to the map's path (or ask for one).
     Save,
     /// Save under a new path.
@@ -72,6 +74,7 @@ impl Command {
             Command::Open => "Open...".into(),
             Command::OpenPath(p) => p.display().to_string(),
             Command::ImportBoard => "Import MegaMek board...".into(),
+            Command::ImportDem => "Import DEM (GeoTIFF)...".into(),
             Command::Save => "Save".into(),
             Command::SaveAs => "Save as...".into(),
             Command::ExportPng => "Export view as PNG...".into(),
@@ -123,6 +126,7 @@ impl Command {
             Command::NextKind => k(Modifiers::NONE, Key::CloseBracket),
             Command::OpenPath(_)
             | Command::ImportBoard
+            | Command::ImportDem
             | Command::Brush(_)
             | Command::Combine
             | Command::Background => None,

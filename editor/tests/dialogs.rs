@@ -638,3 +638,79 @@ fn a_megamek_board_imports_as_a_new_unsaved_map() {
     );
     assert!(doc.path.is_none() && doc.is_dirty(), "a new, unsaved map");
 }
+
+/// A 40x30 GeoTIFF DEM of 10 m pixels in UTM 31N: a slope rising east.
+fn write_dem(path: &Path) {
+    use tiff::encoder::{TiffEncoder, colortype::Gray32Float};
+    use tiff::tags::Tag;
+    let (w, h) = (40u32, 30u32);
+    let v: Vec<f32> = (0..w * h).map(|i| (i % w) as f32 * 2.0).collect();
+    let mut enc = TiffEncoder::new(std::fs::File::create(path).unwrap()).unwrap();
+    let mut img = enc.new_image::<Gray32Float>(w, h).unwrap();
+    let e = img.encoder();
+    e.write_tag(Tag::ModelPixelScaleTag, &[10.0, 10.0, 0.0][..])
+        .unwrap();
+    e.write_tag(
+        Tag::ModelTiepointTag,
+        &[0.0, 0.0, 0.0, 500_000.0, 5_001_000.0, 0.0][..],
+    )
+    .unwrap();
+    let keys: [u16; 16] = [1, 1, 0, 3, 1024, 0, 1, 1, 1025, 0, 1, 1, 3072, 0, 1, 32631];
+    e.write_tag(Tag::GeoKeyDirectoryTag, &keys[..]).unwrap();
+    img.write_data(&v).unwrap();
+}
+
+/// File > Import DEM: the browser picks a GeoTIFF, the form takes `import dem`'s options,
+/// and Import opens the map the library makes of them, new and unsaved.
+#[test]
+fn a_dem_imports_through_its_form_as_a_new_unsaved_map() {
+    use hexsight_analysis::import::dem;
+    let (_t, root) = folder();
+    write_dem(&root.join("slope.tif"));
+    let mut h = harness(&root.join("data"), None);
+    browse(
+        &mut h,
+        PathPurpose::ImportDem,
+        format!("{}/", root.display()),
+    );
+    h.get_by_label("Import DEM (GeoTIFF)");
+    double_click(&mut h, "slope.tif");
+    let form = match &h.state().dialog {
+        Some(Dialog::ImportDem(f)) => f.clone(),
+        d => panic!("no DEM form: {d:?}"),
+    };
+    assert_eq!(form.hex_size, 100.0, "ten pixels by default");
+    // The form's fields, as a user would set them.
+    if let Some(Dialog::ImportDem(f)) = &mut h.state_mut().dialog {
+        f.hex_size = 50.0;
+        f.level_height = 5.0;
+        f.sample = dem::Sample::Max;
+    }
+    h.run_steps(2);
+    h.get_by_label("Import").click();
+    h.run_steps(3);
+    assert!(h.state().dialog.is_none(), "the form closes");
+    let raster = hexsight_analysis::import::geotiff::read(&root.join("slope.tif"), "DEM").unwrap();
+    let want = dem::import(
+        &raster,
+        None,
+        &dem::Options {
+            name: "slope".into(),
+            ruleset_ref: "geometric".into(),
+            ruleset: std::sync::Arc::new(hexsight_analysis::Ruleset::builtin("geometric").unwrap()),
+            hex_size: 50.0,
+            level_height: 5.0,
+            sample: dem::Sample::Max,
+            orientation: hexsight_analysis::hex::Orientation::Flat,
+        },
+    )
+    .unwrap()
+    .map;
+    let app = h.state();
+    assert!(app.status.starts_with("Imported"), "{}", app.status);
+    assert_eq!(app.doc.map().to_json(), want.to_json());
+    assert!(
+        app.doc.path.is_none() && app.doc.is_dirty(),
+        "a new, unsaved map"
+    );
+}

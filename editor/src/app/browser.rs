@@ -54,6 +54,7 @@ impl PathPurpose {
         match self {
             PathPurpose::Open => "Open map",
             PathPurpose::ImportBoard => "Import MegaMek board",
+            PathPurpose::ImportDem => "Import DEM (GeoTIFF)",
             PathPurpose::SaveAs => "Save map as",
             PathPurpose::Png => "Export view as PNG",
             PathPurpose::Svg => "Export view as SVG",
@@ -67,6 +68,7 @@ impl PathPurpose {
         match self {
             PathPurpose::Open | PathPurpose::SaveAs | PathPurpose::Combine => &["json"],
             PathPurpose::ImportBoard => &["board"],
+            PathPurpose::ImportDem => &["tif", "tiff"],
             PathPurpose::Png => &["png"],
             PathPurpose::Svg => &["svg"],
             PathPurpose::Background => &["png", "jpg", "jpeg"],
@@ -85,6 +87,7 @@ impl PathPurpose {
         match self {
             PathPurpose::Open => "Open",
             PathPurpose::ImportBoard => "Import",
+            PathPurpose::ImportDem => "Choose DEM",
             PathPurpose::SaveAs => "Save",
             PathPurpose::Png | PathPurpose::Svg => "Export",
             PathPurpose::Combine => "Choose board",
@@ -677,6 +680,10 @@ impl EditorApp {
             // The unsaved-changes question was asked before this dialog opened.
             PathPurpose::Open => self.open(&path),
             PathPurpose::ImportBoard => self.import_board(&path),
+            PathPurpose::ImportDem => {
+                self.dialog = Some(Dialog::ImportDem(DemForm::new(path)));
+                return true;
+            }
             PathPurpose::SaveAs => {
                 if self.save_to(&path)
                     && let Some(p) = self.pending.take()

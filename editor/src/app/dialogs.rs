@@ -160,6 +160,9 @@ impl EditorApp {
             Dialog::Combine(f) => {
                 keep = self.combine_dialog(ctx, f);
             }
+            Dialog::ImportDem(f) => {
+                keep = self.dem_dialog(ctx, f);
+            }
             Dialog::Recovery => {
                 let mut action: Option<(usize, bool)> = None;
                 let mut later = false;

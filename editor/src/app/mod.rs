@@ -6,6 +6,7 @@ mod boards;
 mod browser;
 mod dialogs;
 mod editing;
+mod import;
 mod panels;
 mod planning;
 mod properties;
@@ -24,6 +25,7 @@ use egui::{Color32, Key, PointerButton, Pos2, Rect, RichText, Sense, Ui, vec2};
 use hexsight_analysis::hex::{Hex, HexLine, Layout, Orientation, Side, Stagger};
 use hexsight_analysis::rules::Effect;
 use hexsight_analysis::{LosResult, Map, Ruleset};
+pub use import::DemForm;
 pub use planning::{DeployForm, DeployJob, Deployment, Planning};
 pub use properties::PropertiesForm;
 use std::collections::HashSet;
@@ -59,6 +61,8 @@ pub enum Dialog {
     Properties(PropertiesForm),
     /// Place another board beside the map.
     Combine(CombineForm),
+    /// How to lay hexes over a DEM being imported.
+    ImportDem(DemForm),
     /// Save, discard or cancel before `pending` runs.
     Unsaved,
     /// Offer recovery of autosaved work.
@@ -72,6 +76,8 @@ pub enum PathPurpose {
     Open,
     /// Import a MegaMek board.
     ImportBoard,
+    /// Import a GeoTIFF DEM.
+    ImportDem,
     /// Save the map here.
     SaveAs,
     /// Export PNG here.
@@ -320,29 +326,6 @@ impl EditorApp {
         }
     }
 
-    /// Imports a MegaMek board (with the built-in `battletech` ruleset) as a new, unsaved
-    /// map; the status bar says what did not convert. A failure leaves the current map.
-    pub fn import_board(&mut self, path: &Path) {
-        match files::import_board(path) {
-            Ok((map, report)) => {
-                let (cols, rows) = (map.cols, map.rows);
-                self.set_document(Document::imported(map));
-                let mut status = format!(
-                    "Imported {} ({cols} x {rows}); save it to keep it",
-                    path.display()
-                );
-                if !report.is_empty() {
-                    status += &format!(". Not converted as it was: {}", report.join("; "));
-                }
-                self.status = status;
-            }
-            Err(e) => {
-                self.error = Some(format!("Could not import {}:\n\n{e}", path.display()));
-                self.status = "Import failed".into();
-            }
-        }
-    }
-
     fn set_document(&mut self, doc: Document) {
         self.doc = doc;
         self.jobs.clear();
@@ -548,6 +531,7 @@ impl EditorApp {
                 | Command::Open
                 | Command::OpenPath(_)
                 | Command::ImportBoard
+                | Command::ImportDem
                 | Command::Quit
         )
     }
@@ -576,6 +560,12 @@ impl EditorApp {
             Command::ImportBoard => {
                 self.dialog = Some(Dialog::Path {
                     purpose: PathPurpose::ImportBoard,
+                    text: self.dir_hint(),
+                })
+            }
+            Command::ImportDem => {
+                self.dialog = Some(Dialog::Path {
+                    purpose: PathPurpose::ImportDem,
                     text: self.dir_hint(),
                 })
             }

@@ -23,6 +23,7 @@ impl EditorApp {
                     }
                 });
                 menu_item(ui, Command::ImportBoard, true, cmds);
+                menu_item(ui, Command::ImportDem, true, cmds);
                 ui.separator();
                 for c in [Command::Save, Command::SaveAs] {
                     menu_item(ui, c, true, cmds);
