@@ -19,6 +19,10 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// A scenario layer file laid over the map before any work (repeatable, applied
+    /// in order): terrain substitutions, per-hex changes, markers, units, hexsides.
+    #[arg(long, global = true, value_name = "FILE")]
+    layer: Vec<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -59,7 +63,25 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let one_map = !matches!(
+        cli.command,
+        Command::Combine(_) | Command::Generate(_) | Command::Import(_) | Command::Merge(_)
+    );
+    let result = cmd::set_layers(cli.layer, one_map).and_then(|()| run(cli.command));
+    let result = result.and_then(|code| out::flush().map(|()| code));
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            let _ = out::flush();
+            note!("hexsight: {}", one_line(&format!("{e:#}")));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs one subcommand.
+fn run(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
         Command::Los(a) => cmd::los::run(a),
         Command::Profile(a) => cmd::profile::run(a),
         Command::Matrix(a) => cmd::matrix::run(a),
@@ -76,15 +98,6 @@ fn main() -> ExitCode {
         Command::Combine(a) => cmd::combine::run(a),
         Command::Generate(a) => cmd::generate::run(a),
         Command::Import(a) => cmd::import::run(a),
-    };
-    let result = result.and_then(|code| out::flush().map(|()| code));
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            let _ = out::flush();
-            note!("hexsight: {}", one_line(&format!("{e:#}")));
-            ExitCode::from(2)
-        }
     }
 }
 
