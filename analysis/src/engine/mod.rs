@@ -10,6 +10,7 @@
 
 mod bits;
 mod cc_sweep;
+pub mod diff;
 pub mod exposure;
 pub mod fast;
 pub mod generate;
