@@ -51,6 +51,8 @@ enum Command {
     Merge(cmd::merge::Args),
     /// Everything at once: matrix, heatmaps, viewsheds, blind zones and an index.html.
     Report(cmd::report::Args),
+    /// Before and after: pairs gained and lost, per-hex exposure change, viewsheds changed.
+    Diff(cmd::diff::Args),
     /// Where to stand: the hexes of a zone that together see most of another, or are seen least.
     Deploy(cmd::deploy::Args),
     /// Place one board beside another (north, east, south, west; optionally turned) as one map.
@@ -95,6 +97,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Merge(a) => cmd::merge::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Deploy(a) => cmd::deploy::run(a),
+        Command::Diff(a) => cmd::diff::run(a),
         Command::Combine(a) => cmd::combine::run(a),
         Command::Generate(a) => cmd::generate::run(a),
         Command::Import(a) => cmd::import::run(a),

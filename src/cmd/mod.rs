@@ -3,6 +3,7 @@
 pub mod blind;
 pub mod combine;
 pub mod deploy;
+pub mod diff;
 pub mod exposure;
 pub mod generate;
 pub mod gis;

@@ -307,3 +307,28 @@ pub fn spotting<'a>(
         zone: Vec::new(),
     }
 }
+
+/// A before/after change per hex (`seen_by` or `sees` of a [`crate::engine::diff::Diff`]),
+/// diverging around zero: red where more, blue where fewer, untouched hexes bare.
+pub fn diff<'a>(map: &'a Map, change: &[i64], caption: &str, title: String) -> Picture<'a> {
+    let limit = change
+        .iter()
+        .map(|v| v.unsigned_abs())
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    Picture {
+        map,
+        title,
+        layer: Layer::Diverging {
+            values: change
+                .iter()
+                .map(|&v| (v != 0).then_some(v as f64))
+                .collect(),
+            limit,
+            caption: caption.to_string(),
+        },
+        marked: Vec::new(),
+        zone: Vec::new(),
+    }
+}
