@@ -100,7 +100,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     );
     save_picture(
         &pictures::diff(
-            &before,
+            &after,
             &d.seen_by,
             "change in observers seeing the hex",
             title,
