@@ -21,6 +21,7 @@ mod key_bounds;
 mod level_sweep;
 pub mod lines;
 pub mod matrix;
+pub mod min_height;
 pub mod offsets;
 pub mod pairs;
 mod plane;
