@@ -12,6 +12,7 @@ pub mod json;
 pub mod los;
 pub mod matrix;
 pub mod merge;
+pub mod min_height;
 pub mod movement;
 pub mod profile;
 pub mod report;

@@ -119,3 +119,13 @@ pub fn diff(map: &Map, d: &crate::engine::diff::Diff, crs: CrsChoice) -> Result<
     }
     Ok(g.to_value())
 }
+
+/// Lowest visible heights: every hex with `min_height` (null: none up to the limit);
+/// the areas `seen` (at its own height) and `never` (at no height up to the limit).
+pub fn min_height(map: &Map, heights: &[Option<u32>], crs: CrsChoice) -> Result<Value> {
+    let mut g = GeoJson::new(map, crs)?;
+    g.hexes(|i| Some(json!({"min_height": heights[i]})));
+    g.area("seen", &which(map.len(), |i| heights[i] == Some(0)));
+    g.area("never", &which(map.len(), |i| heights[i].is_none()));
+    Ok(g.to_value())
+}

@@ -108,3 +108,18 @@ pub fn diff(d: &crate::engine::diff::Diff) -> HexRaster<f32> {
         meaning: "band 1 seen_by_change: observers that see the hex after minus before; band 2 sees_change: targets it sees after minus before; NaN off the map".into(),
     }
 }
+
+/// Lowest visible heights: the height in levels above the hex's ground at which the
+/// observer first sees a target there, -1 when none up to the limit.
+pub fn min_height(heights: &[Option<u32>]) -> HexRaster<f32> {
+    let v = heights
+        .iter()
+        .map(|h| h.map_or(-1.0, |h| h as f32))
+        .collect();
+    HexRaster::one(
+        "min_height",
+        v,
+        f32::NAN,
+        "lowest target height (levels above the hex's ground) the observer sees; -1 none up to the limit; NaN off the map",
+    )
+}

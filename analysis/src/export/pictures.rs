@@ -332,3 +332,24 @@ pub fn diff<'a>(map: &'a Map, change: &[i64], caption: &str, title: String) -> P
         zone: Vec::new(),
     }
 }
+
+/// Lowest visible heights from one observer on the heat scale (0 to the limit);
+/// hexes seen at no height up to the limit stay bare.
+pub fn min_height<'a>(map: &'a Map, from: Hex, heights: &[Option<u32>], up_to: u32) -> Picture<'a> {
+    Picture {
+        map,
+        title: format!(
+            "Lowest target height {} sees, in levels above each hex's ground ({} ruleset); bare: none up to {up_to}",
+            map.label(from),
+            map.ruleset.name
+        ),
+        layer: Layer::Scale {
+            values: heights.iter().map(|h| h.map(f64::from)).collect(),
+            min: 0.0,
+            max: f64::from(up_to.max(1)),
+            caption: "lowest visible height (levels)".into(),
+        },
+        marked: vec![from],
+        zone: Vec::new(),
+    }
+}
