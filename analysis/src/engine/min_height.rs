@@ -26,7 +26,7 @@ pub const MAX_UP_TO: u32 = crate::map::file::MAX_LEVEL_SPAN as u32;
 
 /// True when `from` sees a target in `to` standing `by` levels above `to`'s ground.
 /// `map` is changed only while the kernel is asked, and restored.
-pub fn sees_raised(map: &mut Map, from: Hex, to: Hex, by: i32) -> bool {
+pub(crate) fn sees_raised(map: &mut Map, from: Hex, to: Hex, by: i32) -> bool {
     let cell = map.cell_mut(to).expect("the target is on the map");
     let ground = cell.level;
     cell.level = ground.saturating_add(by);
