@@ -183,8 +183,19 @@ fn lacks(message: String) -> Error {
     Error::new(ErrorKind::Invalid, message)
 }
 
+/// The hexes a substitution reaches: a zone's, or every hex.
+struct Reach(Option<HashSet<usize>>);
+
+impl Reach {
+    fn has(&self, map: &Map, h: crate::hex::Hex) -> bool {
+        self.0
+            .as_ref()
+            .is_none_or(|z| map.index(h).is_some_and(|i| z.contains(&i)))
+    }
+}
+
 fn substitute(map: &mut Map, s: &Substitute) -> Result<()> {
-    let zone: Option<HashSet<usize>> = match &s.zone {
+    let reach = Reach(match &s.zone {
         Some(z) => Some(
             crate::query::zones::resolve(map, z)
                 .map_err(|e| Error::new(e.kind, format!("zone: {}", e.message)))?
@@ -192,91 +203,36 @@ fn substitute(map: &mut Map, s: &Substitute) -> Result<()> {
                 .collect(),
         ),
         None => None,
-    };
-    let inside = |map: &Map, h| {
-        zone.as_ref()
-            .is_none_or(|z| map.index(h).is_some_and(|i| z.contains(&i)))
-    };
+    });
     let rs = map.ruleset.clone();
-    let to_id = |what: &str, valid: String, find: &dyn Fn(&str) -> Option<usize>| match &s.to {
-        None => Ok(None),
-        Some(t) => find(t)
-            .map(Some)
-            .ok_or_else(|| lacks(format!("unknown {what} `{}` in `to`; valid: {valid}", c(t)))),
+    // An id of a table, or an error listing the table's ids.
+    let id = |what: &str, x: &str, find: &dyn Fn(&str) -> Option<usize>, valid: String| {
+        find(x).ok_or_else(|| lacks(format!("unknown {what} `{}`; valid: {valid}", c(x))))
+    };
+    let to = |what: &str, find: &dyn Fn(&str) -> Option<usize>, valid: String| {
+        s.to.as_deref()
+            .map(|t| id(what, t, find, valid))
+            .transpose()
     };
     let changed = match (&s.terrain, &s.hexside, &s.marker) {
         (Some(t), None, None) => {
-            let from = rs.terrain_index(t).ok_or_else(|| {
-                lacks(format!(
-                    "unknown terrain `{}`; valid: {}",
-                    c(t),
-                    rs.terrain_ids()
-                ))
-            })?;
-            let to = to_id("terrain", rs.terrain_ids(), &|x| rs.terrain_index(x))?
+            let (find, ids) = (|x: &str| rs.terrain_index(x), rs.terrain_ids());
+            let from = id("terrain", t, &find, ids.clone())?;
+            let to = to("`to` terrain", &find, ids)?
                 .ok_or_else(|| lacks("a terrain substitution needs `to`, a terrain".into()))?;
-            let hexes: Vec<_> = map
-                .hexes()
-                .filter(|&h| {
-                    inside(map, h) && map.cell(h).expect("on map").terrain as usize == from
-                })
-                .collect();
-            for &h in &hexes {
-                map.cell_mut(h).expect("on map").terrain = to as u16;
-            }
-            hexes.len()
+            swap_terrain(map, &reach, from, to)
         }
         (None, Some(k), None) => {
-            let from = rs.hexside_index(k).ok_or_else(|| {
-                lacks(format!(
-                    "unknown hexside terrain `{}`; valid: {}",
-                    c(k),
-                    rs.hexside_ids()
-                ))
-            })?;
-            let to = to_id("hexside terrain", rs.hexside_ids(), &|x| {
-                rs.hexside_index(x)
-            })?;
-            let sides: Vec<Side> = map
-                .hexsides
-                .iter()
-                .filter(|(s, f)| f.kind as usize == from && (inside(map, s.a) || inside(map, s.b)))
-                .map(|(s, _)| *s)
-                .collect();
-            for s in &sides {
-                match to {
-                    Some(t) => map.hexsides.get_mut(s).expect("listed").kind = t as u16,
-                    None => drop(map.hexsides.remove(s)),
-                }
-            }
-            sides.len()
+            let (find, ids) = (|x: &str| rs.hexside_index(x), rs.hexside_ids());
+            let from = id("hexside terrain", k, &find, ids.clone())?;
+            let to = to("`to` hexside terrain", &find, ids)?;
+            swap_hexsides(map, &reach, from, to)
         }
         (None, None, Some(k)) => {
-            let from = rs.marker_index(k).ok_or_else(|| {
-                lacks(format!(
-                    "unknown marker `{}`; valid: {}",
-                    c(k),
-                    rs.marker_ids()
-                ))
-            })?;
-            let to = to_id("marker", rs.marker_ids(), &|x| rs.marker_index(x))?;
-            let hits: Vec<bool> = map
-                .markers
-                .iter()
-                .map(|m| m.kind as usize == from && inside(map, m.hex))
-                .collect();
-            let n = hits.iter().filter(|&&h| h).count();
-            let mut kept = Vec::with_capacity(map.markers.len());
-            for (mut m, hit) in std::mem::take(&mut map.markers).into_iter().zip(hits) {
-                if !hit {
-                    kept.push(m);
-                } else if let Some(t) = to {
-                    m.kind = t as u16;
-                    kept.push(m);
-                }
-            }
-            map.markers = kept;
-            n
+            let (find, ids) = (|x: &str| rs.marker_index(x), rs.marker_ids());
+            let from = id("marker", k, &find, ids.clone())?;
+            let to = to("`to` marker", &find, ids)?;
+            swap_markers(map, &reach, from, to)
         }
         _ => {
             return Err(lacks(
@@ -285,20 +241,64 @@ fn substitute(map: &mut Map, s: &Substitute) -> Result<()> {
         }
     };
     if changed == 0 {
-        let what = s
-            .terrain
-            .as_ref()
-            .or(s.hexside.as_ref())
-            .or(s.marker.as_ref());
+        let what = s.terrain.iter().chain(&s.hexside).chain(&s.marker).next();
+        let zone = s.zone.as_ref().map(|z| format!(" in zone `{}`", c(z)));
         return Err(lacks(format!(
             "nothing on the map is `{}`{}",
             c(what.map_or("", |w| w.as_str())),
-            s.zone
-                .as_ref()
-                .map_or(String::new(), |z| format!(" in zone `{}`", c(z)))
+            zone.unwrap_or_default()
         )));
     }
     Ok(())
+}
+
+/// Every hex of terrain `from` in reach becomes `to`; returns how many.
+fn swap_terrain(map: &mut Map, reach: &Reach, from: usize, to: usize) -> usize {
+    let hexes: Vec<_> = map
+        .hexes()
+        .filter(|&h| reach.has(map, h) && map.cell(h).expect("on map").terrain as usize == from)
+        .collect();
+    for &h in &hexes {
+        map.cell_mut(h).expect("on map").terrain = to as u16;
+    }
+    hexes.len()
+}
+
+/// Every hexside feature `from` touching the reach becomes `to` (or goes).
+fn swap_hexsides(map: &mut Map, reach: &Reach, from: usize, to: Option<usize>) -> usize {
+    let sides: Vec<Side> = map
+        .hexsides
+        .iter()
+        .filter(|(s, f)| f.kind as usize == from && (reach.has(map, s.a) || reach.has(map, s.b)))
+        .map(|(s, _)| *s)
+        .collect();
+    for s in &sides {
+        match to {
+            Some(t) => map.hexsides.get_mut(s).expect("listed").kind = t as u16,
+            None => drop(map.hexsides.remove(s)),
+        }
+    }
+    sides.len()
+}
+
+/// Every marker `from` in reach becomes `to` (or goes), in file order.
+fn swap_markers(map: &mut Map, reach: &Reach, from: usize, to: Option<usize>) -> usize {
+    let hits: Vec<bool> = map
+        .markers
+        .iter()
+        .map(|m| m.kind as usize == from && reach.has(map, m.hex))
+        .collect();
+    let mut kept = Vec::with_capacity(map.markers.len());
+    for (mut m, hit) in std::mem::take(&mut map.markers).into_iter().zip(&hits) {
+        if !hit {
+            kept.push(m);
+        } else if let Some(t) = to {
+            m.kind = t as u16;
+            kept.push(m);
+        }
+    }
+    map.markers = kept;
+    hits.iter().filter(|&&h| h).count()
 }
 
 fn hexes(map: &mut Map, entries: &Entries) -> Result<()> {
