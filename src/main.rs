@@ -21,6 +21,10 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// A scenario layer file laid over the map before any work (repeatable, applied
+    /// in order): terrain substitutions, per-hex changes, markers, units, hexsides.
+    #[arg(long, global = true, value_name = "FILE")]
+    layer: Vec<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -49,6 +53,8 @@ enum Command {
     Merge(cmd::merge::Args),
     /// Everything at once: matrix, heatmaps, viewsheds, blind zones and an index.html.
     Report(cmd::report::Args),
+    /// Before and after: pairs gained and lost, per-hex exposure change, viewsheds changed.
+    Diff(cmd::diff::Args),
     /// Where to stand: the hexes of a zone that together see most of another, or are seen least.
     Deploy(cmd::deploy::Args),
     /// Place one board beside another (north, east, south, west; optionally turned) as one map.
@@ -65,7 +71,25 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let one_map = !matches!(
+        cli.command,
+        Command::Combine(_) | Command::Generate(_) | Command::Import(_) | Command::Merge(_)
+    );
+    let result = cmd::set_layers(cli.layer, one_map).and_then(|()| run(cli.command));
+    let result = result.and_then(|code| out::flush().map(|()| code));
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            let _ = out::flush();
+            note!("hexsight: {}", one_line(&format!("{e:#}")));
+            exit_code(&e)
+        }
+    }
+}
+
+/// Runs one subcommand.
+fn run(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
         Command::Los(a) => cmd::los::run(a),
         Command::Profile(a) => cmd::profile::run(a),
         Command::Matrix(a) => cmd::matrix::run(a),
@@ -79,20 +103,12 @@ fn main() -> ExitCode {
         Command::Merge(a) => cmd::merge::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Deploy(a) => cmd::deploy::run(a),
+        Command::Diff(a) => cmd::diff::run(a),
         Command::Combine(a) => cmd::combine::run(a),
         Command::Generate(a) => cmd::generate::run(a),
         Command::Import(a) => cmd::import::run(a),
         Command::Completions(a) => cmd::reference::completions(a, Cli::command()),
         Command::Man(a) => cmd::reference::man(a, Cli::command()),
-    };
-    let result = result.and_then(|code| out::flush().map(|()| code));
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            let _ = out::flush();
-            note!("hexsight: {}", one_line(&format!("{e:#}")));
-            exit_code(&e)
-        }
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod blind;
 pub mod combine;
 pub mod deploy;
+pub mod diff;
 pub mod exposure;
 pub mod generate;
 pub mod gis;
@@ -11,6 +12,7 @@ pub mod json;
 pub mod los;
 pub mod matrix;
 pub mod merge;
+pub mod min_height;
 pub mod movement;
 pub mod profile;
 pub mod reference;
@@ -31,9 +33,28 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// Loads a map; the library's error already names the file and the place.
+/// The `--layer` files, applied by [`load_map`] to every map a command reads.
+static LAYERS: OnceLock<Vec<std::path::PathBuf>> = OnceLock::new();
+
+/// Records the `--layer` files; refused for a command that reads no single map.
+pub fn set_layers(layers: Vec<std::path::PathBuf>, one_map: bool) -> anyhow::Result<()> {
+    if !layers.is_empty() && !one_map {
+        anyhow::bail!("--layer applies to commands that read one map; this one does not");
+    }
+    let _ = LAYERS.set(layers);
+    Ok(())
+}
+
+/// The `--layer` files given.
+pub fn layers() -> &'static [std::path::PathBuf] {
+    LAYERS.get().map_or(&[], Vec::as_slice)
+}
+
+/// Loads a map with the `--layer` files laid over it; the library's error already
+/// names the file (map or layer) and the place.
 pub fn load_map(path: &Path) -> anyhow::Result<Map> {
-    Ok(Map::load(path)?)
+    let map = Map::load(path)?;
+    Ok(hexsight_analysis::map::layer::apply_files(map, layers())?)
 }
 
 /// Parses a hex label of the map, with a one-line error naming the map and, when

@@ -19,32 +19,36 @@ use std::process::ExitCode;
 )]
 pub struct Args {
     /// The map file.
-    map: PathBuf,
+    pub(super) map: PathBuf,
     /// The observer's hex (`C5`).
     #[arg(long)]
-    from: String,
+    pub(super) from: String,
     /// Print JSON instead of a summary: every hex, listed by class.
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
     /// Also draw it as a PNG.
     #[arg(long)]
-    png: Option<PathBuf>,
+    pub(super) png: Option<PathBuf>,
     /// Also draw it as an SVG.
     #[arg(long)]
-    svg: Option<PathBuf>,
+    pub(super) svg: Option<PathBuf>,
     #[command(flatten)]
-    geojson: super::GeoJsonArgs,
+    pub(super) geojson: super::GeoJsonArgs,
     #[command(flatten)]
-    gis: super::gis::GisArgs,
+    pub(super) gis: super::gis::GisArgs,
     /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
     #[arg(long)]
-    range: Option<String>,
+    pub(super) range: Option<String>,
     /// Worker threads: 1 to 1024; 0 or absent: one per core.
     #[arg(long)]
-    threads: Option<usize>,
+    pub(super) threads: Option<usize>,
+    /// Instead of the viewshed, each hex's lowest visible height: how many levels
+    /// above its ground a target must stand to be seen (hindered counts), up to N (10).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
+    pub(super) min_height: Option<u32>,
     /// Print on stderr the compute time, then the time to write the answer (not loading the map).
     #[arg(long)]
-    timings: bool,
+    pub(super) timings: bool,
 }
 
 /// The viewshed as JSON: counts, then the hexes of each class as lists of labels
@@ -92,6 +96,9 @@ pub fn to_json<'a>(map: &'a Map, v: &'a Viewshed) -> impl Serialize + 'a {
 /// Prints the viewshed and draws it.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::set_threads(a.threads)?;
+    if let Some(up_to) = a.min_height {
+        return super::min_height::run(&a, up_to);
+    }
     let map = super::load_map(&a.map)?;
     let from = super::hex_arg(&map, &a.map, &a.from)?;
     let range = super::range_arg(&map, &a.map, a.range.as_deref())?;

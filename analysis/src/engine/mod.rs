@@ -10,6 +10,7 @@
 
 mod bits;
 mod cc_sweep;
+pub mod diff;
 pub mod exposure;
 pub mod fast;
 pub mod generate;
@@ -20,6 +21,7 @@ mod key_bounds;
 mod level_sweep;
 pub mod lines;
 pub mod matrix;
+pub mod min_height;
 pub mod offsets;
 pub mod pairs;
 mod plane;

@@ -104,3 +104,28 @@ pub fn deploy(map: &Map, plan: &Plan, watch: &[usize], crs: CrsChoice) -> Result
     g.area("unseen", &unseen);
     Ok(g.to_value())
 }
+
+/// A before/after diff: every hex with its `seen_by` and `sees` change; the areas
+/// `more_seen` and `less_seen`; a sight line for each example pair gained and lost.
+pub fn diff(map: &Map, d: &crate::engine::diff::Diff, crs: CrsChoice) -> Result<Value> {
+    let mut g = GeoJson::new(map, crs)?;
+    g.hexes(|i| Some(json!({"seen_by_change": d.seen_by[i], "sees_change": d.sees[i]})));
+    g.area("more_seen", &which(map.len(), |i| d.seen_by[i] > 0));
+    g.area("less_seen", &which(map.len(), |i| d.seen_by[i] < 0));
+    for (pairs, change) in [(&d.first_gained, "gained"), (&d.first_lost, "lost")] {
+        for &(i, j) in pairs {
+            g.sight_line(map.hex_of(i), map.hex_of(j), json!({"change": change}));
+        }
+    }
+    Ok(g.to_value())
+}
+
+/// Lowest visible heights: every hex with `min_height` (null: none up to the limit);
+/// the areas `seen` (at its own height) and `never` (at no height up to the limit).
+pub fn min_height(map: &Map, heights: &[Option<u32>], crs: CrsChoice) -> Result<Value> {
+    let mut g = GeoJson::new(map, crs)?;
+    g.hexes(|i| Some(json!({"min_height": heights[i]})));
+    g.area("seen", &which(map.len(), |i| heights[i] == Some(0)));
+    g.area("never", &which(map.len(), |i| heights[i].is_none()));
+    Ok(g.to_value())
+}

@@ -93,3 +93,33 @@ pub fn deploy(map: &Map, plan: &Plan, zone: &[usize], watch: &[usize]) -> HexRas
         "0 other, 1 zone, 2 watched unseen, 3 watched seen, 4 chosen, 255 off the map",
     )
 }
+
+/// A before/after diff: band 1 the change in observers that see each hex, band 2 the
+/// change in targets it sees (after minus before; exact in `f32`, as a map has at most
+/// 4,000,000 hexes, under 2^24).
+pub fn diff(d: &crate::engine::diff::Diff) -> HexRaster<f32> {
+    let band = |v: &[i64]| v.iter().map(|&x| x as f32).collect();
+    HexRaster {
+        bands: vec![
+            ("seen_by_change".into(), band(&d.seen_by)),
+            ("sees_change".into(), band(&d.sees)),
+        ],
+        nodata: f32::NAN,
+        meaning: "band 1 seen_by_change: observers that see the hex after minus before; band 2 sees_change: targets it sees after minus before; NaN off the map".into(),
+    }
+}
+
+/// Lowest visible heights: the height in levels above the hex's ground at which the
+/// observer first sees a target there, -1 when none up to the limit.
+pub fn min_height(heights: &[Option<u32>]) -> HexRaster<f32> {
+    let v = heights
+        .iter()
+        .map(|h| h.map_or(-1.0, |h| h as f32))
+        .collect();
+    HexRaster::one(
+        "min_height",
+        v,
+        f32::NAN,
+        "lowest target height (levels above the hex's ground) the observer sees; -1 none up to the limit; NaN off the map",
+    )
+}

@@ -316,3 +316,49 @@ pub fn spotting<'a>(
         zone: Vec::new(),
     }
 }
+
+/// A before/after change per hex (`seen_by` or `sees` of a [`crate::engine::diff::Diff`]),
+/// diverging around zero: red where more, blue where fewer, untouched hexes bare.
+pub fn diff<'a>(map: &'a Map, change: &[i64], caption: &str, title: String) -> Picture<'a> {
+    let limit = change
+        .iter()
+        .map(|v| v.unsigned_abs())
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    Picture {
+        map,
+        title,
+        layer: Layer::Diverging {
+            values: change
+                .iter()
+                .map(|&v| (v != 0).then_some(v as f64))
+                .collect(),
+            limit,
+            caption: caption.to_string(),
+        },
+        marked: Vec::new(),
+        zone: Vec::new(),
+    }
+}
+
+/// Lowest visible heights from one observer on the heat scale (0 to the limit);
+/// hexes seen at no height up to the limit stay bare.
+pub fn min_height<'a>(map: &'a Map, from: Hex, heights: &[Option<u32>], up_to: u32) -> Picture<'a> {
+    Picture {
+        map,
+        title: format!(
+            "Lowest target height {} sees, in levels above each hex's ground ({} ruleset); bare: none up to {up_to}",
+            map.label(from),
+            map.ruleset.name
+        ),
+        layer: Layer::Scale {
+            values: heights.iter().map(|h| h.map(f64::from)).collect(),
+            min: 0.0,
+            max: f64::from(up_to.max(1)),
+            caption: "lowest visible height (levels)".into(),
+        },
+        marked: vec![from],
+        zone: Vec::new(),
+    }
+}

@@ -19,6 +19,13 @@ pub fn heat(t: f64) -> Rgba {
     [c.r, c.g, c.b, 255]
 }
 
+/// The diverging colour map of every before/after picture: `t` from -1 (blue, less)
+/// through 0 (white) to 1 (red, more).
+pub fn diverging(t: f64) -> Rgba {
+    let c = colorous::RED_BLUE.eval_continuous((0.5 - t.clamp(-1.0, 1.0) / 2.0).clamp(0.0, 1.0));
+    [c.r, c.g, c.b, 255]
+}
+
 /// Colours of the viewshed classes.
 pub const VISIBLE: Rgba = [253, 231, 37, 255];
 /// Hindered: the middle of the same map, so "less visible" reads as "darker".
@@ -40,6 +47,16 @@ pub enum Layer {
         /// Top of the scale.
         max: f64,
         /// What the numbers are (`hexes seen`).
+        caption: String,
+    },
+    /// A change per hex on a scale diverging around zero, from `-limit` to `limit`
+    /// (a before/after difference): blue below zero, red above, white at zero.
+    Diverging {
+        /// Value per map hex, in index order (`None`: no value).
+        values: Vec<Option<f64>>,
+        /// The largest change shown at full colour (positive).
+        limit: f64,
+        /// What the numbers are (`change in observers that see the hex`).
         caption: String,
     },
     /// A class per hex, with the classes' names and colours.
@@ -269,6 +286,9 @@ impl Picture<'_> {
                         1.0
                     })
                 }),
+                Layer::Diverging { values, limit, .. } => {
+                    values[i].map(|v| diverging(v / limit.max(f64::MIN_POSITIVE)))
+                }
                 Layer::Classes { class, names } => class[i].map(|k| names[k].1),
             };
             let fill = match over {
@@ -416,40 +436,10 @@ impl Picture<'_> {
         match &self.layer {
             Layer::Scale {
                 min, max, caption, ..
-            } => {
-                text(s, x, y + 4.0, 14.0, caption.clone());
-                y += 14.0;
-                let (bw, bh) = (24.0, 200.0);
-                let steps = 64;
-                for k in 0..steps {
-                    let t0 = k as f64 / steps as f64;
-                    let t1 = (k + 1) as f64 / steps as f64;
-                    // Top of the bar is the maximum.
-                    let (ya, yb) = (y + bh * (1.0 - t1), y + bh * (1.0 - t0));
-                    s.polys.push(Poly {
-                        pts: vec![(x, ya), (x + bw, ya), (x + bw, yb), (x, yb)],
-                        fill: heat((t0 + t1) / 2.0),
-                    });
-                }
-                let ticks = 5;
-                for k in 0..=ticks {
-                    let t = k as f64 / ticks as f64;
-                    let v = min + (max - min) * t;
-                    let ty = y + bh * (1.0 - t);
-                    s.lines.push(Line {
-                        a: (x + bw, ty),
-                        b: (x + bw + 5.0, ty),
-                        color: [30, 30, 30, 255],
-                        width: 1.0,
-                    });
-                    let label = if (max - min).abs() >= 10.0 || v.fract() == 0.0 {
-                        format!("{v:.0}")
-                    } else {
-                        format!("{v:.1}")
-                    };
-                    text(s, x + bw + 8.0, ty + 4.0, 12.0, label);
-                }
-                y += bh + 24.0;
+            } => y = colour_bar(s, x, y, (*min, *max), caption, &heat),
+            Layer::Diverging { limit, caption, .. } => {
+                let colour = |t: f64| diverging(2.0 * t - 1.0);
+                y = colour_bar(s, x, y, (-limit, *limit), caption, &colour)
             }
             Layer::Classes { names, .. } => {
                 for (name, c) in names {
@@ -536,4 +526,61 @@ impl Picture<'_> {
             text(s, x + 18.0, y, 12.0, "zone".into());
         }
     }
+}
+
+/// A legend's colour bar from `min` (bottom) to `max` (top) with its caption and
+/// ticks, `colour` giving the colour at a fraction of the way up; returns the `y`
+/// below it.
+fn colour_bar(
+    s: &mut Scene,
+    x: f64,
+    mut y: f64,
+    (min, max): (f64, f64),
+    caption: &str,
+    colour: &dyn Fn(f64) -> Rgba,
+) -> f64 {
+    let text = |s: &mut Scene, x: f64, y: f64, size: f64, t: String| {
+        s.texts.push(Text {
+            at: (x, y),
+            size,
+            color: [30, 30, 30, 255],
+            text: t,
+            centred: false,
+        })
+    };
+
+    text(s, x, y + 4.0, 14.0, caption.to_string());
+    y += 14.0;
+    let (bw, bh) = (24.0, 200.0);
+    let steps = 64;
+    for k in 0..steps {
+        let t0 = k as f64 / steps as f64;
+        let t1 = (k + 1) as f64 / steps as f64;
+        // Top of the bar is the maximum.
+        let (ya, yb) = (y + bh * (1.0 - t1), y + bh * (1.0 - t0));
+        s.polys.push(Poly {
+            pts: vec![(x, ya), (x + bw, ya), (x + bw, yb), (x, yb)],
+            fill: colour((t0 + t1) / 2.0),
+        });
+    }
+    let ticks = 5;
+    for k in 0..=ticks {
+        let t = k as f64 / ticks as f64;
+        let v = min + (max - min) * t;
+        let ty = y + bh * (1.0 - t);
+        s.lines.push(Line {
+            a: (x + bw, ty),
+            b: (x + bw + 5.0, ty),
+            color: [30, 30, 30, 255],
+            width: 1.0,
+        });
+        let label = if (max - min).abs() >= 10.0 || v.fract() == 0.0 {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.1}")
+        };
+        text(s, x + bw + 8.0, ty + 4.0, 12.0, label);
+    }
+    y += bh + 24.0;
+    y
 }

@@ -83,16 +83,16 @@ struct ScaleFile {
 
 /// A hex entry (`hexes.A1`, `default`). Read by hand, not with `#[serde(flatten)]`,
 /// which buffers every entry of a million-hex map into a tree before reading it.
-#[derive(Serialize, Default)]
-struct EntryFile {
+#[derive(Clone, Serialize, Default)]
+pub(crate) struct EntryFile {
     #[serde(skip_serializing_if = "Option::is_none")]
-    terrain: Option<String>,
+    pub(crate) terrain: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    level: Option<i32>,
+    pub(crate) level: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    slope: Option<bool>,
+    pub(crate) slope: Option<bool>,
     #[serde(flatten)]
-    extra: Extra,
+    pub(crate) extra: Extra,
 }
 
 impl<'de> Deserialize<'de> for EntryFile {
@@ -154,37 +154,37 @@ impl<'de> Deserialize<'de> for EntryFile {
     }
 }
 
-#[derive(Serialize, Deserialize)]
-struct HexsideFile {
-    hex: String,
-    side: String,
-    terrain: String,
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct HexsideFile {
+    pub(crate) hex: String,
+    pub(crate) side: String,
+    pub(crate) terrain: String,
     #[serde(flatten)]
-    extra: Extra,
+    pub(crate) extra: Extra,
 }
 
-#[derive(Serialize, Deserialize)]
-struct MarkerFile {
-    hex: String,
-    kind: String,
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct MarkerFile {
+    pub(crate) hex: String,
+    pub(crate) kind: String,
     #[serde(flatten)]
-    extra: Extra,
+    pub(crate) extra: Extra,
 }
 
-#[derive(Serialize, Deserialize)]
-struct UnitFile {
-    id: String,
-    hex: String,
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct UnitFile {
+    pub(crate) id: String,
+    pub(crate) hex: String,
     #[serde(default)]
-    side: String,
+    pub(crate) side: String,
     #[serde(default)]
-    kind: String,
+    pub(crate) kind: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    state: String,
+    pub(crate) state: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    facing: Option<String>,
+    pub(crate) facing: Option<String>,
     #[serde(flatten)]
-    extra: Extra,
+    pub(crate) extra: Extra,
 }
 
 /// Reads a whole number of JSON, saying what `key` allows when the value is not one.
@@ -322,7 +322,7 @@ fn is_default<T: Default + PartialEq>(t: &T) -> bool {
 
 /// The `hexes` object in file order; a key given twice is a syntax error with its position.
 #[derive(Default)]
-struct Entries(Vec<(String, EntryFile)>);
+pub(crate) struct Entries(pub(crate) Vec<(String, EntryFile)>);
 
 impl<'de> Deserialize<'de> for Entries {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -668,33 +668,7 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
     check_level_span(&map)?;
     for (i, s) in f.hexsides.into_iter().enumerate() {
         let place = format!("hexsides[{i}] ({} {})", c(&s.hex), c(&s.side));
-        let h = hex_on_map(&map, &s.hex, || place.clone())?;
-        let dir = layout.side_index(&s.side).ok_or_else(|| {
-            Error::invalid(
-                &place,
-                format!(
-                    "unknown side `{}`; valid: {}",
-                    c(&s.side),
-                    layout.side_names().join(", ")
-                ),
-            )
-        })?;
-        let kind = rs.hexside_index(&s.terrain).ok_or_else(|| {
-            Error::invalid(
-                &place,
-                format!(
-                    "unknown hexside terrain `{}`; valid: {}",
-                    c(&s.terrain),
-                    none_if_empty(rs.hexside_ids())
-                ),
-            )
-        })?;
-        let side = Side::new(h, h.neighbor(dir));
-        let feature = HexsideFeature {
-            kind: kind as u16,
-            from: h,
-            extra: s.extra,
-        };
+        let (side, feature) = read_hexside(&map, &place, s)?;
         if map.hexsides.insert(side, feature).is_some() {
             return Err(Error::invalid(
                 &place,
@@ -704,93 +678,151 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
     }
     for (i, m) in f.markers.into_iter().enumerate() {
         let place = format!("markers[{i}] ({})", c(&m.hex));
-        let h = hex_on_map(&map, &m.hex, || place.clone())?;
-        let kind = rs.marker_index(&m.kind).ok_or_else(|| {
-            Error::invalid(
-                &place,
-                format!(
-                    "unknown marker `{}`; valid: {}",
-                    c(&m.kind),
-                    none_if_empty(rs.marker_ids())
-                ),
-            )
-        })?;
-        if map.markers_at(h).any(|x| x.kind as usize == kind) {
-            return Err(Error::invalid(
-                &place,
-                format!("a {} marker is already in {}", m.kind, map.label(h)),
-            ));
-        }
-        let terrain = map.terrain(h).expect("on map");
-        if terrain.forbids_markers.contains(&m.kind) {
-            return Err(Error::invalid(
-                &place,
-                format!(
-                    "a {} marker may not be placed in {} ({})",
-                    m.kind,
-                    terrain.id,
-                    map.label(h)
-                ),
-            ));
-        }
-        map.markers.push(Marker {
-            hex: h,
-            kind: kind as u16,
-            extra: m.extra,
-        });
+        let marker = read_marker(&map, &place, m)?;
+        map.markers.push(marker);
     }
     let mut ids = HashSet::new();
     for (i, u) in f.units.into_iter().enumerate() {
         let place = format!("units[{i}] ({})", c(&u.id));
-        if u.id.trim().is_empty() {
-            return Err(Error::invalid(&place, "a unit needs a non-empty id"));
-        }
-        for (key, text) in [
-            ("id", &u.id),
-            ("side", &u.side),
-            ("kind", &u.kind),
-            ("state", &u.state),
-        ] {
-            let n = text.chars().count();
-            if n > MAX_ID_CHARS {
-                return Err(Error::invalid(
-                    &place,
-                    format!("the unit's {key} has {n} characters; at most {MAX_ID_CHARS}"),
-                ));
-            }
-        }
-        if !ids.insert(u.id.clone()) {
-            return Err(Error::invalid(
-                &place,
-                format!("unit id `{}` is used twice", c(&u.id)),
-            ));
-        }
-        let h = hex_on_map(&map, &u.hex, || place.clone())?;
-        let facing = match &u.facing {
-            None => None,
-            Some(s) => Some(layout.side_index(s).ok_or_else(|| {
-                Error::invalid(
-                    &place,
-                    format!(
-                        "unknown facing `{}`; valid: {}",
-                        c(s),
-                        layout.side_names().join(", ")
-                    ),
-                )
-            })?),
-        };
-        map.units.push(Unit {
-            id: u.id,
-            hex: h,
-            side: u.side,
-            kind: u.kind,
-            state: u.state,
-            facing,
-            extra: u.extra,
-        });
+        let unit = read_unit(&map, &place, u, &mut ids)?;
+        map.units.push(unit);
     }
     map.zones = named_zones(&map, f.zones)?;
     Ok(map)
+}
+
+/// A hexside entry of a map or layer file, checked against the map and its ruleset.
+pub(crate) fn read_hexside(
+    map: &Map,
+    place: &str,
+    s: HexsideFile,
+) -> Result<(Side, HexsideFeature)> {
+    let layout = map.layout;
+    let rs = &map.ruleset;
+    let h = hex_on_map(map, &s.hex, || place.to_string())?;
+    let dir = layout.side_index(&s.side).ok_or_else(|| {
+        Error::invalid(
+            place,
+            format!(
+                "unknown side `{}`; valid: {}",
+                c(&s.side),
+                layout.side_names().join(", ")
+            ),
+        )
+    })?;
+    let kind = rs.hexside_index(&s.terrain).ok_or_else(|| {
+        Error::invalid(
+            place,
+            format!(
+                "unknown hexside terrain `{}`; valid: {}",
+                c(&s.terrain),
+                none_if_empty(rs.hexside_ids())
+            ),
+        )
+    })?;
+    let feature = HexsideFeature {
+        kind: kind as u16,
+        from: h,
+        extra: s.extra,
+    };
+    Ok((Side::new(h, h.neighbor(dir)), feature))
+}
+
+/// A marker entry of a map or layer file, checked against the map as it stands
+/// (one marker of a kind per hex, none where the terrain forbids it).
+pub(crate) fn read_marker(map: &Map, place: &str, m: MarkerFile) -> Result<Marker> {
+    let rs = &map.ruleset;
+    let h = hex_on_map(map, &m.hex, || place.to_string())?;
+    let kind = rs.marker_index(&m.kind).ok_or_else(|| {
+        Error::invalid(
+            place,
+            format!(
+                "unknown marker `{}`; valid: {}",
+                c(&m.kind),
+                none_if_empty(rs.marker_ids())
+            ),
+        )
+    })?;
+    if map.markers_at(h).any(|x| x.kind as usize == kind) {
+        return Err(Error::invalid(
+            place,
+            format!("a {} marker is already in {}", m.kind, map.label(h)),
+        ));
+    }
+    let terrain = map.terrain(h).expect("on map");
+    if terrain.forbids_markers.contains(&m.kind) {
+        return Err(Error::invalid(
+            place,
+            format!(
+                "a {} marker may not be placed in {} ({})",
+                m.kind,
+                terrain.id,
+                map.label(h)
+            ),
+        ));
+    }
+    Ok(Marker {
+        hex: h,
+        kind: kind as u16,
+        extra: m.extra,
+    })
+}
+
+/// A unit entry of a map or layer file: a new id (recorded in `ids`), fields of
+/// at most [`MAX_ID_CHARS`], a hex of the map and a known facing.
+pub(crate) fn read_unit(
+    map: &Map,
+    place: &str,
+    u: UnitFile,
+    ids: &mut HashSet<String>,
+) -> Result<Unit> {
+    let layout = map.layout;
+    if u.id.trim().is_empty() {
+        return Err(Error::invalid(place, "a unit needs a non-empty id"));
+    }
+    for (key, text) in [
+        ("id", &u.id),
+        ("side", &u.side),
+        ("kind", &u.kind),
+        ("state", &u.state),
+    ] {
+        let n = text.chars().count();
+        if n > MAX_ID_CHARS {
+            return Err(Error::invalid(
+                place,
+                format!("the unit's {key} has {n} characters; at most {MAX_ID_CHARS}"),
+            ));
+        }
+    }
+    if !ids.insert(u.id.clone()) {
+        return Err(Error::invalid(
+            place,
+            format!("unit id `{}` is used twice", c(&u.id)),
+        ));
+    }
+    let h = hex_on_map(map, &u.hex, || place.to_string())?;
+    let facing = match &u.facing {
+        None => None,
+        Some(s) => Some(layout.side_index(s).ok_or_else(|| {
+            Error::invalid(
+                place,
+                format!(
+                    "unknown facing `{}`; valid: {}",
+                    c(s),
+                    layout.side_names().join(", ")
+                ),
+            )
+        })?),
+    };
+    Ok(Unit {
+        id: u.id,
+        hex: h,
+        side: u.side,
+        kind: u.kind,
+        state: u.state,
+        facing,
+        extra: u.extra,
+    })
 }
 
 /// What is wrong with a zone name, by the one rule the file reader and the editor apply.
@@ -868,7 +900,7 @@ fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
 }
 
 /// A string from the file, shortened for a message.
-fn c(s: &str) -> String {
+pub(crate) fn c(s: &str) -> String {
     crate::error::clip(s, 40)
 }
 
@@ -880,7 +912,7 @@ fn none_if_empty(s: String) -> String {
     }
 }
 
-fn hex_on_map(map: &Map, label: &str, place: impl FnOnce() -> String) -> Result<Hex> {
+pub(crate) fn hex_on_map(map: &Map, label: &str, place: impl FnOnce() -> String) -> Result<Hex> {
     map.parse_hex(label).ok_or_else(|| {
         let last = map.label(map.hex_of(map.len() - 1));
         let first = map.label(map.hex_of(0));
@@ -898,7 +930,7 @@ fn hex_on_map(map: &Map, label: &str, place: impl FnOnce() -> String) -> Result<
 
 /// Refuses a map whose levels span more than [`MAX_LEVEL_SPAN`], naming the lowest
 /// and the highest hex.
-fn check_level_span(map: &Map) -> Result<()> {
+pub(crate) fn check_level_span(map: &Map) -> Result<()> {
     let cells = map.cells();
     let (mut lo, mut hi) = (0, 0);
     for (i, c) in cells.iter().enumerate() {
@@ -924,7 +956,7 @@ fn check_level_span(map: &Map) -> Result<()> {
     Ok(())
 }
 
-fn apply_entry(
+pub(crate) fn apply_entry(
     rs: &Ruleset,
     terrain_ids: &HashMap<&str, usize>,
     base: Cell,

@@ -3,6 +3,7 @@
 pub mod combine;
 pub mod file;
 pub mod geo;
+pub mod layer;
 pub mod model;
 pub mod relabel;
 pub mod resize;
