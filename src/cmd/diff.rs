@@ -18,6 +18,9 @@ use std::process::ExitCode;
 
 /// Arguments of `diff`.
 #[derive(ClapArgs)]
+#[command(
+    after_help = "Example: hexsight diff maps/asl-stream-crest.json --against-layer orchard-cut.json --view C5 --png change.png"
+)]
 pub struct Args {
     /// The map file (before; with any --layer files).
     map: PathBuf,
