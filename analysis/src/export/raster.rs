@@ -369,9 +369,9 @@ mod tests {
         let r = HexRaster::one("v", values.clone(), 255, "test");
         let (w, h, px) = decode(tif_data(&m, &r, &PixelLayout::of(&m)).unwrap());
         assert_eq!((w, h), (7, 5));
-        for i in 0..m.len() {
+        for (i, v) in values.iter().enumerate() {
             let (col, row) = m.layout.offset_of(m.hex_of(i));
-            assert_eq!(px[(row as u32 * w + col as u32) as usize], values[i]);
+            assert_eq!(px[(row as u32 * w + col as u32) as usize], *v);
         }
     }
 
