@@ -1,7 +1,7 @@
 //! The one way the command line prints.
 //!
-//! Every command writes its answer through [`out!`] / [`outln!`] (standard output,
-//! buffered) and its notes through [`note!`] (standard error). When the reader of
+//! Every command writes its answer through `out!` / `outln!` (standard output,
+//! buffered) and its notes through `note!` (standard error). When the reader of
 //! standard output goes away (`hexsight ... | head`), the process ends at once,
 //! quietly, with exit code 0, as ripgrep and coreutils do: there is no one left to
 //! tell. Any other write error (a full disk behind `>`) is an ordinary error.

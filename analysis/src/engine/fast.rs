@@ -6,7 +6,7 @@
 //! ([`Lines`], or per orbit in [`super::pairs`]), and [`Walker`] asks the kernel
 //! about each stretch with quiet notes. Two families also have a specialised
 //! sweep for whole-map matrices, derived from their kernels
-//! ([`super::geometric_sweep`], [`super::cc_sweep`]). The tests compare all of
+//! (`super::geometric_sweep`, `super::cc_sweep`). The tests compare all of
 //! them with the explained query on every ordered pair of random maps.
 
 use super::cc_sweep::CcFlat;

@@ -143,7 +143,7 @@ fn buckets_for(reach: f64) -> usize {
 }
 
 /// Bytes [`needs`] holds for a map: per grid cell its rises and answer, per map hex
-/// its answer, two batches of bands (each at most [`LAID_OUT`] hexes and a ring of
+/// its answer, two batches of bands (each at most `LAID_OUT` hexes and a ring of
 /// the grid), and the tables.
 pub fn estimate_bytes(padded: &Padded) -> u64 {
     let (q0, q1, r0, r1) = padded.bounds();

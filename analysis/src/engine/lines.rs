@@ -79,7 +79,7 @@ pub fn symmetries() -> [Symmetry; 12] {
 
 /// A hex stretch between the ends: its offset from the observer and where the
 /// line enters it (`k0`), as a numerator over the walk's `den`. Where it leaves
-/// is where the next stretch starts (see [`Lines::hex_spans`]), which keeps a
+/// is where the next stretch starts (see `Lines::hex_spans`), which keeps a
 /// record at 12 bytes (packed: walks are most of the engine's memory). The
 /// numerator is 64-bit because a walk's denominator, the least common multiple of
 /// its three families' cut counts, passes 2^32 for some offsets beyond 1000 hexes.
@@ -138,11 +138,11 @@ pub enum Edge {
 /// One compiled walk: ranges into the shared pools.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Walk {
-    /// Range of hex stretches in [`Lines::hexes`].
+    /// Range of hex stretches in `Lines::hexes`.
     pub hexes: (u32, u32),
-    /// Range of side stretches in [`Lines::sides`].
+    /// Range of side stretches in `Lines::sides`.
     pub sides: (u32, u32),
-    /// Range of crossings in [`Lines::crosses`].
+    /// Range of crossings in `Lines::crosses`.
     pub crosses: (u32, u32),
     /// The first between-stretch from the observer.
     pub first: Edge,
@@ -413,7 +413,7 @@ impl Pools {
     /// whole walk (true), or its first stretches (false): then no stretch is the
     /// last one and the walk stops short of `d`, so a line it blocks is blocked.
     /// Where the limit reaches the middle and no crossings are wanted, only the
-    /// first half is walked and the rest reflected from it ([`Pools::reflect_rest`]).
+    /// first half is walked and the rest reflected from it (`Pools::reflect_rest`).
     pub fn compile_prefix(&mut self, d: Hex, limit: usize) -> bool {
         let origin = Hex::new(0, 0);
         // Every fraction of one walk is a numerator over `den` (below 2^51 for

@@ -5,7 +5,7 @@
 //! observers x targets request orbit by orbit, compiling only the walks it
 //! needs; [`matrix`], [`viewshed`] and [`exposure`] are thin shapes on them;
 //! [`shadow`] settles a viewshed's open ground without walking it. The
-//! specialised sweeps ([`geometric_sweep`], [`cc_sweep`]) are derived from
+//! specialised sweeps (`geometric_sweep`, `cc_sweep`) are derived from
 //! their kernels and checked against them.
 
 mod bits;

@@ -118,7 +118,7 @@ fn saturate(top: i64) -> i32 {
     i32::try_from(top).unwrap_or(if top > 0 { i32::MAX } else { i32::MIN })
 }
 
-/// Bytes [`quiet_targets`] holds for a map, beyond its answer.
+/// Bytes `quiet_targets` holds for a map, beyond its answer.
 pub fn estimate_bytes(padded: &Padded) -> u64 {
     let (buckets, rings, _) = dims(reach(padded));
     (buckets * rings * 4 + padded.axial.len() * 16) as u64

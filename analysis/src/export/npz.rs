@@ -133,7 +133,7 @@ pub fn write(members: &[Member], out: &mut dyn Write) -> std::io::Result<()> {
     out.write_all(&end)
 }
 
-/// The members of a stored zip archive as [`write`] writes it, or what is wrong with it.
+/// The members of a stored zip archive as `write` writes it, or what is wrong with it.
 pub fn read(bytes: &[u8]) -> Result<Vec<Member>, String> {
     let u16_at = |at: usize| {
         bytes

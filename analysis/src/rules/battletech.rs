@@ -76,7 +76,7 @@ pub struct Cell {
     pub height: i32,
     /// The terrain's LOS effect when it rises above the bar (`None` for clear).
     pub terrain: Option<LosEffect>,
-    /// The heaviest marker's LOS effect (smoke), standing [`SMOKE_HEIGHT`] over the level.
+    /// The heaviest marker's LOS effect (smoke), standing `SMOKE_HEIGHT` over the level.
     pub marker: Option<LosEffect>,
     /// Water depth (0 on dry ground).
     pub depth: u8,
@@ -316,7 +316,7 @@ impl super::kernel::Kernel for Kernel<'_> {
     }
 
     /// An intervening hex: its level, then what its terrain and markers add to it,
-    /// each against the bar ([`Ends::bar`]).
+    /// each against the bar (`Ends::bar`).
     #[inline]
     fn hex<N: Notes>(&self, e: &Ends, c: &Cell, at: At, n: &mut N) {
         // A submerged end against dry land: the whole line is the one rule ([`Kernel::line`]).

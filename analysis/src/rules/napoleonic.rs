@@ -49,7 +49,7 @@ pub struct Cell {
     pub terrain: Option<LosEffect>,
     /// Standing units stand here (flag `blocks-los`).
     pub standing: bool,
-    /// The side of those units (an index into the kernel's sides), or [`MIXED`].
+    /// The side of those units (an index into the kernel's sides), or `MIXED`.
     pub standing_side: u16,
 }
 

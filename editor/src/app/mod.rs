@@ -167,7 +167,7 @@ pub struct EditorApp {
         u32,
         hexsight_analysis::query::profile::Profile,
     )>,
-    /// Range, zones and deployment ([`planning`]).
+    /// Range, zones and deployment (`planning`).
     pub planning: Planning,
     /// The overlay shown, if any.
     pub overlay: Option<Overlay>,

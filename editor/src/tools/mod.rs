@@ -1,7 +1,7 @@
 //! The editing tools: what a click or drag on the canvas does to the map.
 //!
 //! Each tool's map changes live in its own file as plain functions on a
-//! [`Map`](hexsight_analysis::Map), so they are tested without a window; the
+//! [`Map`], so they are tested without a window; the
 //! canvas only turns pointer positions into hexes and calls them.
 
 pub mod fill;
