@@ -295,7 +295,7 @@ fn matrix_files(r: &mut Report, m: &Matrix) -> anyhow::Result<()> {
     super::matrix::write_matrix(map, m, &r.path("matrix.bin"))?;
     r.file(
         "matrix.bin",
-        "visibility matrix, bit-packed (format in the README)",
+        "visibility matrix, bit-packed (format in the guide: docs/guide/whole-map.md)",
     );
     if map.len() <= NPY_LIMIT {
         super::matrix::write_matrix(map, m, &r.path("matrix.npy"))?;
@@ -688,7 +688,7 @@ fn write_page(
         data.gz.len() as f64 / (1 << 20) as f64,
         data.unpacked as f64 / (1 << 20) as f64,
     ));
-    r.file("data.js", "the page's data: viewsheds, explanations and layers, gzip-compressed (format in the README)");
+    r.file("data.js", "the page's data: viewsheds, explanations and layers, gzip-compressed (format in the guide: docs/guide/report.md)");
     let note = DataNote {
         script_bytes: script.len() as u64,
         packed_bytes: data.gz.len() as u64,

@@ -1,5 +1,5 @@
 //! What each analysis puts in its raster ([`super::raster`]: GeoTIFF, `.npy`): one
-//! number per hex, the codes documented here and in the README.
+//! number per hex, the codes documented here and in the guide (`docs/guide/gis.md`).
 
 use super::raster::HexRaster;
 use crate::Verdict;

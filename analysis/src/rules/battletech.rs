@@ -3,7 +3,7 @@
 //! infantry) tall.
 //!
 //! How the rules are read (each verdict cites its section, "TW, Line of Sight: ..."
-//! for Total Warfare, "TO" for Tactical Operations; the README's `battletech` section
+//! for Total Warfare, "TO" for Tactical Operations; the guide's `battletech` page (`docs/guide/rules-battletech.md`)
 //! lists the same readings):
 //! - Heights: an end's height is its hex's level plus 1 for a standing 'Mech (two
 //!   levels tall) and plus 0 for a vehicle, infantry or a prone 'Mech (one level
