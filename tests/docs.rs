@@ -1,6 +1,7 @@
 //! The documents hold together: every relative link in the README, CONTRIBUTING and
 //! `docs/` (the guide included) names a file that exists and, with `#anchor`, a heading
-//! of that file (GitHub's and mdBook's slugs); every guide page is in the book's summary.
+//! of that file (GitHub's and mdBook's slugs); every guide page is in the book's summary;
+//! every `$ hexsight ...` example is run and prints what the page shows.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -136,6 +137,100 @@ fn every_guide_page_is_in_the_summary() {
         }
     }
     assert!(Path::new(&guide.join("../book.toml")).exists());
+}
+
+/// A `$ hexsight ...` example: the page, the arguments, the lines the page shows.
+struct Example {
+    page: String,
+    args: Vec<String>,
+    shown: Vec<String>,
+}
+
+/// The examples in `text` (in code fences), but those in a fence preceded by the line
+/// `<!-- not run: ... -->` (their input is not in the repository).
+fn examples(page: &str, text: &str) -> Vec<Example> {
+    let (mut out, mut fence, mut skip, mut skip_next) = (Vec::new(), false, false, false);
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.starts_with("```") {
+            fence = !fence;
+            skip = fence && skip_next;
+            skip_next = false;
+            continue;
+        }
+        skip_next = line.starts_with("<!-- not run");
+        let Some(command) = line.strip_prefix("$ hexsight ").filter(|_| fence && !skip) else {
+            continue;
+        };
+        assert!(
+            !command.contains(['"', '\'', '|', '>']),
+            "{page}: write `{command}` without quotes or redirections"
+        );
+        let mut shown = Vec::new();
+        while let Some(next) = lines.peek() {
+            if next.starts_with("$ ") || next.starts_with("```") {
+                break;
+            }
+            shown.push(lines.next().unwrap_or_default().to_string());
+        }
+        out.push(Example {
+            page: page.to_string(),
+            args: command.split_whitespace().map(str::to_string).collect(),
+            shown,
+        });
+    }
+    out
+}
+
+/// Every example in the README and the guide runs (from a folder where `maps/` is the
+/// repository's) and prints the lines the page shows, in order; a shown line with `...`
+/// stands for what the page leaves out and is not compared.
+#[test]
+fn every_example_prints_what_the_page_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(root().join("maps"), dir.path().join("maps")).unwrap();
+    let mut all = Vec::new();
+    for doc in documents() {
+        let name = doc.strip_prefix(root()).unwrap().display().to_string();
+        all.extend(examples(&name, &std::fs::read_to_string(&doc).unwrap()));
+    }
+    assert!(all.len() >= 15, "only {} examples found", all.len());
+    let mut wrong = Vec::new();
+    for e in &all {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hexsight"))
+            .args(&e.args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let got = String::from_utf8_lossy(&out.stdout);
+        let mut got_lines = got.lines();
+        let command = format!("{}: hexsight {}", e.page, e.args.join(" "));
+        if !out.status.success() {
+            wrong.push(format!(
+                "{command}: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+            continue;
+        }
+        for want in e
+            .shown
+            .iter()
+            .filter(|l| !l.trim().is_empty() && !l.contains("...") && !l.contains('…'))
+        {
+            if !got_lines.any(|g| g == want) {
+                wrong.push(format!(
+                    "{command}: does not print (in this order) `{want}`"
+                ));
+                break;
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} examples differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
 
 /// The slug and link readers on the cases the documents use.
