@@ -100,9 +100,14 @@ pub fn random_map(ruleset: &str, seed: u64, cols: u32, rows: u32) -> Map {
         // different amounts at different keys, which no bounds hold, so such a map is
         // walked without the level sweep (tests/rules_battletech.rs has one); here
         // the sweep is checked.
+        // Nor two of one kind in a hex, which no map file may hold.
         let low = |m: &Map, h: Hex| m.terrain(h).is_some_and(|t| t.id.ends_with("-low"));
         let markers = std::mem::take(&mut map.markers);
-        map.markers = markers.into_iter().filter(|m| !low(&map, m.hex)).collect();
+        let mut seen = std::collections::HashSet::new();
+        map.markers = markers
+            .into_iter()
+            .filter(|m| !low(&map, m.hex) && seen.insert((m.hex, m.kind)))
+            .collect();
     }
     // Units: two sides, kinds and states from the tables (crest units in depressions).
     if !rs.unit_kinds.is_empty() {
