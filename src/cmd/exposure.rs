@@ -1,6 +1,6 @@
 //! `hexsight exposure MAP [--from ZONE] [--to ZONE] [--json] [--png FILE] [--svg FILE] [--shard K/N --out FILE.npz]`.
 
-use super::json::PerHex;
+use super::json::StreamMap;
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
@@ -207,9 +207,11 @@ impl Serialize for Counts<'_> {
             sees: u32,
             seen_by: u32,
         }
-        let hexes = PerHex(self.labels.len(), |i| {
-            let (sees, seen_by) = (self.sees[i], self.seen_by[i]);
-            (&self.labels[i], Entry { sees, seen_by })
+        let hexes = StreamMap(|| {
+            (0..self.labels.len()).map(|i| {
+                let (sees, seen_by) = (self.sees[i], self.seen_by[i]);
+                (&self.labels[i], Entry { sees, seen_by })
+            })
         });
         let mut m = s.serialize_map(Some(5))?;
         m.serialize_entry("map", self.map)?;

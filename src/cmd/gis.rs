@@ -8,7 +8,6 @@ use hexsight_analysis::Map;
 use hexsight_analysis::export::geojson::CrsChoice;
 use hexsight_analysis::export::raster::{self, HexRaster, PixelLayout, Sample};
 use hexsight_analysis::export::vector;
-use hexsight_analysis::georef::DemGrid;
 use std::path::{Path, PathBuf};
 
 /// The GIS outputs of a command.
@@ -106,13 +105,5 @@ fn grid_of(path: &Path, map: &Map, grid: &Path) -> anyhow::Result<PixelLayout> {
             geo.epsg
         );
     }
-    let g = DemGrid {
-        width: r.width as u32,
-        height: r.height as u32,
-        left: r.grid.left,
-        top: r.grid.top,
-        dx: r.grid.dx,
-        dy: r.grid.dy,
-    };
-    Ok(PixelLayout::Dem(g, geo.epsg))
+    Ok(PixelLayout::Dem(r.dem_grid(), geo.epsg))
 }

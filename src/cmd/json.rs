@@ -3,30 +3,9 @@
 //! took 3.4 GB beside its 236 MB of text).
 
 use serde::Serialize;
-use serde::ser::{SerializeMap, Serializer};
 use std::io::Write;
 
-/// A JSON object of `n` entries, `entry(i)` giving the `i`-th key and value when
-/// it is written.
-pub struct PerHex<F>(pub usize, pub F);
-
-impl<F, K, V> Serialize for PerHex<F>
-where
-    F: Fn(usize) -> (K, V),
-    K: Serialize,
-    V: Serialize,
-{
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.0))?;
-        for i in 0..self.0 {
-            let (k, v) = (self.1)(i);
-            m.serialize_entry(&k, &v)?;
-        }
-        m.end()
-    }
-}
-
-/// A JSON list or object of the items `f` gives, written as they are serialized.
+/// A JSON list of the items `f` gives, written as they are serialized.
 pub struct Stream<F>(pub F);
 
 impl<F, I, T> Serialize for Stream<F>
@@ -164,7 +143,7 @@ mod tests {
     /// The entries come out in order, as the same object built as a tree would.
     #[test]
     fn entries_written_one_by_one_read_as_the_tree() {
-        let streamed = PerHex(3, |i| (format!("A{}", i + 1), json!({"n": i * i})));
+        let streamed = StreamMap(|| (0..3).map(|i| (format!("A{}", i + 1), json!({"n": i * i}))));
         let mut text = Vec::new();
         write_lines(&mut text, &streamed).unwrap();
         let tree = json!({"A1": {"n": 0}, "A2": {"n": 1}, "A3": {"n": 4}});

@@ -61,7 +61,7 @@ pub fn run(a: &super::viewshed::Args, up_to: u32) -> anyhow::Result<ExitCode> {
             ruleset: &map.ruleset.name,
             from: map.label(from),
             up_to,
-            heights: super::json::PerHex(map.len(), |j| (label(j), heights[j])),
+            heights: super::json::StreamMap(|| (0..map.len()).map(|j| (label(j), heights[j]))),
         };
         crate::out::with(|w| super::json::write_lines(w, &answer))?;
         return Ok(ExitCode::SUCCESS);

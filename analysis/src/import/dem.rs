@@ -133,19 +133,11 @@ fn lay_grid(dem: &Raster, spacing: f64, layout: Layout) -> Result<(u32, u32, (f6
 }
 
 fn geo_of(dem: &Raster, origin: (f64, f64), spacing: f64) -> Geo {
-    let g = &dem.grid;
     Geo {
         epsg: dem.epsg,
         origin,
         hex_size: spacing,
-        raster: Some(crate::georef::DemGrid {
-            width: dem.width as u32,
-            height: dem.height as u32,
-            left: g.left,
-            top: g.top,
-            dx: g.dx,
-            dy: g.dy,
-        }),
+        raster: Some(dem.dem_grid()),
         extra: Extra::new(),
     }
 }

@@ -75,6 +75,19 @@ impl Raster {
         )
     }
 
+    /// The raster's pixel grid, as a map keeps it (`geo.raster`) to write answers on it.
+    pub fn dem_grid(&self) -> crate::georef::DemGrid {
+        let g = &self.grid;
+        crate::georef::DemGrid {
+            width: self.width as u32,
+            height: self.height as u32,
+            left: g.left,
+            top: g.top,
+            dx: g.dx,
+            dy: g.dy,
+        }
+    }
+
     /// The raster's extent: (left, bottom, right, top).
     pub fn extent(&self) -> (f64, f64, f64, f64) {
         let g = &self.grid;
