@@ -185,7 +185,7 @@ def layers_toggle(d, folder):
         check(canvas_hash(d, "c-top") == before, f"{folder}: switching {key} back restores it")
 
 
-def not_blank(d, folder, shots):
+def not_blank(d, folder, shots, name=None):
     """The screenshot's map area has many colours (a blank or one-colour map fails)."""
     from PIL import Image
 
@@ -194,7 +194,7 @@ def not_blank(d, folder, shots):
     png = d.get_screenshot_as_png()
     if shots:
         os.makedirs(shots, exist_ok=True)
-        with open(os.path.join(shots, os.path.basename(folder.rstrip("/")) + ".png"), "wb") as f:
+        with open(os.path.join(shots, (name or os.path.basename(folder.rstrip("/"))) + ".png"), "wb") as f:
             f.write(png)
     img = Image.open(io.BytesIO(png)).convert("RGB")
     box = d.execute_script("return document.getElementById('mapbox').getBoundingClientRect().toJSON()")
@@ -284,12 +284,16 @@ def what_changes(d, exe, map_path, out, against, observers, shots):
     legend = text(d, "legend")
     check(painted(d) > 200 and "What changes" in legend, f"{out}: the change heatmap draws its colours and legend",
           (painted(d), legend[:80]))
+    not_blank(d, out, shots, "what-changes-seen-by")
+    views = want["views"]
+    check(any(v["gained"] for v in views) and any(v["lost"] for v in views),
+          f"{out}: the clicked hexes gain some hexes and lose others (so the test can fail)")
     for k, v in enumerate(want["views"]):
         click(d, v["from"])
         state = d.execute_script("return hexsight.state()")
         check(state["selected"] == v["from"] and state["layer"] == "change",
               f"{out}: a click on {v['from']} shows its viewshed's change", state)
-        got = {c: set(text(d, "list-" + c).split()) for c in ["gained", "lost"]}
+        got = {c: set(text(d, "list-" + c).split()) - {"none"} for c in ["gained", "lost"]}
         exp = {c: set(v[c]) for c in ["gained", "lost"]}
         check(got == exp, f"{out}: {v['from']} gains {len(exp['gained'])} and loses {len(exp['lost'])} as `diff --view` says",
               {c: sorted(got[c] ^ exp[c])[:8] for c in got})
@@ -363,16 +367,17 @@ def main():
                 click(d, observer)
                 hover(d, targets[0])
                 not_blank(d, out, a.shots)
-            # What changes: the ASL map with woods and smoke laid where it has open ground
-            # (the layer of tests/what_if.rs).
-            layer = os.path.join(tmp, "woods-and-smoke.json")
-            json.dump({"hexsight_layer": 1, "hexes": {"F6": {"terrain": "woods"}, "G6": {"terrain": "woods", "level": 1}},
+            # What changes: the ASL map with its western woods cut, and woods and smoke laid
+            # where it has open ground (so lines are both gained and lost).
+            layer = os.path.join(tmp, "woods-cut-and-grown.json")
+            json.dump({"hexsight_layer": 1, "substitute": [{"terrain": "woods", "to": "open", "zone": "A1:H12"}],
+                       "hexes": {"F6": {"terrain": "woods"}, "G6": {"terrain": "woods", "level": 1}},
                        "add": {"markers": [{"hex": "H7", "kind": "smoke"}]}}, open(layer, "w"))
             crest = "maps/asl-stream-crest.json"
             against = ["--against-layer", layer]
             out = report(exe, crest, os.path.join(tmp, "asl-stream-crest-what-changes"), *against)
             if open_page(d, out):
-                what_changes(d, exe, crest, out, against, ["C5", "E6", "J7", "H5"], a.shots)
+                what_changes(d, exe, crest, out, against, ["C5", "E6", "J7", "H5", "D3"], a.shots)
             if a.bench:
                 bench(d, exe, a.bench, tmp)
     except Exception as e:  # a crash is a failure, counted and shown

@@ -342,6 +342,12 @@
       dot(g, x, y, Math.max(s * 0.38, 6), "#fff", true);
       dot(g, x, y, Math.max(s * 0.18, 3), colour, false);
     };
+    if (S.layer === "change" || S.layer === "dheat") {
+      // The map is drawn as before the change: outline the hexes the change alters.
+      const p = new Path2D();
+      for (const i of D.change.altered) if (onScreen(i)) hexPath(p, i, 0.9);
+      g.strokeStyle = "#111"; g.lineWidth = 2; g.setLineDash([5, 3]); g.stroke(p); g.setLineDash([]);
+    }
     if (S.layer.startsWith("heat") || S.layer === "dheat") for (const k of D.keys) ring(k, "#dc1e1e");
     if (S.cursor >= 0 && S.cursor !== S.pt) {
       const p = new Path2D(); hexPath(p, S.cursor);
@@ -436,7 +442,7 @@
     if (!c) return;
     for (const [name, hexes] of [["gained", c.gained], ["lost", c.lost]]) {
       $("n-" + name).textContent = hexes.length;
-      $("list-" + name).textContent = hexes.map((j) => M.labels[j]).join(" ");
+      $("list-" + name).textContent = hexes.length ? hexes.map((j) => M.labels[j]).join(" ") : "none";
     }
   }
   function fillLists() {
@@ -467,6 +473,7 @@
       rows.push('<div class="lg">' + esc(h.caption) + '</div><div class="bar" style="background:linear-gradient(to right,' + [0, 64, 128, 192, 255].map((k) => D.palette.heat[k]).join(",") + ')"></div><div class="ticks"><span>0</span><span>' + (+h.max.toFixed(2)) + "</span></div>");
       rows.push('<div class="lg note">' + esc(h.text) + "</div>");
     }
+    if (S.layer === "change" || S.layer === "dheat") rows.push('<div class="lg"><span class="sw" style="background:none;border:2px dashed #111"></span>hexes the change alters (' + D.change.altered.length + "; the map shows them before)</div>");
     rows.push('<div class="lg note">Ground: levels ' + M.levels[0] + " to " + M.levels[1] + " (lighter = higher)</div>");
     const present = new Set(M.terrain);
     M.terrains.forEach((t, k) => { if (present.has(k)) rows.push(sw(t.colour, t.name, "small")); });

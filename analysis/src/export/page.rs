@@ -586,7 +586,7 @@ pub fn build(engine: &Engine, input: &PageInput, ctl: &Control) -> Result<PageDa
         "by_bytes": by_bytes,
         "omitted": omitted,
         "seconds": {"viewsheds": t_classes, "explanations": t_explain},
-        "change": input.change.as_ref().map(change_json),
+        "change": input.change.as_ref().map(|c| change_json(map, c)),
     });
     // Blob offsets depend on the header's length, which depends on the offsets'
     // digits: lay them out from a header long enough for any offset, then pad.
@@ -644,7 +644,7 @@ pub fn build(engine: &Engine, input: &PageInput, ctl: &Control) -> Result<PageDa
 
 /// The header's `change`: the diff's counts and, per hex, the change in observers
 /// that see it and in hexes it sees.
-fn change_json(c: &Change) -> Value {
+fn change_json(map: &Map, c: &Change) -> Value {
     let d = c.diff;
     let limit = d
         .seen_by
@@ -661,7 +661,44 @@ fn change_json(c: &Change) -> Value {
         "seen_by": d.seen_by,
         "sees": d.sees,
         "limit": limit.max(1),
+        "altered": altered(map, c.after.map()),
     })
+}
+
+/// The hexes the change alters, in index order: their terrain, level or slope, the
+/// markers in them, or the hexside features on their sides (named from either hex).
+fn altered(before: &Map, after: &Map) -> Vec<usize> {
+    let mut hexes: Vec<usize> = (0..before.len().min(after.len()))
+        .filter(|&i| {
+            let (a, b) = (&before.cells()[i], &after.cells()[i]);
+            (a.terrain, a.level, a.slope) != (b.terrain, b.level, b.slope)
+        })
+        .collect();
+    let markers = |m: &Map| -> Vec<(usize, u16)> {
+        let mut v: Vec<_> = m
+            .markers
+            .iter()
+            .filter_map(|k| Some((m.index(k.hex)?, k.kind)))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let (ma, mb) = (markers(before), markers(after));
+    hexes.extend(ma.iter().filter(|k| !mb.contains(k)).map(|k| k.0));
+    hexes.extend(mb.iter().filter(|k| !ma.contains(k)).map(|k| k.0));
+    for (side, f) in &before.hexsides {
+        if after.hexsides.get(side).map(|g| g.kind) != Some(f.kind) {
+            hexes.extend(before.index(side.a));
+        }
+    }
+    for (side, f) in &after.hexsides {
+        if before.hexsides.get(side).map(|g| g.kind) != Some(f.kind) {
+            hexes.extend(after.index(side.a));
+        }
+    }
+    hexes.sort_unstable();
+    hexes.dedup();
+    hexes
 }
 
 /// The observers whose viewsheds the page carries: every hex up to
