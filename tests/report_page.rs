@@ -150,3 +150,121 @@ fn a_failed_report_leaves_the_previous_one() {
         "keep"
     );
 }
+
+/// A report compared with a layer (`--against-layer`) carries the diff: its pair
+/// counts and every hex's change equal `hexsight diff --json`'s, and each observer's
+/// `changed` bits give the viewshed gained and lost that `diff --view` lists for
+/// every hex; the page has the section, and `diff.json` is the diff's JSON.
+#[test]
+fn a_report_with_a_comparison_carries_the_diff() {
+    use serde_json::{Value, json};
+    use std::collections::BTreeSet;
+    let dir = tempfile::tempdir().unwrap();
+    // The layer of tests/what_if.rs: woods and smoke where the map has open ground.
+    let layer = dir.path().join("layer.json");
+    std::fs::write(
+        &layer,
+        r#"{"hexsight_layer": 1, "hexes": {"F6": {"terrain": "woods"}, "G6": {"terrain": "woods", "level": 1}},
+            "add": {"markers": [{"hex": "H7", "kind": "smoke"}]}}"#,
+    )
+    .unwrap();
+    let map = "maps/asl-stream-crest.json";
+    let out = dir.path().join("report");
+    report(&[
+        "report",
+        map,
+        "--out",
+        s(&out),
+        "--against-layer",
+        s(&layer),
+    ]);
+    let script = std::fs::read_to_string(out.join("data.js")).unwrap();
+    let (header, blobs) = page::unpack_script(&script).unwrap();
+    let labels: Vec<String> = header["map"]["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect();
+    let n = labels.len();
+    let every = labels.join(",");
+    let diff_args = ["diff", map, "--against-layer", s(&layer), "--json"];
+    let mut with_views = diff_args.to_vec();
+    with_views.extend(["--view", &every]);
+    let d: Value = serde_json::from_str(&common::hexsight_ok(&with_views)).unwrap();
+    let c = &header["change"];
+    assert_eq!(c["gained"], d["counts"]["gained"]);
+    assert_eq!(c["lost"], d["counts"]["lost"]);
+    assert!(c["gained"].as_u64().unwrap() > 0 && c["lost"].as_u64().unwrap() > 0);
+    for (k, l) in labels.iter().enumerate() {
+        for (page_key, diff_key) in [("seen_by", "seen_by_change"), ("sees", "sees_change")] {
+            let want = d[diff_key].get(l).cloned().unwrap_or(json!(0));
+            assert_eq!(c[page_key][k], want, "{page_key} of {l}");
+        }
+    }
+    let blob = |name: &str| &blobs.iter().find(|b| b.0 == name).unwrap().1;
+    let (seen, changed) = (blob("seen"), blob("changed"));
+    let stride = n.div_ceil(8);
+    let bit = |p: &[u8], i: usize, j: usize| p[i * stride + j / 8] >> (j % 8) & 1 == 1;
+    let views = d["views"].as_array().unwrap();
+    assert_eq!(views.len(), n);
+    let mut changed_views = 0;
+    for v in views {
+        let i = labels.iter().position(|l| v["from"] == **l).unwrap();
+        let class = |lost: bool| -> BTreeSet<&str> {
+            (0..n)
+                .filter(|&j| bit(changed, i, j) && bit(seen, i, j) == lost)
+                .map(|j| labels[j].as_str())
+                .collect()
+        };
+        let listed = |k: &str| -> BTreeSet<&str> {
+            v[k].as_array()
+                .unwrap()
+                .iter()
+                .map(|l| l.as_str().unwrap())
+                .collect()
+        };
+        assert_eq!(class(false), listed("gained"), "gained from {}", v["from"]);
+        assert_eq!(class(true), listed("lost"), "lost from {}", v["from"]);
+        changed_views += usize::from(!listed("gained").is_empty() || !listed("lost").is_empty());
+    }
+    assert!(changed_views > 0, "no viewshed changed");
+    let mut plain: Value = serde_json::from_str(&common::hexsight_ok(&diff_args)).unwrap();
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("diff.json")).unwrap()).unwrap();
+    plain["views"] = json!([]);
+    assert_eq!(file, plain);
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains(r#"<section id="change""#) && out.join("what-changes.png").exists());
+    // Without a comparison there is no section's data.
+    let plain_out = dir.path().join("plain");
+    report(&["report", map, "--out", s(&plain_out)]);
+    let script = std::fs::read_to_string(plain_out.join("data.js")).unwrap();
+    let (header, blobs) = page::unpack_script(&script).unwrap();
+    assert!(header["change"].is_null() && !blobs.iter().any(|b| b.0 == "changed"));
+}
+
+/// `--range` limits what the page carries, while a diff compares every line: the two
+/// together are refused in one line naming the flags.
+#[test]
+fn a_comparison_with_a_range_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    let o = hexsight(&[
+        "report",
+        "maps/asl-stream-crest.json",
+        "--out",
+        s(&out),
+        "--against",
+        "maps/asl-stream-crest.json",
+        "--range",
+        "4",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.lines().count() == 1, "{err}");
+    assert!(
+        err.contains("--range") && err.contains("--against"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

@@ -7,7 +7,7 @@ use anyhow::bail;
 use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::matrix::{BitMatrix, Control};
+use hexsight_analysis::engine::matrix::BitMatrix;
 use hexsight_analysis::export::{overlays, per_hex, pictures};
 use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Plan, Request, deploy};
 use serde_json::{Value, json};
@@ -17,7 +17,10 @@ use std::process::ExitCode;
 /// Arguments of `deploy`.
 #[derive(ClapArgs)]
 #[command(
-    after_help = "Example: hexsight deploy maps/hill-112.json --zone A1:C12 --watch H1:T12 --count 2 --png deploy.png"
+    after_help = "Example: hexsight deploy maps/hill-112.json --zone A1:C12 --watch H1:T12 --count 2 --png deploy.png",
+    mut_arg("json", |a| a.help("Print one JSON object")),
+    mut_arg("png", |a| a.help("Draw the chosen hexes and what they see as a PNG")),
+    mut_arg("svg", |a| a.help("The same as SVG")),
 )]
 pub struct Args {
     /// The map file.
@@ -44,22 +47,16 @@ pub struct Args {
     /// `watch`: see most of --watch; `hide`: be seen least by --hide-from.
     #[arg(long, default_value = "watch", value_parser = parse_goal)]
     goal: Goal,
-    /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
-    #[arg(long)]
-    range: Option<String>,
-    /// Print one JSON object.
-    #[arg(long)]
-    json: bool,
-    /// Draw the chosen hexes and what they see as a PNG.
-    #[arg(long)]
-    png: Option<PathBuf>,
-    /// The same as SVG.
-    #[arg(long)]
-    svg: Option<PathBuf>,
+    #[command(flatten)]
+    range: super::args::RangeArg,
+    #[command(flatten)]
+    output: super::args::OutputArgs,
     #[command(flatten)]
     geojson: super::GeoJsonArgs,
     #[command(flatten)]
     gis: super::gis::GisArgs,
+    #[command(flatten)]
+    run: super::args::RunArgs,
 }
 
 fn parse_goal(s: &str) -> Result<Goal, String> {
@@ -90,7 +87,7 @@ fn request(a: &Args, map: &Map) -> anyhow::Result<Request> {
             .filter(|t| !t.is_empty())
             .collect(),
         goal: a.goal,
-        range: super::range_arg(map, &a.map, a.range.as_deref())?,
+        range: a.range.parse(map, &a.map)?,
         exact_limit: EXACT_LIMIT,
     };
     match req.goal {
@@ -166,25 +163,22 @@ fn text(map: &Map, req: &Request, p: &Plan) -> String {
 
 /// Chooses the hexes and prints them.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    a.run.start()?;
     let map = super::load_map(&a.map)?;
     let req = request(&a, &map)?;
     check_memory(&a.map, &map, &req)?;
-    super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
+    a.output.check(&a.map, &map)?;
     a.geojson.check(&a.map, &map)?;
     let layout = a.gis.check(&a.map, &map)?;
     let engine = Engine::try_new(&map)?;
-    let ctl = Control {
-        cancel: super::interrupt_flag(),
-        progress: &|_, _| {},
-    };
-    let plan = deploy(&engine, &req, &ctl)
+    let progress = super::Progress::new("pairs");
+    let plan = progress
+        .run(|ctl| deploy(&engine, &req, ctl))
         .map_err(|e| super::flags(e, &[("count", "--count")]))
         .with_context(|| a.map.display().to_string())?;
-    super::save_picture(
-        || pictures::deployment(&map, &plan, &req.zone, &req.watch),
-        a.png.as_deref(),
-        a.svg.as_deref(),
-    )?;
+    a.run.timing("deployment chosen", progress.seconds());
+    a.output
+        .draw(|| pictures::deployment(&map, &plan, &req.zone, &req.watch))?;
     a.geojson
         .write(|crs| overlays::deploy(&map, &plan, &req.watch, crs))?;
     a.gis.write(
@@ -193,7 +187,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         || per_hex::deploy(&map, &plan, &req.zone, &req.watch),
         |crs| overlays::deploy(&map, &plan, &req.watch, crs),
     )?;
-    if a.json {
+    if a.output.json {
         crate::out::with(|w| super::json::write_lines_to(w, &to_json(&map, &req, &plan), 1))?;
     } else {
         out!("{}", text(&map, &req, &plan))?;

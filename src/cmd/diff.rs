@@ -8,7 +8,6 @@ use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::diff::{self, Diff};
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::matrix::Control;
 use hexsight_analysis::export::{overlays, per_hex, pictures};
 use hexsight_analysis::map::layer;
 use serde::Serialize;
@@ -19,22 +18,16 @@ use std::process::ExitCode;
 /// Arguments of `diff`.
 #[derive(ClapArgs)]
 #[command(
-    after_help = "Example: hexsight diff maps/asl-stream-crest.json --against-layer orchard-cut.json --view C5 --png change.png"
+    group(clap::ArgGroup::new("after").args(["against", "against_layer"]).required(true)),
+    after_help = "Example: hexsight diff maps/asl-stream-crest.json --against-layer orchard-cut.json --view C5 --png change.png",
+    mut_arg("json", |a| a.help("Print JSON instead of a summary: every changed hex and the example pairs")),
+    mut_arg("png", |a| a.help("Also draw the change in observers that see each hex, as a PNG")),
 )]
 pub struct Args {
     /// The map file (before; with any --layer files).
     map: PathBuf,
-    /// After: another map file of the same grid, read as it is.
-    #[arg(
-        long,
-        value_name = "MAP",
-        conflicts_with = "against_layer",
-        required_unless_present = "against_layer"
-    )]
-    against: Option<PathBuf>,
-    /// After: the map as before with these layer files on top (repeatable, in order).
-    #[arg(long, value_name = "FILE")]
-    against_layer: Vec<PathBuf>,
+    #[command(flatten)]
+    against: Against,
     /// Observers compared (a zone; default every hex).
     #[arg(long)]
     from: Option<String>,
@@ -44,40 +37,56 @@ pub struct Args {
     /// Hexes whose viewsheds are compared hex by hex (`C5,H3`).
     #[arg(long, value_name = "HEXES")]
     view: Option<String>,
-    /// Print JSON instead of a summary: every changed hex and the example pairs.
-    #[arg(long)]
-    json: bool,
-    /// Also draw the change in observers that see each hex, as a PNG.
-    #[arg(long)]
-    png: Option<PathBuf>,
-    /// Also draw it as an SVG.
-    #[arg(long)]
-    svg: Option<PathBuf>,
+    #[command(flatten)]
+    output: super::args::OutputArgs,
     #[command(flatten)]
     gis: super::gis::GisArgs,
-    /// Worker threads: 1 to 1024; 0 or absent: one per core.
-    #[arg(long)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    run: super::args::RunArgs,
+}
+
+/// `--against MAP` or `--against-layer FILE...`: the map after a change, shared by
+/// `diff` and `report`.
+#[derive(ClapArgs)]
+pub struct Against {
+    /// After: another map file of the same grid, read as it is.
+    #[arg(long, value_name = "MAP", conflicts_with = "against_layer")]
+    pub against: Option<PathBuf>,
+    /// After: the map as before with these layer files on top (repeatable, in order).
+    #[arg(long, value_name = "FILE")]
+    pub against_layer: Vec<PathBuf>,
+}
+
+impl Against {
+    /// True when a map after is asked for.
+    pub fn given(&self) -> bool {
+        self.against.is_some() || !self.against_layer.is_empty()
+    }
+
+    /// The map after, and how to name it (`OTHER.json`, `layers a.json, b.json`).
+    pub fn after(&self, before: &Map) -> anyhow::Result<(Map, String)> {
+        Ok(match &self.against {
+            Some(p) => (Map::load(p)?, p.display().to_string()),
+            None => {
+                let names: Vec<String> = self
+                    .against_layer
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
+                (
+                    layer::apply_files(before.clone(), &self.against_layer)?,
+                    format!("layers {}", names.join(", ")),
+                )
+            }
+        })
+    }
 }
 
 /// Computes and prints the diff.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    super::set_threads(a.threads)?;
+    a.run.start()?;
     let before = super::load_map(&a.map)?;
-    let (after, against) = match &a.against {
-        Some(p) => (Map::load(p)?, p.display().to_string()),
-        None => {
-            let names: Vec<String> = a
-                .against_layer
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect();
-            (
-                layer::apply_files(before.clone(), &a.against_layer)?,
-                format!("layers {}", names.join(", ")),
-            )
-        }
-    };
+    let (after, against) = a.against.after(&before)?;
     diff::check_same_grid(&before, &after)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
     let sel = super::selection(&before, &a.map, a.from.as_deref(), a.to.as_deref())?;
@@ -87,39 +96,31 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     diff::check_memory(&before, &after, &sel)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
-    super::check_pictures(&a.map, &before, (a.png.is_some() || a.svg.is_some()) as u64)?;
+    a.output.check(&a.map, &before)?;
     let layout = a.gis.check(&a.map, &before)?;
     let progress = super::Progress::new("pairs");
-    let ctl = Control {
-        cancel: super::interrupt_flag(),
-        progress: &|d, t| progress.update(d, t),
-    };
     let (e0, e1) = (Engine::try_new(&before)?, Engine::try_new(&after)?);
-    let d = diff::diff(&e0, &e1, &sel, &views, &ctl)?;
-    progress.finish();
+    let d = progress.run(|ctl| diff::diff(&e0, &e1, &sel, &views, ctl))?;
+    a.run.timing("diff computed", progress.seconds());
     let title = format!(
         "Change against {against}: observers that see each hex, after minus before ({} gained, {} lost pairs)",
         d.gained, d.lost
     );
-    super::save_picture(
-        || {
-            pictures::diff(
-                &after,
-                &d.seen_by,
-                "change in observers seeing the hex",
-                title,
-            )
-        },
-        a.png.as_deref(),
-        a.svg.as_deref(),
-    )?;
+    a.output.draw(|| {
+        pictures::diff(
+            &after,
+            &d.seen_by,
+            "change in observers seeing the hex",
+            title,
+        )
+    })?;
     a.gis.write(
         &before,
         &layout,
         || per_hex::diff(&d),
         |crs| overlays::diff(&before, &d, crs),
     )?;
-    if a.json {
+    if a.output.json {
         crate::out::with(|w| super::json::write_lines(w, &to_json(&before, &d, &against)))?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -128,7 +129,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// The diff as JSON: counts, the example pairs, every hex whose counts changed, the views.
-fn to_json<'a>(map: &'a Map, d: &'a Diff, against: &'a str) -> impl Serialize + 'a {
+pub fn to_json<'a>(map: &'a Map, d: &'a Diff, against: &'a str) -> impl Serialize + 'a {
     let label = move |i: usize| map.label(map.hex_of(i));
     let pairs = move |v: &'a [(usize, usize)]| {
         v.iter()

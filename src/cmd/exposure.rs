@@ -6,7 +6,7 @@ use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::exposure::{Exposure, exposure, shard_range, streaming_part};
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::matrix::{Control, Selection};
+use hexsight_analysis::engine::matrix::Selection;
 use hexsight_analysis::export::{npz, overlays, per_hex, pictures, write_with};
 use hexsight_analysis::query::range::Range;
 use serde::Serialize;
@@ -17,7 +17,9 @@ use std::process::ExitCode;
 /// Arguments of `exposure`.
 #[derive(ClapArgs)]
 #[command(
-    after_help = "Example: hexsight exposure maps/hill-112.json --from A1:C12 --png seen-by.png --tif exposure.tif"
+    after_help = "Example: hexsight exposure maps/hill-112.json --from A1:C12 --png seen-by.png --tif exposure.tif",
+    mut_arg("png", |a| a.help("Heatmap of \"seen by\" (how exposed each hex is) as PNG")),
+    mut_arg("svg", |a| a.help("The same as SVG")),
 )]
 pub struct Args {
     /// The map file.
@@ -29,31 +31,19 @@ pub struct Args {
     /// Count only targets in this zone (default: the `--from` zone when that is given, else all).
     #[arg(long)]
     to: Option<String>,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    json: bool,
-    /// Heatmap of "seen by" (how exposed each hex is) as PNG.
-    #[arg(long)]
-    png: Option<PathBuf>,
-    /// The same as SVG.
-    #[arg(long)]
-    svg: Option<PathBuf>,
+    #[command(flatten)]
+    output: super::args::OutputArgs,
     /// Heatmap of "sees" (how much each hex sees) as PNG.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     sees_png: Option<PathBuf>,
     #[command(flatten)]
     geojson: super::GeoJsonArgs,
     #[command(flatten)]
     gis: super::gis::GisArgs,
-    /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
-    #[arg(long)]
-    range: Option<String>,
-    /// Worker threads: 1 to 1024; 0 or absent: one per core.
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Print the compute time (not loading the map or printing) on stderr.
-    #[arg(long)]
-    timings: bool,
+    #[command(flatten)]
+    range: super::args::RangeArg,
+    #[command(flatten)]
+    run: super::args::RunArgs,
     /// Compute only shard K of N (`3/8`, K from 0): the counts of the lines walked from
     /// the K-th of N equal runs of map hexes, written to `--out` for `hexsight merge`.
     #[arg(long, requires = "out")]
@@ -100,18 +90,13 @@ fn run_shard(
     let bytes = std::fs::read(&a.map).with_context(|| a.map.display().to_string())?;
     let progress = super::Progress::new("pairs");
     let engine = Engine::try_new(map)?;
-    let ctl = Control {
-        cancel: super::interrupt_flag(),
-        progress: &|d, t| progress.update(d, t),
-    };
     let part = shard_range(map.len(), k, n);
-    let e = match range {
+    let e = progress.run(|ctl| match range {
         Some(r) => {
-            hexsight_analysis::query::range::exposure_part(&engine, sel, r, part.clone(), &ctl)?
+            hexsight_analysis::query::range::exposure_part(&engine, sel, r, part.clone(), ctl)
         }
-        None => streaming_part(&engine, sel, part.clone(), &ctl)?,
-    };
-    progress.finish();
+        None => streaming_part(&engine, sel, part.clone(), ctl),
+    })?;
     let secs = progress.seconds();
     let labels: Vec<String> = (0..map.len()).map(|i| map.label(map.hex_of(i))).collect();
     let meta = json!({
@@ -121,7 +106,7 @@ fn run_shard(
         "map_hash": file_hash(&bytes),
         "from": a.from,
         "to": a.to,
-        "range": a.range,
+        "range": a.range.range,
         "observers": e.from.len(),
         "targets": e.to.len(),
         "shard": k,
@@ -152,16 +137,10 @@ pub fn compute(
     progress: &super::Progress,
 ) -> anyhow::Result<Exposure> {
     let engine = Engine::try_new(map)?;
-    let ctl = Control {
-        cancel: super::interrupt_flag(),
-        progress: &|d, t| progress.update(d, t),
-    };
-    let e = match range {
-        Some(r) => hexsight_analysis::query::range::exposure(&engine, sel, r, &ctl)?,
-        None => exposure(&engine, sel, &ctl)?,
-    };
-    progress.finish();
-    Ok(e)
+    Ok(progress.run(|ctl| match range {
+        Some(r) => hexsight_analysis::query::range::exposure(&engine, sel, r, ctl),
+        None => exposure(&engine, sel, ctl),
+    })?)
 }
 
 /// The counts as JSON, with each hex's label.
@@ -225,7 +204,7 @@ impl Serialize for Counts<'_> {
 
 /// Prints the most and least exposed hexes and draws the heatmaps.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    super::set_threads(a.threads)?;
+    a.run.start()?;
     let map = super::load_map(&a.map)?;
     // A zone given alone stands for both ends: "who in the enemy's start area sees
     // each hex, and how much of it each hex sees" costs |zone| viewsheds, not all pairs.
@@ -235,39 +214,35 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         other => other,
     };
     let sel = super::selection(&map, &a.map, from, to)?;
-    let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
+    let range = a.range.parse(&map, &a.map)?;
     if a.shard.is_some() {
         return run_shard(&a, &map, &sel, range.as_ref())
             .with_context(|| a.map.display().to_string());
     }
-    if a.json {
+    if a.output.json {
         super::check_per_hex(&a.map, &map, 64, "exposure as JSON")?;
     }
     super::check_pictures(
         &a.map,
         &map,
-        (a.png.is_some() || a.svg.is_some() || a.sees_png.is_some()) as u64,
+        u64::from(a.output.draws() || a.sees_png.is_some()),
     )?;
     a.geojson.check(&a.map, &map)?;
     let layout = a.gis.check(&a.map, &map)?;
     let progress = super::Progress::new("pairs");
     let e = compute(&map, &sel, range.as_ref(), &progress)
         .with_context(|| a.map.display().to_string())?;
-    if a.timings {
-        // Every hex is counted: seen by the observers, seeing the targets.
-        eprintln!(
-            "exposure of all {} hexes (seen by {} observers, seeing {} targets) computed in {:.3} s",
+    // Every hex is counted: seen by the observers, seeing the targets.
+    a.run.timing(
+        &format!(
+            "exposure of all {} hexes (seen by {} observers, seeing {} targets) computed",
             map.len(),
             sel.from.len(),
             sel.to.len(),
-            progress.seconds()
-        );
-    }
-    super::save_picture(
-        || pictures::seen_by(&map, &e),
-        a.png.as_deref(),
-        a.svg.as_deref(),
-    )?;
+        ),
+        progress.seconds(),
+    );
+    a.output.draw(|| pictures::seen_by(&map, &e))?;
     super::save_picture(|| pictures::sees(&map, &e), a.sees_png.as_deref(), None)?;
     a.geojson.write(|crs| overlays::exposure(&map, &e, crs))?;
     a.gis.write(
@@ -276,7 +251,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         || per_hex::exposure(&e),
         |crs| overlays::exposure(&map, &e, crs),
     )?;
-    if a.json {
+    if a.output.json {
         crate::out::with(|w| to_json(&map, &e).write(w))?;
         return Ok(ExitCode::SUCCESS);
     }

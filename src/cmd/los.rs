@@ -18,9 +18,8 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
-    #[arg(long)]
-    range: Option<String>,
+    #[command(flatten)]
+    range: super::args::RangeArg,
 }
 
 /// Prints the verdict with its explanation.
@@ -28,7 +27,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     super::hex_arg(&map, &a.map, &a.from)?;
     super::hex_arg(&map, &a.map, &a.to)?;
-    let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
+    let range = a.range.parse(&map, &a.map)?;
     let mut r = line_of_sight_labels(&map, &a.from, &a.to)?;
     if let Some(range) = &range {
         r = range.los(&map, r);

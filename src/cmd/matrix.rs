@@ -6,8 +6,7 @@ use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{
-    BLOCKED_BYTE, BitMatrix, Control, Matrix, Selection, estimate_bytes, matrix, sight_matrix,
-    write_csv_sel,
+    BLOCKED_BYTE, BitMatrix, Matrix, Selection, estimate_bytes, matrix, sight_matrix, write_csv_sel,
 };
 use hexsight_analysis::export::{bin, npy, write_with};
 use hexsight_analysis::memory::{self, Limit};
@@ -31,12 +30,10 @@ pub struct Args {
     /// Targets only in this zone.
     #[arg(long)]
     to: Option<String>,
-    /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
-    #[arg(long)]
-    range: Option<String>,
-    /// Worker threads: 1 to 1024; 0 or absent: one per core.
-    #[arg(long)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    range: super::args::RangeArg,
+    #[command(flatten)]
+    run: super::args::RunArgs,
     /// Write `.npy` values with the hindrance: 0 clear, 1..254 the total hindrance of a
     /// hindered line, 255 blocked (one byte per pair in memory).
     #[arg(long)]
@@ -160,10 +157,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             a.out.display()
         );
     }
-    super::set_threads(a.threads)?;
+    a.run.start()?;
     let map = super::load_map(&a.map)?;
     let sel = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
-    let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
+    let range = a.range.parse(&map, &a.map)?;
     if a.hindrance {
         return run_hindrance(&a, &map, &sel, range.as_ref());
     }
@@ -188,14 +185,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
         prepared = progress.seconds();
         engine_mb = engine.bytes() as f64 / (1 << 20) as f64;
-        let ctl = Control {
-            cancel,
-            progress: &|d, t| progress.update(d, t),
-        };
-        matrix(&engine, &sel, &ctl)?
+        progress.run(|ctl| matrix(&engine, &sel, ctl))?
     };
     progress.finish();
     let secs = progress.seconds();
+    a.run.timing("matrix computed", secs);
     if cancel.load(Ordering::SeqCst) {
         bail!("interrupted; nothing was written to {}", a.out.display());
     }
@@ -228,19 +222,14 @@ fn run_hindrance(
     range: Option<&Range>,
 ) -> anyhow::Result<ExitCode> {
     check_matrix_memory(&a.map, map, sel, 1, a.max_memory)?;
-    let cancel = super::interrupt_flag();
     let progress = super::Progress::new("pairs");
     let engine = Engine::try_new(map)?;
-    let ctl = Control {
-        cancel,
-        progress: &|d, t| progress.update(d, t),
-    };
-    let mut data = sight_matrix(&engine, sel, &ctl)?;
+    let mut data = progress.run(|ctl| sight_matrix(&engine, sel, ctl))?;
     if let Some(r) = range {
         r.mask_bytes(map, sel, &mut data);
     }
-    progress.finish();
     let secs = progress.seconds();
+    a.run.timing("matrix computed", secs);
     let values = "0 = the row's observer sees the column's target clearly, 1..254 = seen through this total hindrance (254 or more), 255 = blocked";
     let body = npy::Body::Bytes {
         rows: sel.from.len(),

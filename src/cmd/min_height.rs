@@ -3,7 +3,6 @@
 
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::matrix::Control;
 use hexsight_analysis::engine::min_height::{MAX_UP_TO, min_heights};
 use hexsight_analysis::export::{overlays, per_hex, pictures};
 use std::process::ExitCode;
@@ -13,30 +12,26 @@ pub fn run(a: &super::viewshed::Args, up_to: u32) -> anyhow::Result<ExitCode> {
     if up_to > MAX_UP_TO {
         anyhow::bail!("--min-height {up_to} is too high: give 0 to {MAX_UP_TO} levels");
     }
-    if a.range.is_some() {
+    if a.range.range.is_some() {
         anyhow::bail!("--range does not apply with --min-height (every hex is answered)");
     }
     let path = &a.map;
     let map = super::load_map(path)?;
     let from = super::hex_arg(&map, path, &a.from)?;
     super::check_per_hex(path, &map, 256, "the lowest visible heights")?;
-    super::check_pictures(path, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
+    a.output.check(path, &map)?;
     a.geojson.check(path, &map)?;
     let layout = a.gis.check(path, &map)?;
     let progress = super::Progress::new("hexes");
     let engine = Engine::try_new(&map)?;
-    let ctl = Control {
-        cancel: super::interrupt_flag(),
-        progress: &|d, t| progress.update(d, t),
-    };
     let i = map.index(from).expect("a hex of the map");
-    let heights = min_heights(&engine, i, up_to, &ctl)?;
-    progress.finish();
-    super::save_picture(
-        || pictures::min_height(&map, from, &heights, up_to),
-        a.png.as_deref(),
-        a.svg.as_deref(),
-    )?;
+    let heights = progress.run(|ctl| min_heights(&engine, i, up_to, ctl))?;
+    a.run.timing(
+        &format!("lowest visible heights from {} computed", a.from),
+        progress.seconds(),
+    );
+    a.output
+        .draw(|| pictures::min_height(&map, from, &heights, up_to))?;
     a.geojson
         .write(|crs| overlays::min_height(&map, &heights, crs))?;
     a.gis.write(
@@ -45,7 +40,7 @@ pub fn run(a: &super::viewshed::Args, up_to: u32) -> anyhow::Result<ExitCode> {
         || per_hex::min_height(&heights),
         |crs| overlays::min_height(&map, &heights, crs),
     )?;
-    if a.json {
+    if a.output.json {
         let label = |j: usize| map.label(map.hex_of(j));
         /// The answer, field by field; `heights` one hex a line (null: none up to the limit).
         #[derive(serde::Serialize)]

@@ -1,5 +1,6 @@
 //! One module per subcommand: parse arguments, call the library, print.
 
+pub mod args;
 pub mod blind;
 pub mod combine;
 pub mod deploy;
@@ -24,7 +25,7 @@ pub mod viewshed;
 
 use anyhow::Context;
 use hexsight_analysis::Map;
-use hexsight_analysis::engine::matrix::Selection;
+use hexsight_analysis::engine::matrix::{Control, Selection};
 use hexsight_analysis::query::range::Range;
 use hexsight_analysis::query::zones;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -271,6 +272,18 @@ impl Progress {
         };
         b.set_message(format!("{:.1} M/s, ETA {:.0} s", rate / 1e6, eta.ceil()));
         b.set_position(done);
+    }
+
+    /// Runs `f` with a [`Control`] that reports to this bar and stops on Ctrl-C,
+    /// then removes the bar.
+    pub fn run<T>(&self, f: impl FnOnce(&Control) -> T) -> T {
+        let ctl = Control {
+            cancel: interrupt_flag(),
+            progress: &|d, t| self.update(d, t),
+        };
+        let out = f(&ctl);
+        self.finish();
+        out
     }
 
     /// Removes the bar.

@@ -6,10 +6,15 @@
 //! profiles, spotting, the sides' exposure and deployment), the counts and blind
 //! hexes as JSON, and the raw matrix on small maps or when asked. The folder is
 //! written whole or not at all: into a temporary sibling, put in place at the end.
+//!
+//! With `--against OTHER` or `--against-layer FILE...` (as `hexsight diff` takes
+//! them) the page also shows what the change does: pairs gained and lost, each hex's
+//! change in observers, and each viewshed's hexes gained and lost.
 
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use hexsight_analysis::atomic::AtomicDir;
+use hexsight_analysis::engine::diff::{self, Diff};
 use hexsight_analysis::engine::exposure::{Exposure, from_matrix};
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Matrix, Selection, matrix};
@@ -34,7 +39,11 @@ use std::process::ExitCode;
 
 /// Arguments of `report`.
 #[derive(ClapArgs)]
-#[command(after_help = "Example: hexsight report maps/hill-112.json --out report/")]
+#[command(
+    after_help = "Example: hexsight report maps/hill-112.json --out report/",
+    mut_arg("against", |a| a.help("Also show what changes against another map of the same grid, read as it is (as `diff --against`)")),
+    mut_arg("against_layer", |a| a.help("Also show what changes with these layer files on top (repeatable; as `diff --against-layer`)")),
+)]
 pub struct Args {
     /// The map file.
     map: PathBuf,
@@ -54,12 +63,10 @@ pub struct Args {
     /// How many key hexes to pick when `--key` is not given.
     #[arg(long, default_value_t = 3)]
     keys: usize,
-    /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
-    #[arg(long)]
-    range: Option<String>,
-    /// Worker threads: 1 to 1024; 0 or absent: one per core.
-    #[arg(long)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    range: super::args::RangeArg,
+    #[command(flatten)]
+    run: super::args::RunArgs,
     /// Also write the raw matrix (`matrix.bin`, `matrix.npy` up to 20,000 hexes,
     /// `matrix.csv` up to 2,500); written anyway on maps up to 2,500 hexes.
     #[arg(long)]
@@ -73,6 +80,18 @@ pub struct Args {
     /// GeoJSON coordinates for a map with `geo`: `lonlat` (WGS 84) or `native` (the map's CRS).
     #[arg(long, default_value = "lonlat", value_name = "CRS")]
     geojson_crs: CrsChoice,
+    // Also compare (a "What changes" section), as `hexsight diff` does.
+    #[command(flatten)]
+    against: super::diff::Against,
+}
+
+/// The map as the report reads it, checked, and the map after a change if asked.
+struct Prepared {
+    map: Map,
+    sel: Selection,
+    range: Option<Range>,
+    /// The map after, and its name.
+    after: Option<(Map, String)>,
 }
 
 /// Key hexes whose lines to each other the report draws as profiles.
@@ -173,7 +192,7 @@ impl Report<'_> {
 
 /// Writes the report.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let (map, sel, range) = prepare(&a)?;
+    let p = prepare(&a)?;
     let dir = AtomicDir::create(&a.out, "index.html")?;
     // Errors name the files where they will be, not the temporary folder.
     let staging = dir.staging().display().to_string();
@@ -183,7 +202,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             format!("{e:#}").replace(&staging, &a.out.display().to_string())
         )
     };
-    let pictures = write_all(&a, &map, &sel, range.as_ref(), &dir).map_err(shown)?;
+    let started = std::time::Instant::now();
+    let pictures = write_all(&a, &p, &dir).map_err(shown)?;
+    a.run.timing(
+        "report computed and written",
+        started.elapsed().as_secs_f64(),
+    );
     dir.commit()?;
     note!(
         "wrote {} ({pictures} pictures); open {}",
@@ -194,13 +218,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// Computes and writes every file into the folder being made; returns the number of pictures.
-fn write_all(
-    a: &Args,
-    map: &Map,
-    sel: &Selection,
-    range: Option<&Range>,
-    dir: &AtomicDir,
-) -> anyhow::Result<usize> {
+fn write_all(a: &Args, p: &Prepared, dir: &AtomicDir) -> anyhow::Result<usize> {
+    let (map, sel, range) = (&p.map, &p.sel, p.range.as_ref());
     let small = map.len() <= SMALL_MAP;
     let mut r = Report {
         a,
@@ -225,19 +244,35 @@ fn write_all(
     profiles(&mut r, &keys)?;
     spotting(&mut r, &keys)?;
     sides(&mut r, &engine, &m, range)?;
-    write_page(&mut r, &engine, &keys, range)?;
+    let after = match &p.after {
+        Some((after, against)) => Some((Engine::try_new(after)?, against.as_str())),
+        None => None,
+    };
+    let diff = match &after {
+        Some((e1, against)) => Some(what_changes(&mut r, &engine, e1, against)?),
+        None => None,
+    };
+    let change = after
+        .as_ref()
+        .zip(diff.as_ref())
+        .map(|((e1, against), d)| page::Change {
+            after: e1,
+            against,
+            diff: d,
+        });
+    write_page(&mut r, &engine, &keys, range, change)?;
     Ok(r.figures.len())
 }
 
 /// Loads the map and checks every argument and the memory before anything is written.
-fn prepare(a: &Args) -> anyhow::Result<(Map, Selection, Option<Range>)> {
+fn prepare(a: &Args) -> anyhow::Result<Prepared> {
     if a.out.as_os_str() == "-" {
         anyhow::bail!("--out -: a report is a folder of files; give a folder name");
     }
-    super::set_threads(a.threads)?;
+    a.run.start()?;
     let map = super::load_map(&a.map)?;
     let sel = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
-    let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
+    let range = a.range.parse(&map, &a.map)?;
     super::matrix::check_matrix_memory(&a.map, &map, &Selection::all(&map), 0, None)?;
     super::check_pictures(&a.map, &map, 1)?;
     hexsight_analysis::memory::check(
@@ -256,7 +291,27 @@ fn prepare(a: &Args) -> anyhow::Result<(Map, Selection, Option<Range>)> {
     if let Some(k) = &a.key {
         super::zone_arg(&map, &a.map, "--key", k)?;
     }
-    Ok((map, sel, range))
+    let after = if a.against.given() {
+        if range.is_some() {
+            anyhow::bail!(
+                "--range does not apply with --against or --against-layer (a diff compares every line)"
+            );
+        }
+        let (after, against) = a.against.after(&map)?;
+        let all = Selection::all(&map);
+        diff::check_same_grid(&map, &after)
+            .and_then(|()| diff::check_memory(&map, &after, &all))
+            .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+        Some((after, against))
+    } else {
+        None
+    };
+    Ok(Prepared {
+        map,
+        sel,
+        range,
+        after,
+    })
 }
 
 /// The whole map's matrix (under the range), with a summary line.
@@ -268,15 +323,10 @@ fn compute_matrix(
     let map = engine.map();
     let all = Selection::all(map);
     let progress = super::Progress::new("pairs");
-    let ctl = Control {
-        cancel: super::interrupt_flag(),
-        progress: &|d, t| progress.update(d, t),
-    };
-    let mut m = matrix(engine, &all, &ctl)?;
+    let mut m = progress.run(|ctl| matrix(engine, &all, ctl))?;
     if let Some(r) = range {
         r.mask(map, &all.from, &all.to, &mut m.bits);
     }
-    progress.finish();
     let pairs = (map.len() * map.len()) as f64;
     summary.push(format!(
         "{} of {} ordered pairs are in line of sight ({:.1}%), computed in {:.2} s on {} threads",
@@ -654,12 +704,48 @@ fn unit_links(map: &Map) -> Vec<UnitLink> {
         .collect()
 }
 
+/// What the change asked for does (`--against`, `--against-layer`): the diff of the
+/// whole map, its picture, `diff.json` (as `hexsight diff --json`) and a summary line.
+fn what_changes(
+    r: &mut Report,
+    before: &Engine,
+    after: &Engine,
+    against: &str,
+) -> anyhow::Result<Diff> {
+    let map = r.map;
+    let progress = super::Progress::new("pairs, before and after");
+    let d = progress.run(|ctl| diff::diff(before, after, &Selection::all(map), &[], ctl))?;
+    let more = d.seen_by.iter().filter(|&&v| v > 0).count();
+    let fewer = d.seen_by.iter().filter(|&&v| v < 0).count();
+    r.summary.push(format!(
+        "against {against}: {} ordered pairs gained, {} lost; {more} hexes seen by more observers, {fewer} by fewer",
+        d.gained, d.lost
+    ));
+    let title = format!(
+        "What changes against {against}: observers that see each hex, after minus before ({} gained, {} lost pairs)",
+        d.gained, d.lost
+    );
+    let caption = "change in observers seeing the hex";
+    r.figure(
+        &pictures::diff(after.map(), &d.seen_by, caption, title).scene(),
+        "what-changes",
+        "What changes: seen by",
+        "Red hexes are seen by more observers after the change, blue ones by fewer; on the map above, the What changes layer shows each hex's viewshed gained and lost.",
+    )?;
+    write_with(&r.path("diff.json"), |w| {
+        super::json::write_lines(w, &super::diff::to_json(map, &d, against))
+    })?;
+    r.file("diff.json", "the change, as hexsight diff --json prints it");
+    Ok(d)
+}
+
 /// The page: its data in `data.js`, then `index.html`.
 fn write_page(
     r: &mut Report,
     engine: &Engine,
     keys: &[usize],
     range: Option<&Range>,
+    change: Option<page::Change>,
 ) -> anyhow::Result<()> {
     let map = r.map;
     let input = PageInput {
@@ -670,14 +756,10 @@ fn write_page(
         links: unit_links(map),
         summary: &r.summary,
         range,
+        change,
     };
     let progress = super::Progress::new("pairs for the page");
-    let ctl = Control {
-        cancel: super::interrupt_flag(),
-        progress: &|d, t| progress.update(d, t),
-    };
-    let data = page::build(engine, &input, &ctl)?;
-    progress.finish();
+    let data = progress.run(|ctl| page::build(engine, &input, ctl))?;
     let script = data.script();
     write_atomic(&r.path("data.js"), script.as_bytes())?;
     let (views, why) = data.seconds;

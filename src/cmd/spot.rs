@@ -13,7 +13,8 @@ use std::process::ExitCode;
 /// Arguments of `spot`.
 #[derive(ClapArgs)]
 #[command(
-    after_help = "Example: hexsight spot maps/miniatures-hamlet.json --from H6 --activity moving"
+    after_help = "Example: hexsight spot maps/miniatures-hamlet.json --from H6 --activity moving",
+    mut_arg("json", |a| a.help("Print a JSON list, one object per hex")),
 )]
 pub struct Args {
     /// The map file (a ruleset with a spotting table, and a `scale`).
@@ -24,15 +25,8 @@ pub struct Args {
     /// What the targets do: `still` (does nothing) or `moving` (moves or fires).
     #[arg(long, default_value = "still", value_parser = parse_activity)]
     activity: Activity,
-    /// Print a JSON list, one object per hex.
-    #[arg(long)]
-    json: bool,
-    /// Also draw the answer as a PNG.
-    #[arg(long)]
-    png: Option<PathBuf>,
-    /// Also draw the answer as an SVG.
-    #[arg(long)]
-    svg: Option<PathBuf>,
+    #[command(flatten)]
+    output: super::args::OutputArgs,
     #[command(flatten)]
     geojson: super::GeoJsonArgs,
     #[command(flatten)]
@@ -47,8 +41,13 @@ fn parse_activity(s: &str) -> Result<Activity, String> {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let from = super::hex_arg(&map, &a.map, &a.from)?;
-    super::check_per_hex(&a.map, &map, if a.json { 1024 } else { 512 }, "spotting")?;
-    super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
+    super::check_per_hex(
+        &a.map,
+        &map,
+        if a.output.json { 1024 } else { 512 },
+        "spotting",
+    )?;
+    a.output.check(&a.map, &map)?;
     a.geojson.check(&a.map, &map)?;
     let layout = a.gis.check(&a.map, &map)?;
     let cells = spot(&map, from, a.activity)?;
@@ -60,15 +59,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         || per_hex::spotting(&cells),
         |crs| overlays::spotting(&map, &cells, crs),
     )?;
-    super::save_picture(
-        || pictures::spotting(&map, from, &cells, a.activity),
-        a.png.as_deref(),
-        a.svg.as_deref(),
-    )?;
-    for p in a.png.iter().chain(a.svg.iter()) {
+    a.output
+        .draw(|| pictures::spotting(&map, from, &cells, a.activity))?;
+    for p in a.output.png.iter().chain(a.output.svg.iter()) {
         note!("wrote {}", p.display());
     }
-    if a.json {
+    if a.output.json {
         crate::out::with(|w| super::json::write_lines_to(w, &cells, 1))?;
         return Ok(ExitCode::SUCCESS);
     }

@@ -7,7 +7,7 @@ use anyhow::Context;
 use anyhow::{anyhow, bail};
 use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
-use hexsight_analysis::export::{pictures, save_scene};
+use hexsight_analysis::export::pictures;
 use hexsight_analysis::map::Unit;
 use hexsight_analysis::query::units::{UnitAnswers, network, unit_answers};
 use hexsight_analysis::rules::asl::FireKind;
@@ -17,7 +17,12 @@ use std::process::ExitCode;
 
 /// Arguments of `units`.
 #[derive(ClapArgs)]
-#[command(after_help = "Example: hexsight units maps/battletech-town.json")]
+#[command(
+    after_help = "Example: hexsight units maps/battletech-town.json",
+    mut_arg("json", |a| a.help("Print JSON: one object for a pair, a list of them for every pair")),
+    mut_arg("png", |a| a.help("Without a pair: draw the network of lines over the map as a PNG")),
+    mut_arg("svg", |a| a.help("The same as SVG")),
+)]
 pub struct Args {
     /// The map file.
     map: PathBuf,
@@ -29,15 +34,8 @@ pub struct Args {
     /// Kind of fire: direct, indirect or overrun (ASL Crest Status TEM, B20.9).
     #[arg(long, default_value = "direct", value_parser = parse_fire)]
     fire: FireKind,
-    /// Print JSON: one object for a pair, a list of them for every pair.
-    #[arg(long)]
-    json: bool,
-    /// Without a pair: draw the network of lines over the map as a PNG.
-    #[arg(long)]
-    png: Option<PathBuf>,
-    /// The same as SVG.
-    #[arg(long)]
-    svg: Option<PathBuf>,
+    #[command(flatten)]
+    output: super::args::OutputArgs,
 }
 
 fn parse_fire(s: &str) -> Result<FireKind, String> {
@@ -168,13 +166,13 @@ fn check_network(map: &Map, path: &Path) -> anyhow::Result<()> {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
     let out = match (&a.from, &a.to) {
-        (Some(_), Some(_)) if a.png.is_some() || a.svg.is_some() => {
+        (Some(_), Some(_)) if a.output.draws() => {
             bail!("--png and --svg draw every pair: leave out FROM_UNIT and TO_UNIT")
         }
         (Some(from), Some(to)) => {
             let (f, t) = (unit(&map, &a.map, from)?, unit(&map, &a.map, to)?);
             let ans = unit_answers(&map, f, t, a.fire);
-            if a.json {
+            if a.output.json {
                 serde_json::to_string_pretty(&pair_json(&map, f, t, &ans)?)? + "\n"
             } else {
                 pair_text(&map, f, t, &ans)
@@ -183,12 +181,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         (None, None) => {
             check_network(&map, &a.map)?;
             let pairs = network(&map, a.fire);
-            if a.png.is_some() || a.svg.is_some() {
-                super::check_pictures(&a.map, &map, 1)?;
-                let scene = pictures::network(&map, &pairs);
-                save_scene(&scene, a.png.as_deref(), a.svg.as_deref())?;
-            }
-            if a.json {
+            a.output.check(&a.map, &map)?;
+            a.output.draw_scene(|| pictures::network(&map, &pairs))?;
+            if a.output.json {
                 let list = pairs
                     .iter()
                     .map(|(i, j, ans)| pair_json(&map, &map.units[*i], &map.units[*j], ans))

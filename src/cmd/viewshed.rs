@@ -2,7 +2,6 @@
 
 use clap::Args as ClapArgs;
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::matrix::Control;
 use hexsight_analysis::engine::viewshed::{Target, Viewshed, viewshed_of};
 use hexsight_analysis::export::raster::PixelLayout;
 use hexsight_analysis::export::{overlays, per_hex, pictures};
@@ -15,7 +14,9 @@ use std::process::ExitCode;
 /// Arguments of `viewshed`.
 #[derive(ClapArgs)]
 #[command(
-    after_help = "Example: hexsight viewshed maps/hill-112.json --from K6 --png k6.png --tif k6.tif"
+    after_help = "Example: hexsight viewshed maps/hill-112.json --from K6 --png k6.png --tif k6.tif",
+    mut_arg("json", |a| a.help("Print JSON instead of a summary: every hex, listed by class")),
+    mut_arg("timings", |a| a.help("Print on stderr the compute time, then the time to write the answer (not loading the map)")),
 )]
 pub struct Args {
     /// The map file.
@@ -23,32 +24,20 @@ pub struct Args {
     /// The observer's hex (`C5`).
     #[arg(long)]
     pub(super) from: String,
-    /// Print JSON instead of a summary: every hex, listed by class.
-    #[arg(long)]
-    pub(super) json: bool,
-    /// Also draw it as a PNG.
-    #[arg(long)]
-    pub(super) png: Option<PathBuf>,
-    /// Also draw it as an SVG.
-    #[arg(long)]
-    pub(super) svg: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) output: super::args::OutputArgs,
     #[command(flatten)]
     pub(super) geojson: super::GeoJsonArgs,
     #[command(flatten)]
     pub(super) gis: super::gis::GisArgs,
-    /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
-    #[arg(long)]
-    pub(super) range: Option<String>,
-    /// Worker threads: 1 to 1024; 0 or absent: one per core.
-    #[arg(long)]
-    pub(super) threads: Option<usize>,
+    #[command(flatten)]
+    pub(super) range: super::args::RangeArg,
+    #[command(flatten)]
+    pub(super) run: super::args::RunArgs,
     /// Instead of the viewshed, each hex's lowest visible height: how many levels
     /// above its ground a target must stand to be seen (hindered counts), up to N (10).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
     pub(super) min_height: Option<u32>,
-    /// Print on stderr the compute time, then the time to write the answer (not loading the map).
-    #[arg(long)]
-    pub(super) timings: bool,
 }
 
 /// The viewshed as JSON: counts, then the hexes of each class as lists of labels
@@ -95,55 +84,39 @@ pub fn to_json<'a>(map: &'a Map, v: &'a Viewshed) -> impl Serialize + 'a {
 
 /// Prints the viewshed and draws it.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    super::set_threads(a.threads)?;
+    a.run.start()?;
     if let Some(up_to) = a.min_height {
         return super::min_height::run(&a, up_to);
     }
     let map = super::load_map(&a.map)?;
     let from = super::hex_arg(&map, &a.map, &a.from)?;
-    let range = super::range_arg(&map, &a.map, a.range.as_deref())?;
+    let range = a.range.parse(&map, &a.map)?;
     super::check_per_hex(&a.map, &map, 256, "the viewshed")?;
-    super::check_pictures(&a.map, &map, (a.png.is_some() || a.svg.is_some()) as u64)?;
+    a.output.check(&a.map, &map)?;
     a.geojson.check(&a.map, &map)?;
     let layout = a.gis.check(&a.map, &map)?;
     let progress = super::Progress::new("targets");
     let engine = Engine::try_new(&map)?;
-    let ctl = Control {
-        cancel: super::interrupt_flag(),
-        progress: &|d, t| progress.update(d, t),
-    };
     let i = map.index(from).expect("a hex of the map");
-    let mut v = viewshed_of(&engine, i, &ctl)?;
+    let mut v = progress.run(|ctl| viewshed_of(&engine, i, ctl))?;
     if let Some(range) = &range {
         range.viewshed(&map, &mut v);
     }
-    progress.finish();
-    if a.timings {
-        eprintln!(
-            "viewshed of {} computed in {:.3} s",
-            a.from,
-            progress.seconds()
-        );
-    }
+    let what = format!("viewshed of {}", a.from);
+    a.run
+        .timing(&format!("{what} computed"), progress.seconds());
     let written = std::time::Instant::now();
     write_answer(&a, &map, &v, &layout)?;
-    if a.timings {
-        eprintln!(
-            "viewshed of {} answered (pictures, files, output) in {:.3} s",
-            a.from,
-            written.elapsed().as_secs_f64()
-        );
-    }
+    a.run.timing(
+        &format!("{what} answered (pictures, files, output)"),
+        written.elapsed().as_secs_f64(),
+    );
     Ok(ExitCode::SUCCESS)
 }
 
 /// Draws and writes what was asked, and prints the answer.
 fn write_answer(a: &Args, map: &Map, v: &Viewshed, layout: &PixelLayout) -> anyhow::Result<()> {
-    super::save_picture(
-        || pictures::viewshed(map, v),
-        a.png.as_deref(),
-        a.svg.as_deref(),
-    )?;
+    a.output.draw(|| pictures::viewshed(map, v))?;
     a.geojson.write(|crs| overlays::viewshed(map, v, crs))?;
     a.gis.write(
         map,
@@ -151,7 +124,7 @@ fn write_answer(a: &Args, map: &Map, v: &Viewshed, layout: &PixelLayout) -> anyh
         || per_hex::viewshed(v),
         |crs| overlays::viewshed(map, v, crs),
     )?;
-    if a.json {
+    if a.output.json {
         crate::out::with(|w| super::json::write_lines(w, &to_json(map, v)))?;
         return Ok(());
     }

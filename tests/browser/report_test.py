@@ -5,7 +5,9 @@ Writes the reports of bundled maps with the release binary, opens each index.htm
 its folder (file://, no server), clicks hexes and points at others as a reader would, and
 checks what the page shows against `hexsight viewshed --json` and `hexsight los --json`:
 the hexes of each class, the verdict, the hindrance, the blocker and the reason. Toggles
-every layer and checks the map changes; a screenshot of each map must not be blank.
+every layer and checks the map changes; a screenshot of each map must not be blank. A
+report compared with a layer (`--against-layer`) shows "What changes": its counts, its
+heatmap, and each clicked hex's viewshed gained and lost, checked against `hexsight diff --json`.
 
     tests/browser/report_test.py target/release/hexsight [--shots DIR] [--bench MAP]
 
@@ -183,7 +185,7 @@ def layers_toggle(d, folder):
         check(canvas_hash(d, "c-top") == before, f"{folder}: switching {key} back restores it")
 
 
-def not_blank(d, folder, shots):
+def not_blank(d, folder, shots, name=None):
     """The screenshot's map area has many colours (a blank or one-colour map fails)."""
     from PIL import Image
 
@@ -192,7 +194,7 @@ def not_blank(d, folder, shots):
     png = d.get_screenshot_as_png()
     if shots:
         os.makedirs(shots, exist_ok=True)
-        with open(os.path.join(shots, os.path.basename(folder.rstrip("/")) + ".png"), "wb") as f:
+        with open(os.path.join(shots, (name or os.path.basename(folder.rstrip("/"))) + ".png"), "wb") as f:
             f.write(png)
     img = Image.open(io.BytesIO(png)).convert("RGB")
     box = d.execute_script("return document.getElementById('mapbox').getBoundingClientRect().toJSON()")
@@ -260,6 +262,47 @@ def touch(d, folder, observer, target):
     check(state["selected"] == target, f"{folder}: a second tap on {target} makes it the observer", state)
 
 
+def painted(d):
+    """How many pixels of the colour layer are drawn."""
+    return d.execute_script(
+        "const c = document.getElementById('c-over'), p = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+        "let n = 0; for (let k = 3; k < p.length; k += 4) if (p[k]) n++; return n")
+
+
+def what_changes(d, exe, map_path, out, against, observers, shots):
+    """The section of a compared report: the counts and the heatmap of `diff --json`, then
+    for each clicked hex (on the heatmap, then on the change layer) its viewshed gained and
+    lost as `diff --json --view` lists them, drawn on the map."""
+    check(d.execute_script("return !document.getElementById('change').hidden"), f"{out}: the page shows What changes")
+    want = json.loads(run(exe, "diff", map_path, *against, "--json", "--view", ",".join(observers)))
+    counts = want["counts"]
+    summary = text(d, "change-sum")
+    check(f"{counts['gained']} ordered pairs gained, {counts['lost']} lost" in summary,
+          f"{out}: the section's pair counts are `diff --json`'s", (summary, counts))
+    d.find_element(By.CSS_SELECTOR, "input[name=layer][value=dheat]").click()
+    time.sleep(0.1)
+    legend = text(d, "legend")
+    check(painted(d) > 200 and "What changes" in legend, f"{out}: the change heatmap draws its colours and legend",
+          (painted(d), legend[:80]))
+    not_blank(d, out, shots, "what-changes-seen-by")
+    views = want["views"]
+    check(any(v["gained"] for v in views) and any(v["lost"] for v in views),
+          f"{out}: the clicked hexes gain some hexes and lose others (so the test can fail)")
+    for k, v in enumerate(want["views"]):
+        click(d, v["from"])
+        state = d.execute_script("return hexsight.state()")
+        check(state["selected"] == v["from"] and state["layer"] == "change",
+              f"{out}: a click on {v['from']} shows its viewshed's change", state)
+        got = {c: set(text(d, "list-" + c).split()) - {"none"} for c in ["gained", "lost"]}
+        exp = {c: set(v[c]) for c in ["gained", "lost"]}
+        check(got == exp, f"{out}: {v['from']} gains {len(exp['gained'])} and loses {len(exp['lost'])} as `diff --view` says",
+              {c: sorted(got[c] ^ exp[c])[:8] for c in got})
+        if exp["gained"] or exp["lost"]:
+            check(painted(d) > 0, f"{out}: the change of {v['from']}'s viewshed is drawn", painted(d))
+        if k == 0:
+            not_blank(d, out, shots)
+
+
 def report(exe, map_path, out, *extra):
     run(exe, "report", map_path, "--out", out, *extra)
     return out
@@ -324,6 +367,17 @@ def main():
                 click(d, observer)
                 hover(d, targets[0])
                 not_blank(d, out, a.shots)
+            # What changes: the ASL map with its western woods cut, and woods and smoke laid
+            # where it has open ground (so lines are both gained and lost).
+            layer = os.path.join(tmp, "woods-cut-and-grown.json")
+            json.dump({"hexsight_layer": 1, "substitute": [{"terrain": "woods", "to": "open", "zone": "A1:H12"}],
+                       "hexes": {"F6": {"terrain": "woods"}, "G6": {"terrain": "woods", "level": 1}},
+                       "add": {"markers": [{"hex": "H7", "kind": "smoke"}]}}, open(layer, "w"))
+            crest = "maps/asl-stream-crest.json"
+            against = ["--against-layer", layer]
+            out = report(exe, crest, os.path.join(tmp, "asl-stream-crest-what-changes"), *against)
+            if open_page(d, out):
+                what_changes(d, exe, crest, out, against, ["C5", "E6", "J7", "H5", "D3"], a.shots)
             if a.bench:
                 bench(d, exe, a.bench, tmp)
     except Exception as e:  # a crash is a failure, counted and shown

@@ -109,11 +109,19 @@ pub fn diff(
     ctl: &Control,
 ) -> Result<Diff> {
     check_same_grid(before.map(), after.map())?;
-    let a = matrix::matrix(before, sel, ctl)?;
-    let b = matrix::matrix(after, sel, ctl)?;
+    // One progress count over every phase: each matrix counts its pairs, each
+    // viewshed its targets; a phase's own count is scaled into its share.
+    let n = before.map().len() as u64;
+    let pairs = sel.from.len() as u64 * sel.to.len() as u64;
+    let total = 2 * pairs + 2 * n * views.len() as u64;
+    let slice = |base, size| share(ctl, base, size, total);
+    let a = matrix::matrix(before, sel, &part_of(ctl, &slice(0, pairs)))?;
+    let b = matrix::matrix(after, sel, &part_of(ctl, &slice(pairs, pairs)))?;
     let mut d = compare(&a.bits, &b.bits, sel, before.map().len());
-    for &i in views {
-        let (x, y) = (viewshed_of(before, i, ctl)?, viewshed_of(after, i, ctl)?);
+    for (k, &i) in views.iter().enumerate() {
+        let base = 2 * pairs + 2 * n * k as u64;
+        let x = viewshed_of(before, i, &part_of(ctl, &slice(base, n)))?;
+        let y = viewshed_of(after, i, &part_of(ctl, &slice(base + n, n)))?;
         let seen = |v: &super::viewshed::Viewshed, j: usize| v.targets[j].verdict.sees();
         let n = x.targets.len();
         d.views.push(ViewChange {
@@ -123,6 +131,28 @@ pub fn diff(
         });
     }
     Ok(d)
+}
+
+/// The progress of one phase of a longer run: the phase's own count (`done` of
+/// `of`) scaled into its `size` from `base`, of the run's `total`.
+pub(crate) fn share<'b>(
+    ctl: &'b Control<'b>,
+    base: u64,
+    size: u64,
+    total: u64,
+) -> impl Fn(u64, u64) + Sync + 'b {
+    move |done, of| {
+        let part = (done as f64 / of.max(1) as f64 * size as f64) as u64;
+        (ctl.progress)(base + part.min(size), total)
+    }
+}
+
+/// The control of one phase of a run: `ctl`'s cancel flag, progress reported to `p`.
+pub(crate) fn part_of<'a>(ctl: &Control<'a>, p: &'a (dyn Fn(u64, u64) + Sync)) -> Control<'a> {
+    Control {
+        cancel: ctl.cancel,
+        progress: p,
+    }
 }
 
 /// Compares two matrices of the same selection bit by bit.
@@ -244,6 +274,36 @@ mod tests {
     }
 
     /// A map against itself: nothing gained, nothing lost, no hex changes.
+    /// The progress of a whole diff (both matrices, both viewsheds of each view) is
+    /// one count with one total, never past it, that reaches it at the end: on the
+    /// whole map (the symmetric sweep) and on zones (the pair sweep).
+    #[test]
+    fn a_diff_reports_one_progress_total_across_its_phases() {
+        let (m0, m1) = (random_map("asl", 4, 10, 9), random_map("asl", 8, 10, 9));
+        let (e0, e1) = (Engine::new(&m0), Engine::new(&m1));
+        let zones = Selection {
+            from: (0..m0.len()).filter(|i| i % 4 != 1).collect(),
+            to: (0..m0.len()).filter(|i| i % 3 != 2).collect(),
+        };
+        for sel in [Selection::all(&m0), zones] {
+            let seen = std::sync::Mutex::new(Vec::new());
+            let record = |d: u64, t: u64| seen.lock().unwrap().push((d, t));
+            let ctl = Control {
+                progress: &record,
+                ..Control::default()
+            };
+            diff(&e0, &e1, &sel, &[3, 40], &ctl).unwrap();
+            let calls = seen.into_inner().unwrap();
+            let total = calls[0].1;
+            let pairs = sel.from.len() as u64 * sel.to.len() as u64;
+            assert_eq!(total, 2 * pairs + 2 * 2 * m0.len() as u64);
+            assert!(calls.iter().all(|&(d, t)| t == total && d <= total));
+            assert_eq!(calls.iter().map(|c| c.0).max(), Some(total));
+            // The after matrix counts on from where the before matrix ended.
+            assert!(calls.iter().any(|&(d, _)| d > pairs && d < 2 * pairs));
+        }
+    }
+
     #[test]
     fn a_diff_of_a_map_against_itself_is_empty() {
         for rs in FAMILIES {

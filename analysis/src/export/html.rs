@@ -67,7 +67,7 @@ aside h2 { font-size: 1.05em; margin: 0.8em 0 0.3em; }
 .bar { height: 14px; border: 1px solid #999; } .ticks { display: flex; justify-content: space-between; font-size: 0.85em; }
 #target table td { padding: 1px 6px 1px 0; vertical-align: top; } .v { font-weight: bold; }
 .v0 { color: #8a7a00; } .v1 { color: #21918c; } .v2 { color: #44015a; } .v3 { color: #c4470b; }
-details pre { white-space: pre-wrap; max-height: 12em; overflow-y: auto; font-size: 0.85em; background: #f0f0ea; padding: 4px; }
+details pre, #change-lists pre { white-space: pre-wrap; max-height: 12em; overflow-y: auto; font-size: 0.85em; background: #f0f0ea; padding: 4px; }
 #timing { color: #666; font-size: 0.85em; }
 main.rest { max-width: 1500px; padding: 0 1em; margin: 0 auto; }
 figure { margin: 2em 0; } figure img { max-width: 100%; border: 1px solid #ccc; }
@@ -122,6 +122,13 @@ pub fn index(
 <p>blind (<span id="n-blind"></span>)</p><pre id="list-blind"></pre>
 </details>
 <div id="timing"></div>
+</section>
+<section id="change" hidden aria-live="polite"><h2>What changes</h2>
+<div id="change-sum"></div><div id="change-hex"></div>
+<div id="change-lists" hidden>
+<p>gained (<span id="n-gained"></span>)</p><pre id="list-gained"></pre>
+<p>lost (<span id="n-lost"></span>)</p><pre id="list-lost"></pre>
+</div>
 </section>
 <section><h2>Layers</h2><div id="layers"></div></section>
 <section><h2>Legend</h2><div id="legend"></div></section>

@@ -47,6 +47,7 @@
     const left = D.omitted.length ? "Left out: " + D.omitted.join("; ") + "." : "Carried whole: every hex's viewshed" + (D.explained ? "" : ", and the blocker and reason of every line") + ".";
     $("about-omitted").textContent = left;
     if (D.explained) $("about-omitted").textContent += " Blockers and reasons are carried for the key hexes " + D.explained.map((i) => M.labels[i]).join(", ") + ".";
+    if (D.change) $("change").hidden = false;
     fit();
     setupInput();
     window.addEventListener("resize", () => { sizeCanvases(); drawAll(); });
@@ -271,7 +272,21 @@
     return { reason: text, blocker, hindrance };
   }
 
-  /** The colour layer: the viewshed of the selected hex, or a heatmap. */
+  /** With a comparison: the targets i gains (after the change it sees them, before not) and loses; null where not carried. */
+  let changeCache = { i: -1, c: null };
+  function changeOf(i) {
+    const r = rowOf[i];
+    if (!D.change || r < 0) return null;
+    if (changeCache.i === i) return changeCache.c;
+    const gained = [], lost = [];
+    for (let j = 0; j < N; j++) if (bit(B.changed, r, j)) (bit(B.seen, r, j) ? lost : gained).push(j);
+    changeCache = { i, c: { gained, lost } };
+    return changeCache.c;
+  }
+  /** The diverging colour of a change v at full colour from `limit` (red more, blue fewer, the pictures' map). */
+  const divergingColour = (v, limit) => D.palette.diverging[Math.round(127.5 + 127.5 * Math.max(-1, Math.min(1, v / limit)))];
+
+  /** The colour layer: the viewshed of the selected hex, its change, or a heatmap. */
   let counts = [0, 0, 0, 0];
   function drawOver() {
     const g = ctx[1];
@@ -287,6 +302,24 @@
         if (onScreen(j)) hexPath(paths[k], j);
       }
       paths.forEach((p, k) => { g.fillStyle = D.palette.classes[k].colour; g.fill(p); });
+    } else if (S.layer === "change") {
+      const c = S.sel >= 0 ? changeOf(S.sel) : null;
+      if (!c) return;
+      [[c.gained, 1], [c.lost, -1]].forEach(([hexes, v]) => {
+        const p = new Path2D();
+        for (const j of hexes) if (onScreen(j)) hexPath(p, j);
+        g.fillStyle = divergingColour(v, 1); g.fill(p);
+      });
+    } else if (S.layer === "dheat") {
+      const C = D.change, paths = new Map();
+      for (let i = 0; i < N; i++) {
+        const v = C.seen_by[i];
+        if (v === 0 || !onScreen(i)) continue;
+        const colour = divergingColour(v, C.limit);
+        if (!paths.has(colour)) paths.set(colour, new Path2D());
+        hexPath(paths.get(colour), i);
+      }
+      for (const [colour, p] of paths) { g.fillStyle = colour; g.fill(p); }
     } else {
       const h = D.heats[+S.layer.slice(5)], paths = new Map();
       for (let i = 0; i < N; i++) {
@@ -309,7 +342,13 @@
       dot(g, x, y, Math.max(s * 0.38, 6), "#fff", true);
       dot(g, x, y, Math.max(s * 0.18, 3), colour, false);
     };
-    if (S.layer !== "viewshed") for (const k of D.keys) ring(k, "#dc1e1e");
+    if (S.layer === "change" || S.layer === "dheat") {
+      // The map is drawn as before the change: outline the hexes the change alters.
+      const p = new Path2D();
+      for (const i of D.change.altered) if (onScreen(i)) hexPath(p, i, 0.9);
+      g.strokeStyle = "#111"; g.lineWidth = 2; g.setLineDash([5, 3]); g.stroke(p); g.setLineDash([]);
+    }
+    if (S.layer.startsWith("heat") || S.layer === "dheat") for (const k of D.keys) ring(k, "#dc1e1e");
     if (S.cursor >= 0 && S.cursor !== S.pt) {
       const p = new Path2D(); hexPath(p, S.cursor);
       g.strokeStyle = "#1e64dc"; g.lineWidth = 2.5; g.setLineDash([4, 3]); g.stroke(p); g.setLineDash([]);
@@ -387,7 +426,24 @@
     } else {
       t.hidden = true;
     }
+    changeInfo();
     legend();
+  }
+  /** The "What changes" section: the diff's counts, and the selected hex's. */
+  function changeInfo() {
+    const C = D.change;
+    if (!C) return;
+    $("change-sum").textContent = "Against " + C.against + ": " + C.gained + " ordered pairs gained, " + C.lost + " lost, of " + C.observers + " observers x " + C.targets + " targets.";
+    const c = S.sel >= 0 ? changeOf(S.sel) : null;
+    $("change-lists").hidden = !c;
+    if (S.sel < 0) { $("change-hex").textContent = "Select a hex for its viewshed gained and lost."; return; }
+    const signed = (v) => (v > 0 ? "+" : "") + v;
+    $("change-hex").textContent = M.labels[S.sel] + ": seen by " + signed(C.seen_by[S.sel]) + " observers, sees " + signed(C.sees[S.sel]) + " hexes" + (c ? "; its viewshed gains " + c.gained.length + " and loses " + c.lost.length + "." : "; its viewshed is not carried (see About this page).");
+    if (!c) return;
+    for (const [name, hexes] of [["gained", c.gained], ["lost", c.lost]]) {
+      $("n-" + name).textContent = hexes.length;
+      $("list-" + name).textContent = hexes.length ? hexes.map((j) => M.labels[j]).join(" ") : "none";
+    }
   }
   function fillLists() {
     listed = S.sel;
@@ -401,6 +457,15 @@
     if (S.layer === "viewshed") {
       if (S.sel >= 0 && rowOf[S.sel] >= 0) D.palette.classes.forEach((c, k) => rows.push(sw(c.colour, c.name + " (" + counts[k] + ")")));
       else rows.push('<div class="lg">Select a hex for its viewshed.</div>');
+    } else if (S.layer === "change") {
+      const c = S.sel >= 0 ? changeOf(S.sel) : null;
+      if (c) { rows.push(sw(divergingColour(1, 1), "gained (" + c.gained.length + ")")); rows.push(sw(divergingColour(-1, 1), "lost (" + c.lost.length + ")")); }
+      else rows.push('<div class="lg">Select a hex for its viewshed gained and lost.</div>');
+    } else if (S.layer === "dheat") {
+      const C = D.change;
+      rows.push('<div class="lg"><b>What changes: seen by</b></div>');
+      rows.push('<div class="lg">change in observers seeing the hex</div><div class="bar" style="background:linear-gradient(to right,' + [0, 64, 128, 192, 255].map((k) => D.palette.diverging[k]).join(",") + ')"></div><div class="ticks"><span>' + -C.limit + "</span><span>0</span><span>+" + C.limit + "</span></div>");
+      rows.push('<div class="lg note">After minus before: red hexes are seen by more observers after the change, blue by fewer; bare hexes are unchanged.</div>');
     } else {
       const h = D.heats[+S.layer.slice(5)];
       rows.push('<div class="lg"><b>' + esc(h.name) + "</b></div>");
@@ -408,6 +473,7 @@
       rows.push('<div class="lg">' + esc(h.caption) + '</div><div class="bar" style="background:linear-gradient(to right,' + [0, 64, 128, 192, 255].map((k) => D.palette.heat[k]).join(",") + ')"></div><div class="ticks"><span>0</span><span>' + (+h.max.toFixed(2)) + "</span></div>");
       rows.push('<div class="lg note">' + esc(h.text) + "</div>");
     }
+    if (S.layer === "change" || S.layer === "dheat") rows.push('<div class="lg"><span class="sw" style="background:none;border:2px dashed #111"></span>hexes the change alters (' + D.change.altered.length + "; the map shows them before)</div>");
     rows.push('<div class="lg note">Ground: levels ' + M.levels[0] + " to " + M.levels[1] + " (lighter = higher)</div>");
     const present = new Set(M.terrain);
     M.terrains.forEach((t, k) => { if (present.has(k)) rows.push(sw(t.colour, t.name, "small")); });
@@ -418,7 +484,7 @@
     if (S.show.units) M.sides.forEach((x) => rows.push(sw(x.colour, "units of side " + x.name, "round")));
     if (S.show.network && D.links.length) { rows.push(sw(D.palette.fires, "can fire (either way)", "edge")); rows.push(sw(D.palette.sees, "sees, cannot fire", "edge")); }
     if (S.show.zones) D.zones.forEach((z) => rows.push(sw(z.side ? sideColour(z.side) : "#dc1e1e", "zone " + z.name + (z.side ? " (" + z.side + ")" : ""), "edge")));
-    rows.push(sw("#dc1e1e", S.layer === "viewshed" ? "observer" : "key hexes", "round"));
+    rows.push(sw("#dc1e1e", S.layer === "viewshed" || S.layer === "change" ? "observer" : "key hexes", "round"));
     L.innerHTML = rows.join("");
   }
   function buildLayers() {
@@ -426,6 +492,10 @@
     const radio = (value, text, title) => '<label title="' + esc(title || "") + '"><input type="radio" name="layer" value="' + value + '"' + (value === S.layer ? " checked" : "") + "> " + esc(text) + "</label>";
     out.push(radio("viewshed", "Viewshed of the selected hex", "visible, hindered, blocked and blind hexes"));
     D.heats.forEach((h, k) => out.push(radio("heat:" + k, h.name, h.text)));
+    if (D.change) {
+      out.push(radio("dheat", "What changes: seen by", "each hex's change in observers that see it, after minus before"));
+      out.push(radio("change", "What changes: viewshed of the selected hex", "the hexes it sees after the change and not before (gained), and the other way (lost)"));
+    }
     const check = (key, text, ok, why) => '<label class="' + (ok ? "" : "off") + '"' + (ok ? "" : ' title="' + esc(why) + '"') + '><input type="checkbox" data-show="' + key + '"' + (S.show[key] && ok ? " checked" : "") + (ok ? "" : " disabled") + "> " + esc(text) + (ok ? "" : ' <span class="note">(' + esc(why) + ")</span>") + "</label>";
     out.push('<hr>');
     out.push(check("zones", "Zones and sides", D.zones.length > 0, "the map names no zones"));
@@ -446,7 +516,9 @@
   /** Makes hex i the observer; `ev` (the input event) times the drawing. */
   function select(i, ev) {
     S.sel = i; S.pt = -1;
-    if (S.layer !== "viewshed" && ev) { S.layer = "viewshed"; const r = document.querySelector('input[name=layer][value=viewshed]'); if (r) r.checked = true; }
+    // A click on a heatmap shows that hex's viewshed: its change on the change heatmap.
+    const to = S.layer === "dheat" ? "change" : S.layer.startsWith("heat") ? "viewshed" : S.layer;
+    if (to !== S.layer && ev) { S.layer = to; const r = document.querySelector("input[name=layer][value=" + to + "]"); if (r) r.checked = true; }
     drawOver(); drawUi(); info();
     if (ev) {
       const t0 = ev.timeStamp || performance.now(), drawn = performance.now() - t0;

@@ -25,8 +25,15 @@
 //! A reason is stored once for every pair it is said of: the observer's, the
 //! target's and the blocker's labels in it stand as the characters U+0001, U+0002
 //! and U+0003, which the page replaces with the pair's labels.
+//!
+//! With a comparison (`report --against`), the header's `change` holds the diff
+//! (`against`, pairs `gained` and `lost`, per hex `seen_by` and `sees` after minus
+//! before) and the blob `changed`, laid out as `seen`, is 1 where the map after
+//! differs from `seen`: a target gained where `seen` is 0, lost where it is 1 (mostly
+//! zeros, so it packs to little).
 
 use super::style::{self, BLIND, BLOCKED, HINDERED, OVERLAY, Rgba, VISIBLE};
+use crate::engine::diff::{Diff, part_of, share};
 use crate::engine::fast::Engine;
 use crate::engine::matrix::Control;
 use crate::engine::pairs;
@@ -106,6 +113,18 @@ pub struct PageInput<'a> {
     pub summary: &'a [String],
     /// Beyond this range nothing is seen.
     pub range: Option<&'a Range>,
+    /// A comparison with the map after a change, if asked: the "What changes" section.
+    pub change: Option<Change<'a>>,
+}
+
+/// The map after a change and its diff against the report's map (over every hex).
+pub struct Change<'a> {
+    /// The engine of the map after.
+    pub after: &'a Engine<'a>,
+    /// What the map after is (`layers orchard-cut.json`, `other.json`).
+    pub against: &'a str,
+    /// The diff of the whole map.
+    pub diff: &'a Diff,
 }
 
 /// The packed page data and what went into it.
@@ -460,6 +479,7 @@ fn palette_json() -> Value {
             {"name": "blind hex", "colour": colour(BLIND)},
         ],
         "heat": (0..256).map(|k| colour(style::heat(k as f64 / 255.0))).collect::<Vec<_>>(),
+        "diverging": (0..256).map(|k| colour(style::diverging(k as f64 / 127.5 - 1.0))).collect::<Vec<_>>(),
         "overlay": OVERLAY,
         "fires": colour(super::pictures::FIRES),
         "sees": colour(super::pictures::SEES),
@@ -490,13 +510,21 @@ pub fn build(engine: &Engine, input: &PageInput, ctl: &Control) -> Result<PageDa
     let observers = sampled(n, &keys, &mut omitted);
     let explained = every(ALL_EXPLAINED_LIMIT, "blockers and reasons", &mut omitted);
     let all: Vec<usize> = (0..n).collect();
+    let rows = observers.as_deref().unwrap_or(&all);
     let start = Instant::now();
-    let (seen, second) = classes(
-        engine,
-        observers.as_deref().unwrap_or(&all),
-        input.range,
-        ctl,
-    )?;
+    // One progress count over the viewsheds of the map and, compared, of the map after.
+    let pairs = rows.len() as u64 * n as u64;
+    let total = pairs * (1 + u64::from(input.change.is_some()));
+    let first = share(ctl, 0, pairs, total);
+    let (seen, second) = classes(engine, rows, input.range, &part_of(ctl, &first))?;
+    let changed = match &input.change {
+        Some(c) => {
+            let then = share(ctl, pairs, pairs, total);
+            let (after, _) = classes(c.after, rows, input.range, &part_of(ctl, &then))?;
+            after.iter().zip(&seen).map(|(a, b)| a ^ b).collect()
+        }
+        None => Vec::new(),
+    };
     let t_classes = start.elapsed().as_secs_f64();
     let start = Instant::now();
     let why = explain(map, explained.as_deref().unwrap_or(&all), input.range, ctl)?;
@@ -531,12 +559,15 @@ pub fn build(engine: &Engine, input: &PageInput, ctl: &Control) -> Result<PageDa
         .iter()
         .map(|l| json!([l.from, l.to, l.sees, l.fires, l.why]))
         .collect();
-    let blobs: Vec<(&str, &[u8])> = vec![
+    let mut blobs: Vec<(&str, &[u8])> = vec![
         ("seen", &seen),
         ("second", &second),
         ("why", &why_blob),
         ("by", &by_blob),
     ];
+    if input.change.is_some() {
+        blobs.push(("changed", &changed));
+    }
     let mut header = json!({
         "format": 1,
         "map": map_json(map),
@@ -555,6 +586,7 @@ pub fn build(engine: &Engine, input: &PageInput, ctl: &Control) -> Result<PageDa
         "by_bytes": by_bytes,
         "omitted": omitted,
         "seconds": {"viewsheds": t_classes, "explanations": t_explain},
+        "change": input.change.as_ref().map(|c| change_json(map, c)),
     });
     // Blob offsets depend on the header's length, which depends on the offsets'
     // digits: lay them out from a header long enough for any offset, then pad.
@@ -608,6 +640,65 @@ pub fn build(engine: &Engine, input: &PageInput, ctl: &Control) -> Result<PageDa
         omitted,
         seconds: (t_classes, t_explain),
     })
+}
+
+/// The header's `change`: the diff's counts and, per hex, the change in observers
+/// that see it and in hexes it sees.
+fn change_json(map: &Map, c: &Change) -> Value {
+    let d = c.diff;
+    let limit = d
+        .seen_by
+        .iter()
+        .map(|v| v.unsigned_abs())
+        .max()
+        .unwrap_or(0);
+    json!({
+        "against": c.against,
+        "observers": d.sel.from.len(),
+        "targets": d.sel.to.len(),
+        "gained": d.gained,
+        "lost": d.lost,
+        "seen_by": d.seen_by,
+        "sees": d.sees,
+        "limit": limit.max(1),
+        "altered": altered(map, c.after.map()),
+    })
+}
+
+/// The hexes the change alters, in index order: their terrain, level or slope, the
+/// markers in them, or the hexside features on their sides (named from either hex).
+fn altered(before: &Map, after: &Map) -> Vec<usize> {
+    let mut hexes: Vec<usize> = (0..before.len().min(after.len()))
+        .filter(|&i| {
+            let (a, b) = (&before.cells()[i], &after.cells()[i]);
+            (a.terrain, a.level, a.slope) != (b.terrain, b.level, b.slope)
+        })
+        .collect();
+    let markers = |m: &Map| -> Vec<(usize, u16)> {
+        let mut v: Vec<_> = m
+            .markers
+            .iter()
+            .filter_map(|k| Some((m.index(k.hex)?, k.kind)))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let (ma, mb) = (markers(before), markers(after));
+    hexes.extend(ma.iter().filter(|k| !mb.contains(k)).map(|k| k.0));
+    hexes.extend(mb.iter().filter(|k| !ma.contains(k)).map(|k| k.0));
+    for (side, f) in &before.hexsides {
+        if after.hexsides.get(side).map(|g| g.kind) != Some(f.kind) {
+            hexes.extend(before.index(side.a));
+        }
+    }
+    for (side, f) in &after.hexsides {
+        if before.hexsides.get(side).map(|g| g.kind) != Some(f.kind) {
+            hexes.extend(after.index(side.a));
+        }
+    }
+    hexes.sort_unstable();
+    hexes.dedup();
+    hexes
 }
 
 /// The observers whose viewsheds the page carries: every hex up to
@@ -753,6 +844,7 @@ mod tests {
             links: Vec::new(),
             summary: &[],
             range: None,
+            change: None,
         };
         let data = build(&e, &input, &Control::default()).unwrap();
         let script = data.script();
