@@ -46,6 +46,8 @@ pub struct Args {
     /// above its ground a target must stand to be seen (hindered counts), up to N (10).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
     pub(super) min_height: Option<u32>,
+    #[command(flatten)]
+    pub(super) kinds: super::min_height::KindArgs,
     /// Print on stderr the compute time, then the time to write the answer (not loading the map).
     #[arg(long)]
     pub(super) timings: bool,
