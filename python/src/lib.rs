@@ -393,7 +393,9 @@ impl Map {
             return Err(err("observer_kind needs kind (the target's)".to_string()));
         }
         let stand = |param: &str, t: Option<&str>| {
-            t.map(|t| Stand::parse(map, param, t)).transpose().map_err(err)
+            t.map(|t| Stand::parse(map, param, t))
+                .transpose()
+                .map_err(err)
         };
         let (target, observer) = (stand("kind", kind)?, stand("observer_kind", observer_kind)?);
         let h = py
@@ -405,7 +407,9 @@ impl Map {
             .map_err(err)?;
         Ok(PyArray1::from_vec(
             py,
-            h.into_iter().map(|x| x.map_or(NOT_SEEN, |x| x as i32)).collect(),
+            h.into_iter()
+                .map(|x| x.map_or(NOT_SEEN, |x| x as i32))
+                .collect(),
         ))
     }
 
