@@ -11,6 +11,7 @@
 //! HEXSIGHT_FUZZ_CASES=100000 cargo test --release --test fuzz       # as long as one likes
 //! HEXSIGHT_FUZZ_SEED=1234 cargo test --release --test fuzz          # one case, with its backtrace
 //! HEXSIGHT_FUZZ_SEED=1234 HEXSIGHT_FUZZ_KEEP=/tmp/case cargo test --release --test fuzz  # and its files
+//! HEXSIGHT_FUZZ_WRITE=/tmp/mutants cargo test --release --test fuzz # only write the cases' files
 //! ```
 
 use hexsight_analysis::engine::fast::Engine;
@@ -491,8 +492,18 @@ enum Outcome {
     Failed(String),
 }
 
-/// One case: what went wrong, if anything.
-fn case(seed: u64, dir: &Path) -> Outcome {
+/// One case's files, written: the mutated map and, when the ruleset is mutated too,
+/// its ruleset beside it (the map names it). The generator goes on to pick the queries.
+struct Files {
+    rng: Rng,
+    map_file: &'static str,
+    map_path: std::path::PathBuf,
+    rs_path: std::path::PathBuf,
+    rules_too: bool,
+}
+
+/// Writes case `seed`'s files into `dir`.
+fn write_case(seed: u64, dir: &Path) -> Files {
     let mut rng = Rng(seed);
     let (map_file, family) = *rng.pick(&MAPS);
     let mut map_text = repo(&format!("maps/{map_file}"));
@@ -516,6 +527,24 @@ fn case(seed: u64, dir: &Path) -> Outcome {
         map_text.into_bytes()
     };
     std::fs::write(&map_path, &bytes).unwrap();
+    Files {
+        rng,
+        map_file,
+        map_path,
+        rs_path,
+        rules_too,
+    }
+}
+
+/// One case: what went wrong, if anything.
+fn case(seed: u64, dir: &Path) -> Outcome {
+    let Files {
+        mut rng,
+        map_file,
+        map_path,
+        rs_path,
+        rules_too,
+    } = write_case(seed, dir);
     let start = Instant::now();
     let result = catch_unwind(AssertUnwindSafe(|| {
         if rules_too {
@@ -582,6 +611,17 @@ fn mutated_maps_and_rulesets_never_panic_or_hang() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
+    if let Some(out) = std::env::var_os("HEXSIGHT_FUZZ_WRITE") {
+        // Only the cases' files, for other front ends (python/tests/test_fuzz.py).
+        let out = std::path::PathBuf::from(out);
+        std::fs::create_dir_all(&out).unwrap();
+        for seed in first..first + cases {
+            write_case(seed, &out);
+        }
+        let written = std::fs::read_dir(&out).unwrap().count();
+        assert!(written as u64 >= cases, "{written} files for {cases} cases");
+        return;
+    }
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let mut failures = Vec::new();

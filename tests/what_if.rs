@@ -126,3 +126,72 @@ fn diff_against_a_layer_equals_diff_against_the_edited_map() {
     assert!(!out.status.success() && err.lines().count() == 1, "{err}");
     assert!(err.contains("bad.json: add.markers[0] (ZZ99)"), "{err}");
 }
+
+/// `viewshed --min-height --kind`: a layered map answers as the edited copy, kinds
+/// change the answer as their rules say (on dry land a 'Mech, a level taller than a
+/// vehicle, is seen wherever a vehicle is, as low; in deep water it is submerged and
+/// the vehicle floats), and a bad kind is one line naming the flag.
+#[test]
+fn min_height_per_kind_follows_the_kinds_and_the_layers() {
+    let heights = |args: &[&str]| -> Vec<(String, Option<u64>)> {
+        let mut v = vec!["viewshed"];
+        v.extend(args);
+        v.extend(["--min-height", "3", "--json"]);
+        let x: Value = serde_json::from_str(&hexsight_ok(&v)).unwrap();
+        x["heights"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, h)| (k.clone(), h.as_u64()))
+            .collect()
+    };
+    let bt = ["maps/battletech-ridge.json", "--from", "E5"];
+    let mech = heights(&[&bt[..], &["--kind", "mech", "--observer-kind", "mech"]].concat());
+    let vehicle = heights(&[&bt[..], &["--kind", "vehicle", "--observer-kind", "mech"]].concat());
+    assert_ne!(mech, vehicle);
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(bt[0]).unwrap()).unwrap();
+    let water = |l: &str| {
+        file["hexes"][l]["terrain"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("water"))
+    };
+    let mut submerged = 0;
+    for ((l, m), (_, v)) in mech.iter().zip(&vehicle) {
+        if water(l) {
+            submerged += usize::from(m.is_none() && v.is_some());
+        } else if let Some(v) = v {
+            assert!(m.is_some_and(|m| m <= *v), "{l}: mech {m:?}, vehicle {v}");
+        }
+    }
+    assert!(
+        submerged > 0,
+        "no deep water hex hid the 'Mech and showed the vehicle"
+    );
+    // An observer kind changes what it sees: a prone 'Mech's eye is a level lower.
+    let h8 = [bt[0], "--from", "H8", "--kind", "mech", "--observer-kind"];
+    assert_ne!(
+        heights(&[&h8[..], &["mech"]].concat()),
+        heights(&[&h8[..], &["mech:prone"]].concat())
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (layer, edited) = layer_and_edited(dir.path());
+    let asl = ["--from", "C5", "--kind", "squad"];
+    assert_eq!(
+        heights(&[&[MAP][..], &asl, &["--layer", layer.to_str().unwrap()]].concat()),
+        heights(&[&[edited.to_str().unwrap()][..], &asl].concat())
+    );
+    for (args, want) in [
+        (vec!["--kind", "tank"], "--kind: unknown unit kind `tank`"),
+        (
+            vec!["--kind", "mech", "--observer-kind", "mech:flying"],
+            "--observer-kind: unknown unit state `flying`",
+        ),
+    ] {
+        let mut v = vec!["viewshed", bt[0], "--from", "E5", "--min-height"];
+        v.extend(args);
+        let out = hexsight(&v);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.lines().count() == 1, "{err}");
+        assert!(err.contains(want), "{err}");
+    }
+}

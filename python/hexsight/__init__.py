@@ -8,13 +8,26 @@ Arrays are in map index order: ``Map.labels[i]`` is hex ``i``.
 >>> m.los("H7", "B9")["verdict"]
 'blocked'
 >>> sees, seen_by = m.exposure()
+
+What if: ``hexsight.load(path, layers=[...])`` or ``Map.with_layers`` lays scenario
+layers on a map, ``Map.diff`` compares two maps of one grid, ``Map.min_height`` gives
+each hex's lowest visible height (``NOT_SEEN`` where none up to the limit).
 """
 
 import numpy as np
 
-from ._hexsight import CancelledError, HexsightError, Map, TooLargeError, generate, load
+from ._hexsight import NOT_SEEN, CancelledError, HexsightError, Map, TooLargeError, generate, load
 
-__all__ = ["CancelledError", "HexsightError", "Map", "TooLargeError", "generate", "load", "unpack"]
+__all__ = [
+    "NOT_SEEN",
+    "CancelledError",
+    "HexsightError",
+    "Map",
+    "TooLargeError",
+    "generate",
+    "load",
+    "unpack",
+]
 
 
 def unpack(bits: np.ndarray, cols: int) -> np.ndarray:

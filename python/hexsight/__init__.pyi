@@ -1,6 +1,7 @@
 import numpy as np
 import numpy.typing as npt
 
+from ._hexsight import NOT_SEEN as NOT_SEEN
 from ._hexsight import CancelledError as CancelledError
 from ._hexsight import HexsightError as HexsightError
 from ._hexsight import TooLargeError as TooLargeError

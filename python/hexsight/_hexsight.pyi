@@ -49,10 +49,36 @@ class Map:
         self, from_zone: Optional[str] = None, to_zone: Optional[str] = None
     ) -> npt.NDArray[np.uint64]:
         """Packed visibility bits, shape ``(observers, ceil(targets / 64))``."""
+    def with_layers(self, layers: List[_Path]) -> "Map":
+        """This map with the layer files laid on it in order (``--layer``)."""
+    def diff(
+        self,
+        other: "Map",
+        from_zone: Optional[str] = None,
+        to_zone: Optional[str] = None,
+        views: Optional[List[str]] = None,
+    ) -> Dict[str, Any]:
+        """What changes from this map to ``other`` (same grid), as ``hexsight diff``:
+        ``gained``/``lost`` pair counts, ``first_gained``/``first_lost`` example pairs,
+        ``sees``/``seen_by`` (int64, after minus before, per hex) and ``views``
+        (label -> ``{"gained": bool array, "lost": bool array}``)."""
+    def min_height(
+        self,
+        hex: str,
+        kind: Optional[str] = None,
+        observer_kind: Optional[str] = None,
+        up_to: int = 10,
+    ) -> npt.NDArray[np.int32]:
+        """Per hex, the lowest height (levels above its ground) at which ``hex``
+        sees a target there, ``NOT_SEEN`` (-1) where none up to ``up_to``; with
+        ``kind`` (``"mech"``, ``"infantry:prone"``) a unit of that kind, seen by one
+        of ``observer_kind`` (else the unit in ``hex``, else ``kind``)."""
     def save(self, path: _Path) -> None: ...
 
-def load(path: _Path) -> Map:
-    """Loads a map file (``.json``) with its ruleset."""
+NOT_SEEN: int
+
+def load(path: _Path, layers: Optional[List[_Path]] = None) -> Map:
+    """Loads a map file (``.json``) with its ruleset, then the layer files in order."""
 
 def generate(
     cols: int = 30,

@@ -2,12 +2,19 @@
 //! wrappers over `hexsight-analysis`. Every engine run releases the GIL; counts and
 //! bits are handed to numpy without a copy.
 
+// No unsafe code of our own, and none can be added: PyO3 0.30's macros expand to safe
+// code at the user's spans (their unsafe lives inside pyo3), so `forbid` builds.
+#![forbid(unsafe_code)]
+
+use hexsight_analysis::engine::diff::{check_memory as diff_memory, diff as diff_of};
 use hexsight_analysis::engine::exposure::{Exposure, exposure, shard};
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::generate::{Generator, generate as generate_map};
 use hexsight_analysis::engine::matrix::{Control, Selection, matrix as matrix_of};
+use hexsight_analysis::engine::min_height::{MAX_UP_TO, Stand, min_heights, min_heights_as};
 use hexsight_analysis::engine::viewshed::viewshed_of;
 use hexsight_analysis::hex::{Layout, Orientation, Stagger};
+use hexsight_analysis::map::layer;
 use hexsight_analysis::query::zones;
 use hexsight_analysis::rules::Verdict;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
@@ -65,6 +72,9 @@ impl Refusal for String {
 fn err(e: impl Refusal) -> PyErr {
     e.into_py_err()
 }
+
+/// What `Map.min_height` gives a hex seen at no height up to the limit.
+const NOT_SEEN: i32 = -1;
 
 /// `(sees, seen_by)` as numpy arrays.
 type Counts<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>);
@@ -290,17 +300,135 @@ impl Map {
         PyArray1::from_vec(py, m.bits.into_words()).reshape([rows, words])
     }
 
+    /// This map with layer files laid on it in order (the map itself is unchanged).
+    fn with_layers(&self, py: Python<'_>, layers: Vec<PathBuf>) -> PyResult<Map> {
+        let map = py
+            .detach(|| layer::apply_files(self.map.clone(), &layers))
+            .map_err(err)?;
+        Ok(Map { map })
+    }
+
+    /// What changes from this map (before) to `other` (after, the same grid), as
+    /// `hexsight diff --json`: a dict with `gained` and `lost` (pair counts),
+    /// `first_gained`/`first_lost` (example pairs of labels), `sees` and `seen_by`
+    /// (int64 arrays: after minus before, per hex) and `views` (for each hex of
+    /// `views`, its label to `{"gained": bool array, "lost": bool array}`).
+    #[pyo3(signature = (other, from_zone=None, to_zone=None, views=None))]
+    fn diff<'py>(
+        &self,
+        py: Python<'py>,
+        other: &Map,
+        from_zone: Option<&str>,
+        to_zone: Option<&str>,
+        views: Option<Vec<String>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (before, after) = (&self.map, &other.map);
+        hexsight_analysis::engine::diff::check_same_grid(before, after).map_err(err)?;
+        let sel = Selection {
+            from: self.zone("from_zone", from_zone)?,
+            to: self.zone("to_zone", to_zone)?,
+        };
+        let views = views
+            .unwrap_or_default()
+            .iter()
+            .map(|h| self.index(h))
+            .collect::<PyResult<Vec<usize>>>()?;
+        let d = py
+            .detach(|| {
+                diff_memory(before, after, &sel)?;
+                let (e0, e1) = (Engine::try_new(before)?, Engine::try_new(after)?);
+                diff_of(&e0, &e1, &sel, &views, &Control::default())
+            })
+            .map_err(err)?;
+        let label = |i: usize| before.label(before.hex_of(i));
+        let pairs = |v: &[(usize, usize)]| -> Vec<(String, String)> {
+            v.iter().map(|&(i, j)| (label(i), label(j))).collect()
+        };
+        let out = PyDict::new(py);
+        out.set_item("gained", d.gained)?;
+        out.set_item("lost", d.lost)?;
+        out.set_item("first_gained", pairs(&d.first_gained))?;
+        out.set_item("first_lost", pairs(&d.first_lost))?;
+        out.set_item("sees", PyArray1::from_vec(py, d.sees))?;
+        out.set_item("seen_by", PyArray1::from_vec(py, d.seen_by))?;
+        let vs = PyDict::new(py);
+        let n = before.len();
+        for v in &d.views {
+            let mask = |hexes: &[usize]| {
+                let mut m = vec![false; n];
+                hexes.iter().for_each(|&j| m[j] = true);
+                PyArray1::from_vec(py, m)
+            };
+            let one = PyDict::new(py);
+            one.set_item("gained", mask(&v.gained))?;
+            one.set_item("lost", mask(&v.lost))?;
+            vs.set_item(label(v.from), one)?;
+        }
+        out.set_item("views", vs)?;
+        Ok(out)
+    }
+
+    /// Per hex, the lowest height in levels above its ground (0 to `up_to`) at which
+    /// `hex` sees a target there, as `hexsight viewshed --min-height`: an int32 array,
+    /// -1 (`hexsight.NOT_SEEN`) where none is seen up to `up_to`. With `kind`
+    /// (`"mech"`, `"infantry:prone"`) the target is a unit of that kind standing alone
+    /// there, seen by a unit of `observer_kind` (else the unit in `hex`, else `kind`).
+    #[pyo3(signature = (hex, kind=None, observer_kind=None, up_to=10))]
+    fn min_height<'py>(
+        &self,
+        py: Python<'py>,
+        hex: &str,
+        kind: Option<&str>,
+        observer_kind: Option<&str>,
+        up_to: u32,
+    ) -> PyResult<Bound<'py, PyArray1<i32>>> {
+        let i = self.index(hex)?;
+        let map = &self.map;
+        if up_to > MAX_UP_TO {
+            return Err(err(format!(
+                "up_to {up_to} is too high: give 0 to {MAX_UP_TO} levels"
+            )));
+        }
+        if observer_kind.is_some() && kind.is_none() {
+            return Err(err("observer_kind needs kind (the target's)".to_string()));
+        }
+        let stand = |param: &str, t: Option<&str>| {
+            t.map(|t| Stand::parse(map, param, t))
+                .transpose()
+                .map_err(err)
+        };
+        let (target, observer) = (stand("kind", kind)?, stand("observer_kind", observer_kind)?);
+        let h = py
+            .detach(|| match &target {
+                Some(t) => min_heights_as(map, i, t, observer.as_ref(), up_to, &Control::default()),
+                None => Engine::try_new(map)
+                    .and_then(|e| min_heights(&e, i, up_to, &Control::default())),
+            })
+            .map_err(err)?;
+        Ok(PyArray1::from_vec(
+            py,
+            h.into_iter()
+                .map(|x| x.map_or(NOT_SEEN, |x| x as i32))
+                .collect(),
+        ))
+    }
+
     /// Saves the map as a map file (`.json`).
     fn save(&self, path: PathBuf) -> PyResult<()> {
         self.map.save(&path).map_err(err)
     }
 }
 
-/// Loads a map file (`.json`) with its ruleset.
+/// Loads a map file (`.json`) with its ruleset, then lays the `layers` files on it
+/// in order (as the command line's `--layer`).
 #[pyfunction]
-fn load(py: Python<'_>, path: PathBuf) -> PyResult<Map> {
+#[pyo3(signature = (path, layers=None))]
+fn load(py: Python<'_>, path: PathBuf, layers: Option<Vec<PathBuf>>) -> PyResult<Map> {
     let map = py
-        .detach(|| hexsight_analysis::Map::load(&path))
+        .detach(|| {
+            let map = hexsight_analysis::Map::load(&path)?;
+            layer::apply_files(map, layers.as_deref().unwrap_or_default())
+        })
         .map_err(err)?;
     Ok(Map { map })
 }
@@ -344,6 +472,7 @@ fn _hexsight(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Map>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
+    m.add("NOT_SEEN", NOT_SEEN)?;
     m.add("HexsightError", m.py().get_type::<HexsightError>())?;
     m.add("TooLargeError", m.py().get_type::<TooLargeError>())?;
     m.add("CancelledError", m.py().get_type::<CancelledError>())?;

@@ -1,11 +1,42 @@
 //! `hexsight viewshed MAP --from HEX --min-height [N]`: per hex, the lowest target
-//! height (levels above its ground, up to N) the observer sees.
+//! height (levels above its ground, up to N) the observer sees; with `--kind KIND[:STATE]`
+//! the height at which a unit of that kind standing there alone is seen, by a unit of
+//! `--observer-kind` (else the observer hex's unit, else the same kind).
 
+use clap::Args as ClapArgs;
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::min_height::{MAX_UP_TO, min_heights};
+use hexsight_analysis::engine::min_height::{MAX_UP_TO, Stand, min_heights, min_heights_as};
 use hexsight_analysis::export::{overlays, per_hex, pictures};
 use std::process::ExitCode;
+
+/// The unit kinds of `viewshed --min-height`.
+#[derive(ClapArgs)]
+pub struct KindArgs {
+    /// With --min-height: the target is a unit of this kind (and state), standing alone
+    /// in each hex (`mech`, `infantry:prone`).
+    #[arg(long, value_name = "KIND[:STATE]", requires = "min_height")]
+    pub(super) kind: Option<String>,
+    /// With --kind: the observer is a unit of this kind (and state); without it, the
+    /// first unit in the observer's hex, or one of the target's kind if it holds none.
+    #[arg(long, value_name = "KIND[:STATE]", requires = "kind")]
+    pub(super) observer_kind: Option<String>,
+}
+
+/// The library's parameter names as this command's flags.
+const FLAGS: [(&str, &str); 2] = [("kind", "--kind"), ("observer_kind", "--observer-kind")];
+
+/// A `--kind` or `--observer-kind` value read against the map's ruleset.
+fn stand(
+    map: &Map,
+    path: &std::path::Path,
+    param: &str,
+    text: Option<&str>,
+) -> anyhow::Result<Option<Stand>> {
+    text.map(|t| Stand::parse(map, param, t).map_err(|e| super::flags(e.in_file(path), &FLAGS)))
+        .transpose()
+        .map_err(Into::into)
+}
 
 /// Computes and answers the lowest visible heights for `viewshed --min-height`.
 pub fn run(a: &super::viewshed::Args, up_to: u32) -> anyhow::Result<ExitCode> {
@@ -25,7 +56,17 @@ pub fn run(a: &super::viewshed::Args, up_to: u32) -> anyhow::Result<ExitCode> {
     let progress = super::Progress::new("hexes");
     let engine = Engine::try_new(&map)?;
     let i = map.index(from).expect("a hex of the map");
-    let heights = progress.run(|ctl| min_heights(&engine, i, up_to, ctl))?;
+    let target = stand(&map, path, "kind", a.kinds.kind.as_deref())?;
+    let observer = stand(
+        &map,
+        path,
+        "observer_kind",
+        a.kinds.observer_kind.as_deref(),
+    )?;
+    let heights = progress.run(|ctl| match &target {
+        Some(t) => min_heights_as(&map, i, t, observer.as_ref(), up_to, ctl),
+        None => min_heights(&engine, i, up_to, ctl),
+    })?;
     a.run.timing(
         &format!("lowest visible heights from {} computed", a.from),
         progress.seconds(),
@@ -48,6 +89,10 @@ pub fn run(a: &super::viewshed::Args, up_to: u32) -> anyhow::Result<ExitCode> {
             map: &'b str,
             ruleset: &'b str,
             from: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            kind: Option<&'b str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            observer_kind: Option<&'b str>,
             up_to: u32,
             heights: H,
         }
@@ -55,13 +100,20 @@ pub fn run(a: &super::viewshed::Args, up_to: u32) -> anyhow::Result<ExitCode> {
             map: &map.name,
             ruleset: &map.ruleset.name,
             from: map.label(from),
+            kind: a.kinds.kind.as_deref(),
+            observer_kind: a.kinds.observer_kind.as_deref(),
             up_to,
             heights: super::json::StreamMap(|| (0..map.len()).map(|j| (label(j), heights[j]))),
         };
         crate::out::with(|w| super::json::write_lines(w, &answer))?;
         return Ok(ExitCode::SUCCESS);
     }
-    print_summary(&map, from, &heights, up_to)?;
+    let of = match (&a.kinds.kind, &a.kinds.observer_kind) {
+        (Some(k), Some(o)) => format!(" of kind {k} seen by kind {o}"),
+        (Some(k), None) => format!(" of kind {k}"),
+        _ => String::new(),
+    };
+    print_summary(&map, from, &of, &heights, up_to)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -69,11 +121,12 @@ pub fn run(a: &super::viewshed::Args, up_to: u32) -> anyhow::Result<ExitCode> {
 fn print_summary(
     map: &Map,
     from: hexsight_analysis::hex::Hex,
+    of: &str,
     heights: &[Option<u32>],
     up_to: u32,
 ) -> anyhow::Result<()> {
     outln!(
-        "lowest visible height from {} on {} ({}), levels above each hex's ground, up to {up_to}:",
+        "lowest visible height{of} from {} on {} ({}), levels above each hex's ground, up to {up_to}:",
         map.label(from),
         map.name,
         map.ruleset.name

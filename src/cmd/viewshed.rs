@@ -38,6 +38,8 @@ pub struct Args {
     /// above its ground a target must stand to be seen (hindered counts), up to N (10).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
     pub(super) min_height: Option<u32>,
+    #[command(flatten)]
+    pub(super) kinds: super::min_height::KindArgs,
 }
 
 /// The viewshed as JSON: counts, then the hexes of each class as lists of labels
