@@ -292,6 +292,10 @@ pub enum Overlay {
     Exposure,
     /// Miniatures spotting from the selected hex.
     Spotting,
+    /// What changed in sight against the saved map (or the map without layers):
+    /// per hex, how many more or fewer hexes see it; for the selected hex, the
+    /// hexes its viewshed gained and lost.
+    Diff,
 }
 
 impl Overlay {
@@ -302,6 +306,7 @@ impl Overlay {
             Overlay::Blind => "Blind hexes",
             Overlay::Exposure => "Exposure",
             Overlay::Spotting => "Spotting",
+            Overlay::Diff => "Change in sight",
         }
     }
 }
@@ -374,6 +379,20 @@ const SPOTTED: Wash = Wash(SPOT_AUTO, 0.55);
 fn test_wash(p: f32) -> Wash {
     Wash(heat_color(p), 0.6)
 }
+
+/// A change of exposure as a share `x` of the largest change (-1 to 1): red
+/// where more hexes see it, blue where fewer, nothing where it did not change.
+fn change_wash(x: f32) -> Wash {
+    let c = colorous::RED_BLUE.eval_continuous(f64::from(0.5 - x.clamp(-1.0, 1.0) * 0.45));
+    Wash(
+        Color32::from_rgb(c.r, c.g, c.b),
+        0.2 + 0.6 * x.abs().min(1.0),
+    )
+}
+
+/// Rings around the hexes the selected hex's viewshed gained and lost.
+const GAINED: Color32 = Color32::from_rgb(60, 230, 120);
+const LOST: Color32 = Color32::from_rgb(250, 80, 200);
 
 /// Exposure, as a share `x` of the most (0 to 1).
 fn heat_wash(x: f32) -> Wash {
@@ -456,24 +475,21 @@ fn mix(a: Color32, b: Color32, t: f32) -> Color32 {
     Color32::from_rgb(f(a.r(), b.r()), f(a.g(), b.g()), f(a.b(), b.b()))
 }
 
-/// The terrain colour shaded for its level: higher ground lighter and warmer,
-/// lower ground darker, so hills read at a glance.
-pub fn shaded(base: Color32, level: i32) -> Color32 {
-    if level > 0 {
-        mix(
-            base,
-            Color32::from_rgb(255, 244, 214),
-            (0.24 * level as f32).min(0.75),
-        )
-    } else if level < 0 {
-        mix(
-            base,
-            Color32::from_rgb(40, 35, 30),
-            (0.2 * -level as f32).min(0.6),
-        )
-    } else {
-        base
-    }
+/// The map's lowest and highest level: the span the shading covers.
+pub fn level_span(map: &Map) -> (i32, i32) {
+    let (lo, hi) = map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
+        (a.min(c.level), b.max(c.level))
+    });
+    if lo > hi { (0, 0) } else { (lo, hi) }
+}
+
+/// The terrain colour shaded for its level within the map's span `(low, high)`
+/// ([`level_span`]): the lowest ground in its own colour, higher ground lighter and
+/// warmer up to the highest, as the exported pictures shade over the map's own
+/// levels; so a DEM's levels 12 to 54 read as hills rather than one flat tint.
+pub fn shaded(base: Color32, level: i32, (low, high): (i32, i32)) -> Color32 {
+    let t = (level - low) as f32 / (high - low).max(1) as f32;
+    mix(base, Color32::from_rgb(255, 244, 214), 0.6 * t)
 }
 
 /// Colour of a unit's side.
@@ -564,6 +580,11 @@ impl Scene<'_> {
                 let x = *v.get(index)? as f32 / max as f32;
                 Some(heat_wash(x).tint(fade))
             }
+            (Overlay::Diff, JobOutput::Diff(d)) => {
+                let n = *d.seen_by.get(index)?;
+                let most = d.seen_by.iter().map(|x| x.abs()).max().unwrap_or(0).max(1);
+                (n != 0).then(|| change_wash(n as f32 / most as f32).tint(fade))
+            }
             _ => None,
         }
     }
@@ -580,11 +601,12 @@ impl Scene<'_> {
         };
 
         // Terrain, level shading and overlay tint.
+        let span = level_span(map);
         for &h in &hexes {
             let (Some(c), Some(i)) = (map.cell(h), map.index(h)) else {
                 continue;
             };
-            let mut fill = shaded(terrain_color(map, c.terrain as usize), c.level);
+            let mut fill = shaded(terrain_color(map, c.terrain as usize), c.level, span);
             if let Some(t) = self.overlay_tint(i) {
                 let a = t.a() as f32 / 255.0;
                 fill = mix(fill, Color32::from_rgb(t.r(), t.g(), t.b()), a);
@@ -603,6 +625,22 @@ impl Scene<'_> {
                     let c = self.corners(h);
                     for t in [0.2f32, 0.5, 0.8] {
                         s.line(&[c[1] + (c[2] - c[1]) * t, c[5] + (c[4] - c[5]) * t], st);
+                    }
+                }
+            }
+        }
+
+        // The selected hex's viewshed change: rings round the hexes gained and lost.
+        if let Some((Overlay::Diff, JobOutput::Diff(d), _)) = self.overlay {
+            let w = (z * 0.08).clamp(1.0, 3.0);
+            let on_screen: std::collections::HashSet<Hex> = hexes.iter().copied().collect();
+            for v in &d.views {
+                for (changed, col) in [(&v.gained, GAINED), (&v.lost, LOST)] {
+                    for h in changed.iter().map(|&j| map.hex_of(j)) {
+                        if on_screen.contains(&h) {
+                            let ring = Stroke::new(w, col);
+                            s.circle(self.center(h), z * 0.55, Color32::TRANSPARENT, ring);
+                        }
                     }
                 }
             }
@@ -977,6 +1015,10 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
             (heat_wash(0.5), "seen by half as many"),
             (heat_wash(0.0), "seen by none"),
         ],
+        Some(Overlay::Diff) => vec![
+            (change_wash(1.0), "seen by more hexes"),
+            (change_wash(-1.0), "seen by fewer hexes"),
+        ],
         Some(Overlay::Spotting) => vec![
             (SPOTTED, "spotted automatically"),
             (test_wash(1.0), "test: sure"),
@@ -988,6 +1030,10 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
     };
     for (wash, name) in washes {
         rows.push((wash.over(ground), false, name.into()));
+    }
+    if overlay == Some(Overlay::Diff) {
+        rows.push((GAINED, true, "selected hex sees it now".into()));
+        rows.push((LOST, true, "selected hex no longer sees it".into()));
     }
     let line = 15.0;
     let h = rows.len() as f32 * line + 12.0;
@@ -1034,6 +1080,29 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Shading spans the map's own levels: a DEM's 12 to 54 go from the terrain's
+    /// colour to the lightest, every step a little lighter, as a map of 0 to 2 does.
+    #[test]
+    fn levels_are_shaded_over_the_maps_own_span() {
+        let base = Color32::from_rgb(100, 120, 60);
+        let light = |c: Color32| u32::from(c.r()) + u32::from(c.g()) + u32::from(c.b());
+        for (low, high) in [(12, 54), (0, 2), (-3, 4)] {
+            assert_eq!(shaded(base, low, (low, high)), base);
+            let shades: Vec<u32> = (low..=high)
+                .map(|l| light(shaded(base, l, (low, high))))
+                .collect();
+            assert!(
+                shades.windows(2).all(|w| w[0] < w[1]),
+                "{low}..{high}: {shades:?}"
+            );
+        }
+        assert_eq!(
+            shaded(base, 7, (7, 7)),
+            base,
+            "a flat map keeps its colours"
+        );
+    }
 
     /// A legend swatch is the wash laid over the ground as the map's hexes blend
     /// it: all ground with no cover, all colour with full cover, a weighted mix

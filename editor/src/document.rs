@@ -1,13 +1,19 @@
-//! The open map: its path, the dirty flag and the undo/redo history.
+//! The open map: its path, the dirty flag, its scenario layers and the undo/redo history.
 //!
 //! History is kept as whole-map snapshots: a map is a few hundred kilobytes at
 //! most, so a snapshot per step is cheap and makes every edit (paint, units,
-//! properties) undoable by construction, with no per-edit inverse to get wrong.
+//! properties, layers) undoable by construction, with no per-edit inverse to get wrong.
+//!
+//! The layers ([`crate::layers`]) are part of each snapshot but saved to their
+//! own files: the map file never holds what a layer changes. [`Document::map`]
+//! is the map as shown, the map file's content with the enabled layers applied.
 
+use crate::layers::{LayerPaint, Layers, Shown};
 use crate::stamp::Stamp;
 use hexsight_analysis::Map;
 use hexsight_analysis::map::file::same_content;
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 /// Most undo steps kept; older ones are dropped first.
 pub const UNDO_LIMIT: usize = 200;
@@ -23,7 +29,9 @@ pub fn undo_steps(hexes: usize) -> usize {
 #[derive(Clone)]
 struct Snapshot {
     map: Map,
+    layers: Layers,
     revision: u64,
+    map_revision: u64,
     label: String,
 }
 
@@ -37,10 +45,24 @@ pub struct Document {
     pub disk: Option<Stamp>,
     undo: Vec<Snapshot>,
     redo: Vec<Snapshot>,
+    /// The scenario layers, in apply order.
+    layers: Layers,
     /// Identifies the committed content; equal revisions mean equal content.
     revision: u64,
     next_revision: u64,
+    /// Identifies the map's own content (layer edits leave it).
+    map_revision: u64,
     saved_revision: Option<u64>,
+    /// What each layer file held when last read or written here (its JSON text).
+    layer_disk: HashMap<PathBuf, String>,
+    /// The map as saved or opened (what the diff overlay compares against).
+    saved_map: std::sync::Arc<Map>,
+    /// Changes whenever `saved_map` does.
+    saved_serial: u64,
+    /// A paint stroke recorded into a layer rather than the map.
+    painting: Option<LayerPaint>,
+    /// The map with the enabled layers applied, for the generation it was made at.
+    shown: Shown,
     /// The map as it was when the open edit (a brush stroke) began.
     open_edit: Option<Snapshot>,
     /// Bumped on every change, committed or not: overlays key on it.
@@ -63,14 +85,21 @@ impl Document {
 
     pub fn new(map: Map, path: Option<PathBuf>) -> Document {
         Document {
+            saved_map: std::sync::Arc::new(map.clone()),
+            saved_serial: 0,
             map,
             path,
             disk: None,
             undo: Vec::new(),
             redo: Vec::new(),
+            layers: Layers::default(),
             revision: 0,
             next_revision: 1,
+            map_revision: 0,
             saved_revision: Some(0),
+            layer_disk: HashMap::new(),
+            painting: None,
+            shown: Shown::default(),
             open_edit: None,
             generation: 0,
             merge_next: false,
@@ -85,9 +114,43 @@ impl Document {
         d
     }
 
-    /// The map.
+    /// The map as shown: the map file's content with the enabled layers applied
+    /// (as of the last [`Document::refresh`]; every change through the document refreshes).
     pub fn map(&self) -> &Map {
+        self.shown.map().unwrap_or(&self.map)
+    }
+
+    /// The map file's own content, without layers (what Save writes).
+    pub fn file_map(&self) -> &Map {
         &self.map
+    }
+
+    /// The map as last saved or opened, without layers.
+    pub fn saved_map(&self) -> std::sync::Arc<Map> {
+        self.saved_map.clone()
+    }
+
+    /// Changes whenever [`Document::saved_map`] does.
+    pub fn saved_serial(&self) -> u64 {
+        self.saved_serial
+    }
+
+    /// The scenario layers, in apply order.
+    pub fn layers(&self) -> &Layers {
+        &self.layers
+    }
+
+    /// Why an enabled layer could not be applied (one line naming its file and
+    /// entry); the view shows the map without it.
+    pub fn layer_error(&self) -> Option<&str> {
+        self.shown.error()
+    }
+
+    /// Brings [`Document::map`] up to date with the content (after a stroke's step).
+    pub fn refresh(&mut self) {
+        let work = self.painting.as_ref().map(|p| (p.index, &p.work));
+        self.shown
+            .refresh(self.generation, &self.map, &self.layers, work);
     }
 
     /// Changes with every edit, undo and redo: the key for derived results.
@@ -95,9 +158,93 @@ impl Document {
         self.generation
     }
 
-    /// True when the content differs from the file.
+    /// True when the content differs from the files (the map's or a layer's).
     pub fn is_dirty(&self) -> bool {
-        self.open_edit.is_some() || self.saved_revision != Some(self.revision)
+        self.open_edit.is_some() || self.map_dirty() || !self.dirty_layers().is_empty()
+    }
+
+    /// True when the map's own content differs from its file.
+    pub fn map_dirty(&self) -> bool {
+        self.saved_revision != Some(self.map_revision)
+    }
+
+    /// The indices of layers whose content differs from their file.
+    pub fn dirty_layers(&self) -> Vec<usize> {
+        (0..self.layers.len())
+            .filter(|&i| {
+                let l = &self.layers[i];
+                self.layer_disk.get(l.path()).map(String::as_str) != Some(l.text())
+            })
+            .collect()
+    }
+
+    /// Records that layer `i`'s file at `path` now holds its content.
+    pub fn mark_layer_saved(&mut self, i: usize) {
+        let l = &self.layers[i];
+        self.layer_disk
+            .insert(l.path().to_path_buf(), l.text().to_string());
+    }
+
+    /// Records what the layer file at `path` holds (just read).
+    pub fn layer_read(&mut self, path: &Path, text: String) {
+        self.layer_disk.insert(path.to_path_buf(), text);
+    }
+
+    /// A one-shot change to the layer list (load, new, toggle, move, remove) as one
+    /// undo step. Returns whether anything changed.
+    pub fn edit_layers(&mut self, label: &str, f: impl FnOnce(&mut Layers)) -> bool {
+        self.commit();
+        self.begin(label);
+        self.generation += 1;
+        f(&mut self.layers);
+        self.commit()
+    }
+
+    /// Starts a stroke painting into layer `index` (enabled for it): the tools then
+    /// change the map as seen through that layer ([`Document::target_mut`]), and
+    /// the commit records the change into the layer. Fails with the layer's error
+    /// when it does not apply.
+    pub fn begin_layer(&mut self, label: &str, index: usize) -> Result<(), String> {
+        if self.painting.as_ref().is_some_and(|p| p.index == index) {
+            return Ok(());
+        }
+        if index >= self.layers.len() {
+            return Err(format!("there is no layer {}", index + 1));
+        }
+        self.commit();
+        let paint = LayerPaint::start(&self.map, &self.layers, index).map_err(|e| e.to_string())?;
+        self.begin(label);
+        self.layers.set_enabled(index, true);
+        self.painting = Some(paint);
+        self.generation += 1;
+        self.refresh();
+        Ok(())
+    }
+
+    /// The map the open edit changes: the map itself, or the layer stroke's work.
+    pub fn target_mut(&mut self) -> &mut Map {
+        if self.painting.is_none() {
+            return self.map_mut();
+        }
+        self.generation += 1;
+        &mut self.painting.as_mut().expect("checked").work
+    }
+
+    /// A one-shot paint into layer `index` (or the map when `None`), as one undo step.
+    pub fn paint(
+        &mut self,
+        label: &str,
+        target: Option<usize>,
+        f: impl FnOnce(&mut Map),
+    ) -> Result<bool, String> {
+        match target {
+            None => Ok(self.edit(label, f)),
+            Some(i) => {
+                self.begin_layer(label, i)?;
+                f(self.target_mut());
+                Ok(self.commit())
+            }
+        }
     }
 
     /// The file name for titles and prompts.
@@ -116,7 +263,9 @@ impl Document {
         if self.open_edit.is_none() {
             self.open_edit = Some(Snapshot {
                 map: self.map.clone(),
+                layers: self.layers.clone(),
                 revision: self.revision,
+                map_revision: self.map_revision,
                 label: label.to_string(),
             });
         }
@@ -137,13 +286,25 @@ impl Document {
     }
 
     /// Closes the open edit as one undo step, or drops it if nothing changed.
+    /// A layer stroke's change is recorded into its layer here.
     pub fn commit(&mut self) -> bool {
         let merge = std::mem::take(&mut self.merge_next);
+        if let Some(p) = self.painting.take() {
+            self.generation += 1;
+            if let Err(e) = p.record(&mut self.layers) {
+                self.shown.fail(e.to_string());
+            }
+        }
         let Some(before) = self.open_edit.take() else {
             return false;
         };
-        if same_content(&before.map, &self.map) {
+        let map_changed = !same_content(&before.map, &self.map);
+        if !map_changed && before.layers == self.layers {
+            self.refresh();
             return false;
+        }
+        if map_changed {
+            self.map_revision = self.next_revision;
         }
         // Typing into a field: one step for the run of keystrokes, not one per key.
         let same_run = merge
@@ -160,6 +321,7 @@ impl Document {
         self.revision = self.next_revision;
         self.next_revision += 1;
         self.last_merge_revision = merge.then_some(self.revision);
+        self.refresh();
         true
     }
 
@@ -197,15 +359,8 @@ impl Document {
         let Some(prev) = self.undo.pop() else {
             return false;
         };
-        let label = prev.label.clone();
-        let current = Snapshot {
-            map: std::mem::replace(&mut self.map, prev.map),
-            revision: self.revision,
-            label,
-        };
+        let current = self.swap(prev);
         self.redo.push(current);
-        self.revision = prev.revision;
-        self.generation += 1;
         true
     }
 
@@ -215,16 +370,25 @@ impl Document {
         let Some(next) = self.redo.pop() else {
             return false;
         };
-        let label = next.label.clone();
-        let current = Snapshot {
-            map: std::mem::replace(&mut self.map, next.map),
-            revision: self.revision,
-            label,
-        };
+        let current = self.swap(next);
         self.undo.push(current);
-        self.revision = next.revision;
-        self.generation += 1;
         true
+    }
+
+    /// Puts a snapshot's content in place; returns the content it replaced.
+    fn swap(&mut self, s: Snapshot) -> Snapshot {
+        let current = Snapshot {
+            map: std::mem::replace(&mut self.map, s.map),
+            layers: std::mem::replace(&mut self.layers, s.layers),
+            revision: self.revision,
+            map_revision: self.map_revision,
+            label: s.label,
+        };
+        self.revision = s.revision;
+        self.map_revision = s.map_revision;
+        self.generation += 1;
+        self.refresh();
+        current
     }
 
     /// Records that the current content is what is on disk at `path`, which now holds `disk`.
@@ -232,7 +396,9 @@ impl Document {
         self.commit();
         self.path = Some(path);
         self.disk = Some(disk);
-        self.saved_revision = Some(self.revision);
+        self.saved_revision = Some(self.map_revision);
+        self.saved_map = std::sync::Arc::new(self.map.clone());
+        self.saved_serial += 1;
     }
 
     /// Takes the file's new content (changed by another program) as one undo
@@ -241,7 +407,9 @@ impl Document {
     pub fn reload(&mut self, map: Map, disk: Option<Stamp>) -> bool {
         let changed = self.edit("Reload from disk", |m| *m = map);
         self.disk = disk;
-        self.saved_revision = Some(self.revision);
+        self.saved_revision = Some(self.map_revision);
+        self.saved_map = std::sync::Arc::new(self.map.clone());
+        self.saved_serial += 1;
         changed
     }
 }

@@ -8,6 +8,7 @@
 //! engine's one-line reason, kept for its key so the window can show it and
 //! the same request is not started again every frame.
 
+use hexsight_analysis::engine::diff::{self as engine_diff, Diff};
 use hexsight_analysis::engine::exposure;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Selection};
@@ -29,6 +30,15 @@ pub enum JobKind {
     Exposure,
     /// Miniatures spotting from one observer; `true` for targets that move or fire.
     Spotting(Hex, bool),
+    /// What changed in sight against another map of the grid (`engine::diff`):
+    /// every pair, and the viewshed of the hex given. `base` identifies the map
+    /// compared against (the document's key for it).
+    Diff {
+        /// The hex whose viewshed change is kept, if any.
+        from: Option<Hex>,
+        /// Which map is compared against, and which version of it.
+        base: (u8, u64),
+    },
 }
 
 /// A request: the kind and the document generation it reads.
@@ -60,6 +70,25 @@ pub enum JobOutput {
     Exposure(Vec<u32>),
     /// Spotting per hex, in map index order.
     Spotting(Vec<Spot>),
+    /// The engine's diff of the shown map against the other map, over all pairs.
+    Diff(Box<Diff>),
+}
+
+impl JobOutput {
+    /// How many hexes the output covers (to tell a result of another grid).
+    pub fn len(&self) -> usize {
+        match self {
+            JobOutput::Viewshed(v) => v.len(),
+            JobOutput::Exposure(v) => v.len(),
+            JobOutput::Spotting(v) => v.len(),
+            JobOutput::Diff(d) => d.seen_by.len(),
+        }
+    }
+
+    /// True when it covers no hex.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// What spotting says about one hex.
@@ -233,6 +262,28 @@ pub fn exposure(map: &Map, range: u32, progress: &Progress) -> Outcome<Vec<u32>>
     progress.finish(counts)
 }
 
+/// The diff of `after` against `before` over every pair, with the viewshed change
+/// of `from` (`engine::diff::diff`), cancellable and with progress.
+pub fn diff(before: &Map, after: &Map, from: Option<Hex>, progress: &Progress) -> Outcome<Diff> {
+    engine_diff::check_same_grid(before, after).map_err(|e| Stop::Refused(e.to_string()))?;
+    let sel = Selection::all(after);
+    if progress.memory_limit.is_none() {
+        engine_diff::check_memory(before, after, &sel).map_err(|e| Stop::Refused(e.to_string()))?;
+    }
+    let (b, a) = (engine(before, progress)?, engine(after, progress)?);
+    let report = |done: u64, total: u64| {
+        progress.total.store(total as usize, Ordering::Relaxed);
+        progress.done.store(done as usize, Ordering::Relaxed);
+    };
+    let ctl = Control {
+        cancel: &progress.cancel,
+        progress: &report,
+    };
+    let views: Vec<usize> = from.and_then(|h| after.index(h)).into_iter().collect();
+    let d = engine_diff::diff(&b, &a, &sel, &views, &ctl).map_err(stopped)?;
+    progress.finish(d)
+}
+
 struct Running {
     key: JobKey,
     progress: Arc<Progress>,
@@ -265,10 +316,28 @@ impl Jobs {
     /// Makes sure `key` is computed or being computed; cancels any other job.
     /// `repaint` is called from the worker when it finishes.
     pub fn request(&mut self, key: JobKey, map: &Map, repaint: impl Fn() + Send + 'static) {
-        if self.result.as_ref().is_some_and(|(k, _)| *k == key)
-            || self.refused.as_ref().is_some_and(|(k, _)| *k == key)
-            || self.running.as_ref().is_some_and(|r| r.key == key)
-        {
+        self.start(key, map, None, repaint);
+    }
+
+    /// As [`Jobs::request`] for a diff of `after` against `before`.
+    pub fn request_diff(
+        &mut self,
+        key: JobKey,
+        before: &Map,
+        after: &Map,
+        repaint: impl Fn() + Send + 'static,
+    ) {
+        self.start(key, after, Some(before), repaint);
+    }
+
+    fn start(
+        &mut self,
+        key: JobKey,
+        map: &Map,
+        before: Option<&Map>,
+        repaint: impl Fn() + Send + 'static,
+    ) {
+        if self.settled(key) {
             return;
         }
         self.cancel();
@@ -278,6 +347,7 @@ impl Jobs {
         });
         let (tx, rx) = mpsc::channel();
         let map = map.clone();
+        let before = before.cloned();
         let p = progress.clone();
         let spawned = std::thread::Builder::new()
             .name("hexsight-overlay".into())
@@ -289,6 +359,10 @@ impl Jobs {
                     JobKind::Exposure => exposure(&map, key.range, &p).map(JobOutput::Exposure),
                     JobKind::Spotting(from, moving) => {
                         spotting(&map, from, moving, &p).map(JobOutput::Spotting)
+                    }
+                    JobKind::Diff { from, .. } => {
+                        let before = before.as_ref().unwrap_or(&map);
+                        diff(before, &map, from, &p).map(|d| JobOutput::Diff(Box::new(d)))
                     }
                 };
                 let _ = tx.send(out);
@@ -302,6 +376,13 @@ impl Jobs {
                 started: Instant::now(),
             });
         }
+    }
+
+    /// True when `key` is computed, refused or being computed.
+    pub fn settled(&self, key: JobKey) -> bool {
+        self.result.as_ref().is_some_and(|(k, _)| *k == key)
+            || self.refused.as_ref().is_some_and(|(k, _)| *k == key)
+            || self.running.as_ref().is_some_and(|r| r.key == key)
     }
 
     /// Collects a finished job.
@@ -389,6 +470,11 @@ impl Jobs {
             done as f32 / total as f32,
             r.started.elapsed().as_secs_f32(),
         ))
+    }
+
+    /// The running job's key.
+    pub fn running(&self) -> Option<JobKey> {
+        self.running.as_ref().map(|r| r.key)
     }
 
     /// True while a job runs.

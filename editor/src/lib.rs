@@ -11,6 +11,7 @@ pub mod document;
 pub mod export;
 pub mod files;
 pub mod jobs;
+pub mod layers;
 pub mod stamp;
 pub mod tools;
 

@@ -1,6 +1,6 @@
 //! hexsight-editor: paint hex maps and see sight lines live.
 //!
-//! `hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting]
+//! `hexsight-editor [MAP] [--layer FILE]... [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting|diff]
 //! [--export-png OUT] [--export-scale N] [--export-svg OUT] [--export-background] [--quit]
 //! [--browse open|save-as|png|background]`
 //! The options set up a view at start and export it (screenshots, demos, CI);
@@ -20,6 +20,7 @@ struct Args {
     select: Option<String>,
     los: Option<(String, String)>,
     overlay: Option<Overlay>,
+    layers: Vec<PathBuf>,
     script: hexsight_editor::app::Script,
     scale: f32,
     browse: Option<PathPurpose>,
@@ -32,6 +33,7 @@ fn parse_args() -> Result<Args, String> {
         select: None,
         los: None,
         overlay: None,
+        layers: Vec::new(),
         script: Default::default(),
         scale: 1.0,
         browse: None,
@@ -42,7 +44,7 @@ fn parse_args() -> Result<Args, String> {
         match arg.as_str() {
             "-h" | "--help" => {
                 println!(
-                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--overlay viewshed|blind|exposure|spotting] [--export-png OUT] [--export-scale N] [--export-svg OUT] [--export-background] [--quit] [--browse open|save-as|png|background]"
+                    "usage: hexsight-editor [MAP] [--select HEX] [--los FROM TO] [--layer FILE]... [--overlay viewshed|blind|exposure|spotting|diff] [--export-png OUT] [--export-scale N] [--export-svg OUT] [--export-background] [--quit] [--browse open|save-as|png|background]"
                 );
                 std::process::exit(0);
             }
@@ -74,6 +76,9 @@ fn parse_args() -> Result<Args, String> {
                     }
                 })
             }
+            "--layer" => a
+                .layers
+                .push(PathBuf::from(it.next().ok_or("--layer needs a path")?)),
             "--select" => a.select = Some(it.next().ok_or("--select needs a hex label")?),
             "--los" => {
                 let from = it.next().ok_or("--los needs two hex labels")?;
@@ -86,9 +91,10 @@ fn parse_args() -> Result<Args, String> {
                     Some("blind") => Overlay::Blind,
                     Some("exposure") => Overlay::Exposure,
                     Some("spotting") => Overlay::Spotting,
+                    Some("diff") => Overlay::Diff,
                     other => {
                         return Err(format!(
-                            "unknown overlay {other:?} (viewshed, blind, exposure, spotting)"
+                            "unknown overlay {other:?} (viewshed, blind, exposure, spotting, diff)"
                         ));
                     }
                 })
@@ -109,6 +115,9 @@ fn main() -> ExitCode {
         }
     };
     let mut app = EditorApp::new(Store::new(data_dir()), args.map);
+    for l in &args.layers {
+        app.load_layer(l);
+    }
     let map = app.doc.map();
     let hex = |l: &str| map.parse_hex(l);
     if let Some((f, t)) = &args.los {

@@ -17,7 +17,7 @@ use super::file::{
 use super::model::Map;
 use crate::error::{Error, ErrorKind, Result};
 use crate::hex::Side;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -31,69 +31,89 @@ pub struct Layer {
     file: LayerFile,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct LayerFile {
     hexsight_layer: u32,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     name: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     substitute: Vec<Substitute>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "no_entries")]
     hexes: Entries,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Remove::is_empty")]
     remove: Remove,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Add::is_empty")]
     add: Add,
+}
+
+fn no_entries(e: &Entries) -> bool {
+    e.0.is_empty()
 }
 
 /// One rule: every `terrain` (or hexside feature, or marker) of this id, in `zone`
 /// if given, becomes `to` (for hexsides and markers, `null` removes them).
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct Substitute {
+    #[serde(skip_serializing_if = "Option::is_none")]
     terrain: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     hexside: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     marker: Option<String>,
     #[serde(default)]
     to: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     zone: Option<String>,
 }
 
-#[derive(Default, Deserialize)]
+#[derive(Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct Remove {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     markers: Vec<RemoveMarker>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     units: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     hexsides: Vec<RemoveSide>,
 }
 
-#[derive(Deserialize)]
+impl Remove {
+    fn is_empty(&self) -> bool {
+        self.markers.is_empty() && self.units.is_empty() && self.hexsides.is_empty()
+    }
+}
+
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RemoveMarker {
     hex: String,
     kind: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RemoveSide {
     hex: String,
     side: String,
 }
 
-#[derive(Default, Deserialize)]
+#[derive(Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct Add {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     markers: Vec<MarkerFile>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     units: Vec<UnitFile>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     hexsides: Vec<HexsideFile>,
+}
+
+impl Add {
+    fn is_empty(&self) -> bool {
+        self.markers.is_empty() && self.units.is_empty() && self.hexsides.is_empty()
+    }
 }
 
 impl Layer {
@@ -129,6 +149,58 @@ impl Layer {
         &self.file.name
     }
 
+    /// A layer that changes nothing, to be saved at `path`.
+    pub fn empty(path: &Path, name: &str) -> Layer {
+        Layer {
+            path: path.to_path_buf(),
+            file: LayerFile {
+                hexsight_layer: LAYER_VERSION,
+                name: name.to_string(),
+                substitute: Vec::new(),
+                hexes: Entries::default(),
+                remove: Remove::default(),
+                add: Add::default(),
+            },
+        }
+    }
+
+    /// The layer file's JSON text, pretty-printed ([`Layer::parse`] reads it back).
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(&self.file).expect("layers always serialise");
+        s.push('\n');
+        s
+    }
+
+    /// Saves to `path` atomically, as maps are saved.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        file::write_atomic(path, self.to_json().as_bytes())
+    }
+
+    /// This layer remade so that applied over `below` it gives `after` (an editor
+    /// painting into a layer): its substitutions stay as rules and apply first; its
+    /// hex, remove and add entries become what turns `below`, substituted, into
+    /// `after`. Only what a layer can say is compared: cells, markers, units and
+    /// hexside features (a changed unit or feature is removed and added again).
+    pub fn recorded(&self, below: &Map, after: &Map) -> Result<Layer> {
+        let mut base = below.clone();
+        for (i, s) in self.file.substitute.iter().enumerate() {
+            substitute(&mut base, s)
+                .map_err(|e| e.at(format!("substitute[{i}]")).in_file(&self.path))?;
+        }
+        let (hexes, remove, add) = difference(&base, after);
+        Ok(Layer {
+            path: self.path.clone(),
+            file: LayerFile {
+                hexsight_layer: LAYER_VERSION,
+                name: self.file.name.clone(),
+                substitute: self.file.substitute.clone(),
+                hexes,
+                remove,
+                add,
+            },
+        })
+    }
+
     /// The map with this layer's changes; `map` itself is not changed. The units are
     /// checked against the family's rules afterwards, as when a map loads.
     pub fn apply(&self, map: &Map) -> Result<Map> {
@@ -147,6 +219,88 @@ impl Layer {
         remove(map, &self.file.remove)?;
         add(map, &self.file.add)
     }
+}
+
+/// The entries that turn `a` into `b` (two maps of one grid and ruleset).
+fn difference(a: &Map, b: &Map) -> (Entries, Remove, Add) {
+    let rs = &a.ruleset;
+    let names = a.layout.side_names();
+    let mut hexes = Vec::new();
+    for h in a.hexes() {
+        let (Some(x), Some(y)) = (a.cell(h), b.cell(h)) else {
+            continue;
+        };
+        if x != y {
+            let e = EntryFile {
+                terrain: (x.terrain != y.terrain)
+                    .then(|| rs.terrain[y.terrain as usize].id.clone()),
+                level: (x.level != y.level).then_some(y.level),
+                slope: (x.slope != y.slope).then_some(y.slope),
+                extra: Default::default(),
+            };
+            hexes.push((a.label(h), e));
+        }
+    }
+    let (mut remove, mut add) = (Remove::default(), Add::default());
+    let marker_kind = |k: u16| rs.markers[k as usize].id.clone();
+    for m in a.markers.iter().filter(|m| !b.markers.contains(m)) {
+        remove.markers.push(RemoveMarker {
+            hex: a.label(m.hex),
+            kind: marker_kind(m.kind),
+        });
+    }
+    for m in b.markers.iter().filter(|m| !a.markers.contains(m)) {
+        add.markers.push(MarkerFile {
+            hex: b.label(m.hex),
+            kind: marker_kind(m.kind),
+            extra: m.extra.clone(),
+        });
+    }
+    for u in a.units.iter().filter(|u| b.unit(&u.id) != Some(*u)) {
+        remove.units.push(u.id.clone());
+    }
+    for u in b.units.iter().filter(|u| a.unit(&u.id) != Some(*u)) {
+        add.units.push(UnitFile {
+            id: u.id.clone(),
+            hex: b.label(u.hex),
+            side: u.side.clone(),
+            kind: u.kind.clone(),
+            state: u.state.clone(),
+            facing: u.facing.map(|f| names[f].to_string()),
+            extra: u.extra.clone(),
+        });
+    }
+    // A feature is named from the hex it was given from, as the map file names it.
+    let side_of = |s: &Side, from: crate::hex::Hex| {
+        let other = if s.a == from { s.b } else { s.a };
+        names[from
+            .direction_to(other)
+            .expect("hexside hexes are adjacent")]
+        .to_string()
+    };
+    for (s, f) in a
+        .hexsides
+        .iter()
+        .filter(|(s, f)| b.hexsides.get(s) != Some(f))
+    {
+        remove.hexsides.push(RemoveSide {
+            hex: a.label(f.from),
+            side: side_of(s, f.from),
+        });
+    }
+    for (s, f) in b
+        .hexsides
+        .iter()
+        .filter(|(s, f)| a.hexsides.get(s) != Some(f))
+    {
+        add.hexsides.push(HexsideFile {
+            hex: b.label(f.from),
+            side: side_of(s, f.from),
+            terrain: rs.hexsides[f.kind as usize].id.clone(),
+            extra: f.extra.clone(),
+        });
+    }
+    (Entries(hexes), remove, add)
 }
 
 /// Applies layer files in order to a map.
@@ -661,6 +815,44 @@ mod tests {
 
     fn rs_id(map: &Map, t: u16) -> String {
         map.ruleset.terrain[t as usize].id.clone()
+    }
+
+    /// Every family: the layer recorded from a map and its edited copy gives the
+    /// edited map when applied, after a round trip through its file text; a layer
+    /// with a substitution keeps it as a rule and records only the rest.
+    #[test]
+    fn a_recorded_layer_gives_the_edited_map_and_keeps_its_rules() {
+        for rs in FAMILIES {
+            let map = lawful_map(rs, 7, 10, 9);
+            let (v, edited) = layer_and_edit(&map);
+            let path = Path::new("painted.json");
+            let rec = Layer::empty(path, "painted")
+                .recorded(&map, &edited)
+                .unwrap();
+            let back = Layer::parse(&rec.to_json(), path).unwrap();
+            assert_eq!(back.name(), "painted");
+            let applied = back.apply(&map).unwrap_or_else(|e| panic!("{rs}: {e}"));
+            assert!(same_content(&applied, &edited), "{rs}: recorded layer");
+            let nothing = Layer::empty(path, "").recorded(&map, &map).unwrap();
+            assert_eq!(
+                nothing.to_json().trim(),
+                r#"{
+  "hexsight_layer": 1
+}"#
+            );
+            // Painting over the hand-written layer: its substitution stays a rule.
+            let with_rule = layer(&v);
+            let mut painted = with_rule.apply(&map).unwrap();
+            let h = map.hex_of(map.len() - 1);
+            painted.cell_mut(h).unwrap().slope ^= true;
+            let rec = with_rule.recorded(&map, &painted).unwrap();
+            let text: Value = serde_json::from_str(&rec.to_json()).unwrap();
+            assert_eq!(text["substitute"], v["substitute"], "{rs}");
+            assert!(
+                same_content(&rec.apply(&map).unwrap(), &painted),
+                "{rs}: painted over a layer"
+            );
+        }
     }
 
     /// Bad layers: one line naming the layer file and the entry, never a panic.

@@ -60,13 +60,16 @@ impl PathPurpose {
             PathPurpose::Svg => "Export view as SVG",
             PathPurpose::Combine => "Combine with board",
             PathPurpose::Background => "Background image (PNG or JPEG)",
+            PathPurpose::Layer => "Load scenario layer",
         }
     }
 
     /// The file extensions listed (the first is added to a typed name without one).
     pub fn extensions(self) -> &'static [&'static str] {
         match self {
-            PathPurpose::Open | PathPurpose::SaveAs | PathPurpose::Combine => &["json"],
+            PathPurpose::Open | PathPurpose::SaveAs | PathPurpose::Combine | PathPurpose::Layer => {
+                &["json"]
+            }
             PathPurpose::ImportBoard => &["board"],
             PathPurpose::ImportDem => &["tif", "tiff"],
             PathPurpose::Png => &["png"],
@@ -92,6 +95,7 @@ impl PathPurpose {
             PathPurpose::Png | PathPurpose::Svg => "Export",
             PathPurpose::Combine => "Choose board",
             PathPurpose::Background => "Use image",
+            PathPurpose::Layer => "Load layer",
         }
     }
 }
@@ -694,6 +698,7 @@ impl EditorApp {
             PathPurpose::Png => self.export_png(&path),
             PathPurpose::Svg => self.export_svg(&path),
             PathPurpose::Background => self.set_background(&path),
+            PathPurpose::Layer => self.load_layer(&path),
             PathPurpose::Combine => {
                 self.dialog = Some(Dialog::Combine(CombineForm::new(path)));
                 return true;

@@ -213,7 +213,7 @@ impl EditorApp {
                 && let Some(side) = self.hover_side
             {
                 let kind = self.settings.hexside;
-                self.doc.edit("Hexside", |m| {
+                self.paint("Hexside", |m| {
                     tools::hexside::toggle(m, side, side.a, kind);
                 });
             }
@@ -229,18 +229,18 @@ impl EditorApp {
             Tool::Fill if primary => {
                 let t = self.settings.terrain;
                 let mut n = 0;
-                self.doc.edit("Fill", |m| n = tools::fill::fill(m, h, t));
+                self.paint("Fill", |m| n = tools::fill::fill(m, h, t));
                 self.status = format!("Filled {n} hexes");
             }
             Tool::Hexside => {
                 if let Some(side) = self.hover_side {
                     let kind = self.settings.hexside;
                     if primary {
-                        self.doc.edit("Hexside", |m| {
+                        self.paint("Hexside", |m| {
                             tools::hexside::toggle(m, side, h, kind);
                         });
                     } else {
-                        self.doc.edit("Remove hexside", |m| {
+                        self.paint("Remove hexside", |m| {
                             tools::hexside::remove(m, side);
                         });
                     }
@@ -251,8 +251,7 @@ impl EditorApp {
             Tool::Marker if primary => {
                 let kind = self.settings.marker;
                 let mut result = Ok(false);
-                self.doc
-                    .edit("Marker", |m| result = tools::marker::toggle(m, h, kind));
+                self.paint("Marker", |m| result = tools::marker::toggle(m, h, kind));
                 if let Err(e) = result {
                     self.status = e;
                 }
@@ -260,8 +259,7 @@ impl EditorApp {
             Tool::Unit => {
                 if secondary {
                     let mut removed = None;
-                    self.doc
-                        .edit("Remove unit", |m| removed = tools::unit::remove_top(m, h));
+                    self.paint("Remove unit", |m| removed = tools::unit::remove_top(m, h));
                     if let Some(u) = removed {
                         self.status = format!("Removed {}", u.id);
                     }
@@ -273,8 +271,7 @@ impl EditorApp {
                 } else {
                     let t = self.settings.unit.clone();
                     let mut id = None;
-                    self.doc
-                        .edit("Place unit", |m| id = tools::unit::place(m, h, &t));
+                    self.paint("Place unit", |m| id = tools::unit::place(m, h, &t));
                     self.editing_unit = id;
                     self.selected = Some(h);
                 }
@@ -343,7 +340,14 @@ impl EditorApp {
                 Tool::Slope => "Slope",
                 _ => "Erase",
             };
-            self.doc.begin(label);
+            if let Some(i) = self.target {
+                if let Err(e) = self.doc.begin_layer(label, i) {
+                    self.status = format!("Cannot paint into the layer: {e}");
+                    return;
+                }
+            } else {
+                self.doc.begin(label);
+            }
             let slope = !self.doc.map().cell(h).is_some_and(|c| c.slope);
             self.stroke = Some(Stroke::new(slope));
         }
@@ -356,7 +360,7 @@ impl EditorApp {
         let s = &self.settings;
         let (terrain, mode, level, slope) = (s.terrain, s.level_mode, s.level, stroke.slope);
         let touched = &mut stroke.touched;
-        let map = self.doc.map_mut();
+        let map = self.doc.target_mut();
         match tool {
             Tool::Terrain => {
                 tools::terrain::paint(map, &hexes, terrain);
@@ -371,6 +375,18 @@ impl EditorApp {
                 tools::terrain::erase(map, &hexes);
             }
             _ => {}
+        }
+        self.doc.refresh();
+    }
+
+    /// A one-shot edit by a painting tool, into the target layer or the map.
+    pub(super) fn paint(&mut self, label: &str, f: impl FnOnce(&mut Map)) -> bool {
+        match self.doc.paint(label, self.target, f) {
+            Ok(changed) => changed,
+            Err(e) => {
+                self.status = format!("Cannot paint into the layer: {e}");
+                false
+            }
         }
     }
 }

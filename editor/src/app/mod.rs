@@ -7,6 +7,7 @@ mod browser;
 mod dialogs;
 mod editing;
 mod import;
+mod layers;
 mod panels;
 mod planning;
 mod properties;
@@ -88,6 +89,8 @@ pub enum PathPurpose {
     Combine,
     /// Pick a background picture.
     Background,
+    /// Load a scenario layer.
+    Layer,
 }
 
 /// The new-map form.
@@ -211,6 +214,27 @@ pub struct EditorApp {
     /// The unit id field: (unit it belongs to, text typed).
     id_buf: Option<(String, String)>,
     frame: u64,
+    /// Where painting goes: a layer (index into the document's layers) or the map (`None`).
+    pub target: Option<usize>,
+    /// What the diff overlay compares the shown map against.
+    pub diff_against: DiffBase,
+    /// How long the map must rest after an edit before the diff overlay is
+    /// recomputed (two whole-map analyses; tests set zero).
+    pub diff_debounce: Duration,
+    /// The document generation last seen and when it was first seen.
+    changed: (u64, Instant),
+    /// The last layer file that could not be loaded, in one line.
+    pub layer_problem: Option<String>,
+}
+
+/// What the diff overlay compares against.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DiffBase {
+    /// The map as last saved or opened, without layers.
+    #[default]
+    Saved,
+    /// The map as it is now, without layers.
+    NoLayers,
 }
 
 /// Exports requested on the command line, run after the window has drawn.
@@ -271,6 +295,11 @@ impl EditorApp {
             show_help: false,
             id_buf: None,
             frame: 0,
+            target: None,
+            diff_against: DiffBase::Saved,
+            diff_debounce: Duration::from_millis(400),
+            changed: (0, Instant::now()),
+            layer_problem: None,
         };
         app.settings.terrain = app.doc.map().ruleset.terrain.len().min(2).saturating_sub(1) as u16;
         app.recoveries = app.store.leftover_recoveries();
@@ -337,6 +366,8 @@ impl EditorApp {
         self.stroke = None;
         self.editing_unit = None;
         self.autosaved_generation = None;
+        self.target = None;
+        self.layer_problem = None;
         self.forget_planning();
         self.fit_settings();
     }
@@ -364,6 +395,13 @@ impl EditorApp {
     /// about ([`EditorApp::conflict`]).
     pub fn save_to(&mut self, path: &Path) -> bool {
         self.doc.commit();
+        // Only layers changed: their files are written and the map file is left alone.
+        if !self.doc.map_dirty()
+            && self.doc.path.as_deref() == Some(path)
+            && !self.doc.dirty_layers().is_empty()
+        {
+            return self.save_layers();
+        }
         if self.changed_on_disk(path) {
             self.conflict = Some(path.to_path_buf());
             self.status = format!("Not saved: {} changed on disk", path.display());
@@ -381,7 +419,7 @@ impl EditorApp {
     /// (read-only folder, full disk) is shown in the window and the work stays
     /// open and marked unsaved (so autosaves go on).
     fn write_to(&mut self, path: &Path) -> bool {
-        match files::save_map(self.doc.map(), path) {
+        match files::save_map(self.doc.file_map(), path) {
             Ok(saved) => {
                 if let Some(w) = saved.warning {
                     self.error = Some(w);
@@ -391,7 +429,7 @@ impl EditorApp {
                 self.autosaved_generation = None;
                 let _ = self.store.add_recent(path);
                 self.status = format!("Saved {}", path.display());
-                true
+                self.save_layers()
             }
             Err(e) => {
                 self.error = Some(format!(
@@ -440,7 +478,7 @@ impl EditorApp {
         if due && self.autosaved_generation != Some(self.doc.generation()) {
             match self
                 .store
-                .autosave(self.doc.map(), self.doc.path.as_deref(), self.doc.disk)
+                .autosave(self.doc.file_map(), self.doc.path.as_deref(), self.doc.disk)
             {
                 Ok(()) => self.autosaved_generation = Some(self.doc.generation()),
                 Err(e) => self.status = format!("Autosave failed: {e}"),
@@ -722,6 +760,8 @@ impl EditorApp {
         let ctx = ui.ctx().clone();
         let mut cmds: Vec<Command> = Vec::new();
 
+        self.doc.refresh();
+        self.note_change();
         self.handle_close_request(&ctx);
         self.handle_shortcuts(&ctx, &mut cmds);
         self.handle_dropped_files(&ctx, &mut cmds);
@@ -857,33 +897,80 @@ impl EditorApp {
     }
 
     fn overlay_key(&self) -> Option<JobKey> {
+        let on_map = |h: Hex| self.doc.map().contains(h);
         let kind = match self.overlay? {
             Overlay::Viewshed | Overlay::Blind => {
-                JobKind::Viewshed(self.selected.filter(|h| self.doc.map().contains(*h))?)
+                JobKind::Viewshed(self.selected.filter(|h| on_map(*h))?)
             }
             Overlay::Exposure => JobKind::Exposure,
-            Overlay::Spotting => JobKind::Spotting(
-                self.selected.filter(|h| self.doc.map().contains(*h))?,
-                self.spot_moving,
-            ),
+            Overlay::Spotting => {
+                JobKind::Spotting(self.selected.filter(|h| on_map(*h))?, self.spot_moving)
+            }
+            Overlay::Diff => JobKind::Diff {
+                from: self.selected.filter(|h| on_map(*h)),
+                base: match self.diff_against {
+                    DiffBase::Saved => (0, self.doc.saved_serial()),
+                    DiffBase::NoLayers => (1, 0),
+                },
+            },
         };
         Some(JobKey {
             generation: self.doc.generation(),
             kind,
-            range: self.planning.range,
+            // The diff compares every pair, as `hexsight diff` does.
+            range: if matches!(kind, JobKind::Diff { .. }) {
+                0
+            } else {
+                self.planning.range
+            },
         })
     }
 
+    /// The overlay job wanted now, if any (tests and scripting).
+    pub fn overlay_job(&self) -> Option<JobKey> {
+        self.overlay_key()
+    }
+
+    /// Notes when the document last changed (for the diff overlay's debounce).
+    fn note_change(&mut self) {
+        if self.doc.generation() != self.changed.0 {
+            self.changed = (self.doc.generation(), Instant::now());
+        }
+    }
+
     fn request_overlay(&mut self, ctx: &egui::Context) {
+        let key = self.overlay_key();
+        let diff = key.is_some_and(|k| matches!(k.kind, JobKind::Diff { .. }));
+        // A diff made for an older map is of no use: cancelled as soon as an edit comes.
+        if diff && self.jobs.running().is_some_and(|r| Some(r) != key) {
+            self.jobs.cancel();
+        }
         // While a stroke is open the map changes every frame: wait for the stroke to end.
         if self.doc.editing() {
             return;
         }
-        if let Some(key) = self.overlay_key() {
-            let c = ctx.clone();
+        let Some(key) = key else { return };
+        let c = ctx.clone();
+        if !diff {
             self.jobs
                 .request(key, self.doc.map(), move || c.request_repaint());
+            return;
         }
+        if self.jobs.settled(key) {
+            return;
+        }
+        // The diff runs the engine twice over every pair: wait until the map rests.
+        let rested = self.changed.1.elapsed();
+        if rested < self.diff_debounce {
+            ctx.request_repaint_after(self.diff_debounce - rested);
+            return;
+        }
+        let before = match self.diff_against {
+            DiffBase::Saved => self.doc.saved_map(),
+            DiffBase::NoLayers => Arc::new(self.doc.file_map().clone()),
+        };
+        self.jobs
+            .request_diff(key, &before, self.doc.map(), move || c.request_repaint());
     }
 
     /// The overlay to draw: its kind, data and whether it is stale.
@@ -894,12 +981,7 @@ impl EditorApp {
             return Some((overlay, d, false));
         }
         let d = self.jobs.stale_result(key.kind)?;
-        let len = match d.as_ref() {
-            JobOutput::Viewshed(v) => v.len(),
-            JobOutput::Exposure(v) => v.len(),
-            JobOutput::Spotting(v) => v.len(),
-        };
-        (len == self.doc.map().len()).then_some((overlay, d, true))
+        (d.len() == self.doc.map().len()).then_some((overlay, d, true))
     }
 
     /// Waits for the overlay job (tests, scripted screenshots).

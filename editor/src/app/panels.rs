@@ -112,6 +112,7 @@ impl EditorApp {
                     JobKind::Viewshed(_) => "viewshed",
                     JobKind::Exposure => "exposure",
                     JobKind::Spotting(..) => "spotting",
+                    JobKind::Diff { .. } => "change in sight",
                 };
                 ui.add(
                     egui::ProgressBar::new(frac)
@@ -282,6 +283,8 @@ impl EditorApp {
 
     pub(super) fn inspector(&mut self, ui: &mut Ui, cmds: &mut Vec<Command>) {
         ui.add_space(4.0);
+        self.layer_panel(ui);
+        ui.separator();
         self.los_panel(ui);
         ui.separator();
         ui.heading("Overlays");
@@ -375,6 +378,23 @@ impl EditorApp {
             let max = v.iter().copied().max().unwrap_or(0);
             ui.label(format!("From 0 to {max} hexes see a hex."));
         }
+        if let JobOutput::Diff(d) = data.as_ref() {
+            ui.label(format!(
+                "{} pairs gained, {} lost; exposure change {} to {:+}.",
+                d.gained,
+                d.lost,
+                d.seen_by.iter().min().copied().unwrap_or(0),
+                d.seen_by.iter().max().copied().unwrap_or(0)
+            ));
+            if let Some(v) = d.views.first() {
+                ui.label(format!(
+                    "{} sees {} hexes more, {} fewer.",
+                    map.label(map.hex_of(v.from)),
+                    v.gained.len(),
+                    v.lost.len()
+                ));
+            }
+        }
         if let Some(h) = self.hover
             && let Some(i) = map.index(h)
         {
@@ -391,6 +411,18 @@ impl EditorApp {
                 JobOutput::Exposure(v) => v
                     .get(i)
                     .map(|n| format!("{}: seen by {n} hexes", map.label(h))),
+                JobOutput::Diff(d) => d.seen_by.get(i).map(|n| {
+                    let mut t = format!("{}: seen by {n:+} hexes", map.label(h));
+                    if let Some(v) = d.views.first() {
+                        let from = map.label(map.hex_of(v.from));
+                        if v.gained.contains(&i) {
+                            t += &format!("; {from} sees it now");
+                        } else if v.lost.contains(&i) {
+                            t += &format!("; {from} no longer sees it");
+                        }
+                    }
+                    t
+                }),
                 JobOutput::Spotting(v) => v.get(i).map(|x| {
                     let what = if x.auto {
                         "spotted automatically".to_string()
@@ -428,6 +460,15 @@ impl EditorApp {
             .on_hover_text("Blind hexes of the selected hex (hidden only by a lower obstacle), hatched; other hexes it does not see, darkened.");
         ui.radio_value(&mut self.overlay, Some(Overlay::Exposure), "Exposure")
             .on_hover_text("For every hex, how many hexes see it (all pairs: slow on big maps).");
+        ui.radio_value(&mut self.overlay, Some(Overlay::Diff), "Change in sight")
+            .on_hover_text("What changed in sight: red where more hexes see a hex, blue where fewer; rings round the hexes the selected hex gained (green) and lost (pink). Recomputed when the map rests after an edit.");
+        if self.overlay == Some(Overlay::Diff) {
+            ui.horizontal(|ui| {
+                ui.label("against");
+                ui.selectable_value(&mut self.diff_against, DiffBase::Saved, "the saved map");
+                ui.selectable_value(&mut self.diff_against, DiffBase::NoLayers, "no layers");
+            });
+        }
         match crate::jobs::spotting_unavailable(self.doc.map()) {
             None => {
                 ui.radio_value(&mut self.overlay, Some(Overlay::Spotting), "Spotting").on_hover_text(
