@@ -4,7 +4,7 @@
 
 use hexsight_analysis::engine::exposure::{Exposure, exposure, shard};
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::generate::{Generator, generate as generate_map};
+use hexsight_analysis::generate::{Generator, generate as generate_map};
 use hexsight_analysis::engine::matrix::{Control, Selection, matrix as matrix_of};
 use hexsight_analysis::engine::viewshed::viewshed_of;
 use hexsight_analysis::hex::{Layout, Orientation, Stagger};
