@@ -7,7 +7,7 @@
 //! ([`super::walker`]) asks it about each stretch with quiet notes. The kernel is
 //! chosen once, through the family's registry entry ([`crate::rules::registry`]),
 //! and prepared with the whole-map sweeps its declarations earn
-//! ([`super::prepared`]). The tests compare all of them with the explained query
+//! (`engine/prepared.rs`). The tests compare all of them with the explained query
 //! on every ordered pair of random maps.
 
 use super::grid::Padded;
@@ -147,7 +147,9 @@ impl<'m> Engine<'m> {
     }
 
     /// Per map hex, what the line from map hex `i` to it needs to be settled in a
-    /// viewshed, from what it may pass over ([`super::prepared::Prepared::viewshed_needs`]).
+    /// viewshed, from what it may pass over: nothing where no cell rises above any
+    /// line's quiet height, else from bounds on slopes where the kernel blocks above
+    /// the line ([`super::horizon`]), else from the highest tops ([`super::shadow`]).
     pub fn viewshed_needs(&self, i: usize) -> Vec<super::shadow::Need> {
         self.prepared.viewshed_needs(&self.frame(), i)
     }

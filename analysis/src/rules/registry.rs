@@ -43,11 +43,14 @@ pub trait Rules {
     const HILL_LEVELS: i32 = 6;
 }
 
+/// The observer's eye and the tops of some hexes (`None` off the map).
+type EyeAndTops = (i64, Vec<Option<i64>>);
+
 /// What the library asks of one family, each answer through its kernel.
 pub struct Entry {
     assess: fn(&Map, &HexLine) -> Assessment,
     heights: fn(&Map, &HexLine) -> Heights,
-    eye_and_tops: fn(&Map, Hex, &[Hex]) -> (i64, Vec<Option<i64>>),
+    eye_and_tops: fn(&Map, Hex, &[Hex]) -> EyeAndTops,
     unit_problems: fn(&Map) -> Vec<Problem>,
     warnings: fn(&Map) -> Vec<String>,
     details: fn(&Map, &HexLine) -> Option<Value>,
