@@ -5,9 +5,9 @@
 use divan::{Bencher, black_box};
 use hexsight_analysis::Map;
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::generate::{Generator, generate};
 use hexsight_analysis::engine::matrix::{Control, Selection, matrix};
 use hexsight_analysis::engine::viewshed::viewshed_of;
+use hexsight_analysis::generate::{Generator, generate};
 use hexsight_analysis::hex::Layout;
 use hexsight_analysis::line_of_sight;
 

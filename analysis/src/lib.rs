@@ -12,6 +12,7 @@ pub mod atomic;
 pub mod engine;
 pub mod error;
 pub mod export;
+pub mod generate;
 pub mod georef;
 pub mod hex;
 pub mod import;

@@ -27,8 +27,19 @@ pub struct LosResult {
 
 /// Traces LOS between two hexes of the map.
 pub fn line_of_sight(map: &Map, from: Hex, to: Hex) -> LosResult {
+    line_of_sight_with(rules::registry::of(map), map, from, to)
+}
+
+/// Traces LOS between two hexes of the map by the rules of `family` (the map's own
+/// family's in [`line_of_sight`]).
+pub fn line_of_sight_with(
+    family: &rules::registry::Entry,
+    map: &Map,
+    from: Hex,
+    to: Hex,
+) -> LosResult {
     let line = HexLine::new(from, to);
-    let mut a = rules::assess(map, &line);
+    let mut a = family.assess(map, &line);
     let c = a.conclude(map, &line);
     LosResult {
         line,

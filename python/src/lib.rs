@@ -9,7 +9,7 @@
 use hexsight_analysis::engine::diff::{check_memory as diff_memory, diff as diff_of};
 use hexsight_analysis::engine::exposure::{Exposure, exposure, shard};
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::generate::{Generator, generate as generate_map};
+use hexsight_analysis::generate::{Generator, generate as generate_map};
 use hexsight_analysis::engine::matrix::{Control, Selection, matrix as matrix_of};
 use hexsight_analysis::engine::min_height::{MAX_UP_TO, Stand, min_heights, min_heights_as};
 use hexsight_analysis::engine::viewshed::viewshed_of;

@@ -1,7 +1,7 @@
 //! `hexsight generate --cols N --rows M --seed S --ruleset R --out FILE`.
 
 use clap::Args as ClapArgs;
-use hexsight_analysis::engine::generate::{Generator, generate};
+use hexsight_analysis::generate::{Generator, generate};
 use hexsight_analysis::hex::{Layout, Orientation, Stagger};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,7 +21,7 @@ pub struct Args {
     /// Random seed: the same seed gives the same map.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Built-in ruleset (`geometric`, `combat-commander`, `asl`, `napoleonic`, `miniatures`, `battletech`).
+    /// Built-in ruleset (`geometric` and the other families of the registry; an unknown name lists them).
     #[arg(long, default_value = "geometric")]
     ruleset: String,
     /// Pointy-top hexes instead of flat-top.

@@ -1,29 +1,26 @@
 //! The engine: exact, verdict-only answers for pairs of one map, from the families' kernels.
 //!
 //! Every family runs here through its kernel ([`crate::rules::kernel`]): the map
-//! is laid into a padded grid of the kernel's cells ([`Grid`]), walks are
+//! is laid into a padded grid of the kernel's cells ([`super::grid`]), walks are
 //! compiled once per hex offset and shared by the twelve grid symmetries
-//! ([`Lines`], or per orbit in [`super::pairs`]), and [`Walker`] asks the kernel
-//! about each stretch with quiet notes. Two families also have a specialised
-//! sweep for whole-map matrices, derived from their kernels
-//! (`super::geometric_sweep`, `super::cc_sweep`). The tests compare all of
-//! them with the explained query on every ordered pair of random maps.
+//! ([`Lines`], or per orbit in [`super::pairs`]), and the kernel's walker
+//! ([`super::walker`]) asks it about each stretch with quiet notes. The kernel is
+//! chosen once, through the family's registry entry ([`crate::rules::registry`]),
+//! and prepared with the whole-map sweeps its declarations earn
+//! (`engine/prepared.rs`). The tests compare all of them with the explained query
+//! on every ordered pair of random maps.
 
-use super::cc_sweep::CcFlat;
-use super::geometric_sweep::GeoSweep;
-use super::grid::{Grid, Padded};
-use super::level_sweep::LevelSweep;
+use super::grid::Padded;
 use super::lines::{Lines, Pools, Symmetry, Walk, symmetries};
 use super::offsets::{DqPairs, Group, Offset, groups};
+use super::prepared::{Frame, Pending, Prepared};
 use super::vector;
-use super::walker::{BLOCK, Outcome, Walker, total};
+use super::walker::{BLOCK, Outcome, total};
 use crate::hex::Hex;
-use crate::los::line_of_sight;
+use crate::los::line_of_sight_with;
 use crate::map::Map;
-use crate::rules::kernel::{Kernel as _, Span};
-use crate::rules::{
-    Family, LevelSide, Verdict, asl, battletech, combat_commander, geometric, napoleonic,
-};
+use crate::rules::Verdict;
+use crate::rules::registry::{self, Entry};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
@@ -56,92 +53,13 @@ impl Sight {
     }
 }
 
-/// The map's family: its kernel, the kernel's grid, and any specialised sweep.
-pub(crate) enum FamilyKernel<'m> {
-    Geometric {
-        kernel: geometric::Kernel<'m>,
-        grid: Grid<geometric::Cell, ()>,
-        /// Built on first use: viewsheds never need it.
-        sweep: OnceLock<Option<GeoSweep>>,
-    },
-    CombatCommander {
-        kernel: combat_commander::Kernel<'m>,
-        grid: Grid<combat_commander::Cell, LevelSide>,
-        flat: CcFlat,
-    },
-    Asl {
-        kernel: asl::Kernel<'m>,
-        grid: Grid<asl::Cell, LevelSide>,
-        /// Built on first use: viewsheds never need it.
-        level: OnceLock<Option<LevelSweep>>,
-    },
-    Napoleonic {
-        kernel: napoleonic::Kernel<'m>,
-        grid: Grid<napoleonic::Cell, Option<crate::rules::LosEffect>>,
-        /// Built on first use: viewsheds never need it.
-        level: OnceLock<Option<LevelSweep>>,
-    },
-    Battletech {
-        kernel: battletech::Kernel<'m>,
-        grid: Grid<battletech::Cell, ()>,
-        /// Built on first use: viewsheds never need it.
-        level: OnceLock<Option<LevelSweep>>,
-    },
-}
-
-/// A family's level sweep, built on first use.
-fn built<'a, K: crate::rules::kernel::Kernel>(
-    level: &'a OnceLock<Option<LevelSweep>>,
-    kernel: &K,
-    grid: &Grid<K::Cell, K::Side>,
-    p: &Padded,
-) -> Option<&'a LevelSweep> {
-    level
-        .get_or_init(|| LevelSweep::of(kernel, grid, p))
-        .as_ref()
-}
-
-/// Bytes a level sweep holds, once built.
-fn level_bytes(l: &OnceLock<Option<LevelSweep>>) -> usize {
-    l.get()
-        .and_then(|l| l.as_ref())
-        .map_or(0, LevelSweep::bytes)
-}
-
-/// Runs `$body` with `$w` bound to the engine's [`Walker`], whatever the family:
-/// the one place the engine chooses a kernel.
-macro_rules! with_walker {
-    ($engine:expr, $w:ident => $body:expr) => {{
-        let e = $engine;
-        match &e.family {
-            FamilyKernel::Geometric { kernel, grid, .. } => {
-                let $w = e.walker(kernel, grid);
-                $body
-            }
-            FamilyKernel::CombatCommander { kernel, grid, .. } => {
-                let $w = e.walker(kernel, grid);
-                $body
-            }
-            FamilyKernel::Asl { kernel, grid, .. } => {
-                let $w = e.walker(kernel, grid);
-                $body
-            }
-            FamilyKernel::Napoleonic { kernel, grid, .. } => {
-                let $w = e.walker(kernel, grid);
-                $body
-            }
-            FamilyKernel::Battletech { kernel, grid, .. } => {
-                let $w = e.walker(kernel, grid);
-                $body
-            }
-        }
-    }};
-}
-
 /// Answers "does observer `i` see target `j`" for hexes of one map, by index.
 pub struct Engine<'m> {
     map: &'m Map,
-    pub(crate) family: FamilyKernel<'m>,
+    /// The family's entry, through which the kernel was chosen.
+    entry: &'m Entry,
+    /// The family's kernel laid into the grid, with its sweeps.
+    prepared: Box<dyn Prepared + 'm>,
     pub(crate) padded: Padded,
     /// Walks for every offset of the map, compiled when first asked for.
     lines: OnceLock<Lines>,
@@ -171,57 +89,20 @@ impl<'m> Engine<'m> {
     /// No walk is compiled yet: [`Engine::lines`] does that when a question needs
     /// every offset, and [`super::pairs`] compiles only the walks it needs.
     pub fn new(map: &'m Map) -> Engine<'m> {
+        Engine::with_entry(map, registry::of(map))
+    }
+
+    /// [`Engine::new`] judging by the rules of `entry` rather than the map's
+    /// family's (a family a test registers, say).
+    pub fn with_entry(map: &'m Map, entry: &'m Entry) -> Engine<'m> {
         let padded = Padded::of(map);
-        let family = match map.ruleset.family {
-            // Miniatures LOS is true line of sight: the geometric kernel.
-            Family::Geometric | Family::Miniatures => {
-                let kernel = geometric::Kernel::new(map);
-                let grid = Grid::of(&kernel, &padded);
-                FamilyKernel::Geometric {
-                    kernel,
-                    grid,
-                    sweep: OnceLock::new(),
-                }
-            }
-            Family::CombatCommander => {
-                let kernel = combat_commander::Kernel::new(map);
-                let grid = Grid::of(&kernel, &padded);
-                let flat = CcFlat::new(&kernel, &grid, &padded);
-                FamilyKernel::CombatCommander { kernel, grid, flat }
-            }
-            Family::Asl => {
-                let kernel = asl::Kernel::new(map);
-                let grid = Grid::of(&kernel, &padded);
-                FamilyKernel::Asl {
-                    kernel,
-                    grid,
-                    level: OnceLock::new(),
-                }
-            }
-            Family::Napoleonic => {
-                let kernel = napoleonic::Kernel::new(map);
-                let grid = Grid::of(&kernel, &padded);
-                FamilyKernel::Napoleonic {
-                    kernel,
-                    grid,
-                    level: OnceLock::new(),
-                }
-            }
-            Family::Battletech => {
-                let kernel = battletech::Kernel::new(map);
-                let grid = Grid::of(&kernel, &padded);
-                FamilyKernel::Battletech {
-                    kernel,
-                    grid,
-                    level: OnceLock::new(),
-                }
-            }
-        };
+        let prepared = entry.prepare(map, &padded);
         let syms = symmetries();
         let factors = syms.map(|s| s.strides(padded.stride));
         Engine {
             map,
-            family,
+            entry,
+            prepared,
             padded,
             lines: OnceLock::new(),
             syms,
@@ -231,19 +112,15 @@ impl<'m> Engine<'m> {
         }
     }
 
-    /// The walker over this engine's grid for a kernel.
-    pub(crate) fn walker<'a, K: crate::rules::kernel::Kernel>(
-        &'a self,
-        kernel: &'a K,
-        grid: &'a Grid<K::Cell, K::Side>,
-    ) -> Walker<'a, K> {
-        Walker {
-            kernel,
-            grid,
+    /// What the prepared kernel needs of the engine for one call.
+    fn frame(&self) -> Frame<'_> {
+        Frame {
+            map: self.map,
+            entry: self.entry,
             padded: &self.padded,
             syms: &self.syms,
             factors: &self.factors,
-            limit: kernel.hindrance_limit(),
+            simd: self.simd,
         }
     }
 
@@ -258,77 +135,23 @@ impl<'m> Engine<'m> {
         self.map
     }
 
-    /// The geometric family's sweep tables, if it has them here (built on first use).
-    fn geo_sweep(&self) -> Option<&GeoSweep> {
-        match &self.family {
-            FamilyKernel::Geometric {
-                kernel,
-                grid,
-                sweep,
-            } => sweep
-                .get_or_init(|| GeoSweep::of(kernel, grid, &self.padded))
-                .as_ref(),
-            _ => None,
-        }
-    }
-
-    /// The level sweep of a family with level keys, if it has one here (built on
-    /// first use).
-    fn level_sweep(&self) -> Option<&LevelSweep> {
-        let p = &self.padded;
-        match &self.family {
-            FamilyKernel::Asl {
-                kernel,
-                grid,
-                level,
-            } => built(level, kernel, grid, p),
-            FamilyKernel::Napoleonic {
-                kernel,
-                grid,
-                level,
-            } => built(level, kernel, grid, p),
-            FamilyKernel::Battletech {
-                kernel,
-                grid,
-                level,
-            } => built(level, kernel, grid, p),
-            _ => None,
-        }
-    }
-
-    /// True when the family has a specialised whole-map sweep here.
+    /// True when the family has a whole-map sweep here.
     pub fn has_sweep(&self) -> bool {
-        match &self.family {
-            FamilyKernel::Geometric { .. } => self.geo_sweep().is_some(),
-            FamilyKernel::CombatCommander { .. } => true,
-            FamilyKernel::Asl { .. }
-            | FamilyKernel::Napoleonic { .. }
-            | FamilyKernel::Battletech { .. } => self.level_sweep().is_some(),
-        }
+        self.prepared.has_sweep(&self.frame())
     }
 
     /// True when "`i` sees `j`" always equals "`j` sees `i`", so a matrix may
     /// compute one triangle and mirror it.
     pub fn is_reciprocal(&self) -> bool {
-        with_walker!(self, w => w.kernel.reciprocal())
+        self.prepared.reciprocal()
     }
 
     /// Per map hex, what the line from map hex `i` to it needs to be settled in a
-    /// viewshed, from what it may pass over: nothing at all when no cell rises above
-    /// any line's quiet height ([`super::shadow::all_quiet`]); else from bounds on its
-    /// slope where the family blocks above the line ([`super::horizon`]), else from
-    /// the highest tops about it ([`super::shadow`]).
+    /// viewshed, from what it may pass over: nothing where no cell rises above any
+    /// line's quiet height, else from bounds on slopes where the kernel blocks above
+    /// the line ([`super::horizon`]), else from the highest tops ([`super::shadow`]).
     pub fn viewshed_needs(&self, i: usize) -> Vec<super::shadow::Need> {
-        use super::shadow::{Need, all_quiet};
-        with_walker!(self, w => if all_quiet(w.kernel, w.grid, &self.padded, i) {
-            let mut all = vec![Need::Nothing; self.padded.axial.len()];
-            all[i] = Need::Walk;
-            all
-        } else if w.kernel.blocks_above_line() {
-            super::horizon::needs(w.kernel, w.grid, &self.padded, i)
-        } else {
-            super::shadow::needs(w.kernel, w.grid, &self.padded, i)
-        })
+        self.prepared.viewshed_needs(&self.frame(), i)
     }
 
     /// Bytes [`Engine::viewshed_needs`] holds.
@@ -344,20 +167,7 @@ impl<'m> Engine<'m> {
 
     /// Bytes of grids and tables held (walks included once compiled).
     pub fn bytes(&self) -> usize {
-        let family = match &self.family {
-            FamilyKernel::Geometric { grid, sweep, .. } => {
-                grid.bytes()
-                    + sweep
-                        .get()
-                        .and_then(|s| s.as_ref())
-                        .map_or(0, |s| s.bytes())
-            }
-            FamilyKernel::CombatCommander { grid, flat, .. } => grid.bytes() + flat.bytes(),
-            FamilyKernel::Asl { grid, level, .. } => grid.bytes() + level_bytes(level),
-            FamilyKernel::Napoleonic { grid, level, .. } => grid.bytes() + level_bytes(level),
-            FamilyKernel::Battletech { grid, level, .. } => grid.bytes() + level_bytes(level),
-        };
-        family + self.padded.bytes() + self.lines.get().map_or(0, |l| l.bytes())
+        self.prepared.bytes() + self.padded.bytes() + self.lines.get().map_or(0, |l| l.bytes())
     }
 
     /// Bytes [`Engine::new`] will hold for a map (an overestimate), before building it.
@@ -372,8 +182,8 @@ impl<'m> Engine<'m> {
             });
             (hi as i64 - lo as i64 + 1).clamp(1, 4097) as u64
         };
-        // Cells of up to 48 bytes, 12 bytes of index, and per-level bitsets (9 per
-        // level for Combat Commander, 2 for geometric).
+        // Cells of up to 48 bytes, 12 bytes of index, and the sweeps' per-level
+        // tables (about 9 bits a cell per level).
         size * (48 + 12 + 1) + levels * 9 * size / 8 + map.hexsides.len() as u64 * 64
     }
 
@@ -408,25 +218,23 @@ impl<'m> Engine<'m> {
         i: usize,
         j: usize,
     ) -> Outcome {
-        if i == j || !walk.exact {
-            return self.plain_outcome(i, j);
-        }
-        with_walker!(self, w => {
-            let mut spans: Vec<Span<_>> = Vec::new();
-            w.eval::<BLIND>(pools, walk, g, i, j, &mut spans)
-        })
+        self.prepared
+            .outcome(&self.frame(), (pools, walk, g), (i, j), BLIND)
     }
 
-    /// True when the kernel reads the whole line of pair (`i`, `j`) (`Kernel::line`),
-    /// so a prefix of its walk settles nothing.
-    pub(crate) fn needs_line(&self, i: usize, j: usize) -> bool {
-        with_walker!(self, w => {
-            let c = |x: usize| crate::rules::kernel::End {
-                hex: self.padded.axial[x],
-                cell: w.grid.cells[self.padded.cell[x] as usize],
-            };
-            w.kernel.needs_line(&w.kernel.ends(c(i), c(j)))
-        })
+    /// Settles the pairs of `pending` that `walk` decides (all of them where it is
+    /// `complete`, else those it blocks, or with `BLIND` blocks at or above the
+    /// eye), moving them with their outcomes to `settled`; one call for the batch.
+    pub(crate) fn settle<const BLIND: bool>(
+        &self,
+        (pools, walk): (&Pools, &Walk),
+        complete: bool,
+        pending: &mut Vec<Pending>,
+        settled: &mut Vec<(usize, usize, Outcome)>,
+    ) {
+        let f = self.frame();
+        self.prepared
+            .settle(&f, pools, walk, complete, BLIND, pending, settled)
     }
 
     /// The map's hexes grouped by axial `q`; within a group `r` runs without gaps.
@@ -486,9 +294,9 @@ impl<'m> Engine<'m> {
         true
     }
 
-    /// Calls `seen(i, j)` for each pair of the runs `dr` away (in `pairs`) whose line
-    /// is seen, offset `o` being an exact walk: the family's sweep where it has one,
-    /// else the kernel's walker lane by lane.
+    /// Calls `seen(i, j)` for each pair of the runs `dr` away (in `pairs`) whose line is seen,
+    /// offset `o` being an exact walk: the kernel's sweep where it has one, else its
+    /// walker lane by lane.
     pub(crate) fn sweep_offset(
         &self,
         o: &Offset,
@@ -497,35 +305,8 @@ impl<'m> Engine<'m> {
         steps_buf: &mut Vec<(i32, u32, u32)>,
         seen: &mut dyn FnMut(usize, usize),
     ) {
-        let (pools, walk, g) = (o.pools, o.walk, o.g);
-        if let Some(s) = self.geo_sweep().filter(|_| walk.narrow()) {
-            return s.offset(o, pairs, dr, self.simd, steps_buf, seen);
-        }
-        match &self.family {
-            FamilyKernel::CombatCommander { kernel, grid, flat } => {
-                let sees =
-                    |i: usize, j: usize| !self.outcome::<false>(pools, walk, g, i, j).blocked();
-                flat.offset(kernel, grid, o, &self.syms, pairs, dr, &sees, seen)
-            }
-            FamilyKernel::Asl { .. }
-            | FamilyKernel::Napoleonic { .. }
-            | FamilyKernel::Battletech { .. }
-                if let Some(l) = self.level_sweep() =>
-            {
-                with_walker!(self, w => l.offset(&w, o, pairs, dr, self.simd, &mut Vec::new(), seen))
-            }
-            _ => with_walker!(self, w => {
-                let mut spans = Vec::new();
-                pairs.runs(dr, |run| {
-                    for lane in 0..run.lanes {
-                        let (i, j) = run.pair(lane);
-                        if !w.eval::<false>(pools, walk, g, i, j, &mut spans).blocked() {
-                            seen(i, j);
-                        }
-                    }
-                })
-            }),
-        }
+        self.prepared
+            .sweep_offset(&self.frame(), o, pairs, dr, steps_buf, seen)
     }
 
     /// The index factors of symmetry `g` in the padded grid.
@@ -540,18 +321,7 @@ impl<'m> Engine<'m> {
 
     /// The explained query's outcome (blind or not, as [`super::viewshed`] reads it).
     pub(crate) fn plain_outcome(&self, i: usize, j: usize) -> Outcome {
-        let r = line_of_sight(self.map, self.map.hex_of(i), self.map.hex_of(j));
-        let blocked = r.verdict == Verdict::Blocked;
-        let block = r
-            .events
-            .iter()
-            .any(|e| e.effect == crate::rules::Effect::Block);
-        Outcome {
-            block,
-            high: block && !super::viewshed::is_blind(self.map, &r),
-            hinder: if blocked { 0 } else { r.hindrance },
-            limit: blocked && !block,
-        }
+        plain_outcome(&self.frame(), i, j)
     }
 
     /// The map index of hex `h`, if on the map.
@@ -568,9 +338,27 @@ impl<'m> Engine<'m> {
     }
 }
 
+/// The explained query's outcome for pair (`i`, `j`) by the family's rules.
+pub(crate) fn plain_outcome(f: &Frame, i: usize, j: usize) -> Outcome {
+    let (map, entry) = (f.map, f.entry);
+    let r = line_of_sight_with(entry, map, map.hex_of(i), map.hex_of(j));
+    let blocked = r.verdict == Verdict::Blocked;
+    let block = r
+        .events
+        .iter()
+        .any(|e| e.effect == crate::rules::Effect::Block);
+    Outcome {
+        block,
+        high: block && !super::viewshed::is_blind_by(entry, map, &r),
+        hinder: if blocked { 0 } else { r.hindrance },
+        limit: blocked && !block,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::los::line_of_sight;
 
     /// Every ordered pair of several random maps of every family: the engine's
     /// verdict and hindrance, and the matrix sweep, equal the explained query's.

@@ -111,9 +111,9 @@ fn keyed_read(limit: Option<u8>) -> Read {
 }
 
 /// How lines with a far key are read where the far layers can count: as keyed lines
-/// are, but never blocks only (a hindered line is walked when nothing is counted).
+/// are (without a limit hindrances never stop a line, so blocks only).
 fn far_read(limit: Option<u8>) -> Read {
-    limit.map_or(Read::Hindered, Read::Counted)
+    keyed_read(limit)
 }
 
 /// What a layer does to some lanes.

@@ -157,7 +157,7 @@ pub struct Walk {
 }
 
 impl Walk {
-    /// True when every numerator fits 32 bits, as the geometric sweep's laid-out
+    /// True when every numerator fits 32 bits, as the above-the-line sweep's laid-out
     /// steps and exact `i64` products need (every walk within 1000 hexes).
     #[inline]
     pub fn narrow(&self) -> bool {

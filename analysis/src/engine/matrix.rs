@@ -1,6 +1,7 @@
 //! The all-pairs visibility matrix: bit-packed, computed in parallel.
 
 use super::fast::Engine;
+pub use super::{Control, Selection};
 use crate::error::{Error, ErrorKind, Result};
 use crate::los::line_of_sight;
 use crate::map::Map;
@@ -84,30 +85,6 @@ impl BitMatrix {
     }
 }
 
-/// Observers and targets of a matrix, by map index (both sorted).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Selection {
-    /// Observer hexes (rows).
-    pub from: Vec<usize>,
-    /// Target hexes (columns).
-    pub to: Vec<usize>,
-}
-
-impl Selection {
-    /// Every hex as observer and as target.
-    pub fn all(map: &Map) -> Selection {
-        Selection {
-            from: (0..map.len()).collect(),
-            to: (0..map.len()).collect(),
-        }
-    }
-
-    /// True when both are the whole map.
-    pub fn is_all(&self, map: &Map) -> bool {
-        self.from.len() == map.len() && self.to.len() == map.len()
-    }
-}
-
 /// A matrix with the hexes its rows and columns stand for.
 #[derive(Clone, Debug)]
 pub struct Matrix {
@@ -115,24 +92,6 @@ pub struct Matrix {
     pub sel: Selection,
     /// The bits.
     pub bits: BitMatrix,
-}
-
-/// Run-time controls: threads, cancellation and progress.
-pub struct Control<'a> {
-    /// Set from another thread (Ctrl-C) to stop; the run then returns an error.
-    pub cancel: &'a AtomicBool,
-    /// Called now and then with (pairs done, pairs in all).
-    pub progress: &'a (dyn Fn(u64, u64) + Sync),
-}
-
-impl Default for Control<'static> {
-    fn default() -> Self {
-        static NEVER: AtomicBool = AtomicBool::new(false);
-        Control {
-            cancel: &NEVER,
-            progress: &|_, _| {},
-        }
-    }
 }
 
 /// Memory a matrix run needs, in bytes: the bits plus the precomputed walks and grids.
@@ -393,7 +352,7 @@ pub fn write_csv_sel(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::generate::{Generator, generate};
+    use crate::generate::{Generator, generate};
     use crate::hex::Layout;
 
     #[test]

@@ -1,20 +1,19 @@
 //! Whole-map analyses: one engine for observers x targets, built on the families' kernels.
 //!
-//! [`fast::Engine`] lays a map's kernel into a padded grid; [`walker`] asks the
+//! [`fast::Engine`] lays a map's kernel into a padded grid (`prepared`, the
+//! kernel chosen once through its family's registry entry); [`walker`] asks the
 //! kernel about each stretch of a compiled walk ([`lines`]); [`pairs`] runs any
 //! observers x targets request orbit by orbit, compiling only the walks it
 //! needs; [`matrix`], [`viewshed`] and [`exposure`] are thin shapes on them;
 //! [`shadow`] settles a viewshed's open ground without walking it. The
-//! specialised sweeps (`geometric_sweep`, `cc_sweep`) are derived from
-//! their kernels and checked against them.
+//! whole-map sweeps (`above_sweep`, `level_sweep`) serve any kernel by what it
+//! declares, and are checked against its walker.
 
+mod above_sweep;
 mod bits;
-mod cc_sweep;
 pub mod diff;
 pub mod exposure;
 pub mod fast;
-pub mod generate;
-mod geometric_sweep;
 pub mod grid;
 pub mod horizon;
 mod key_bounds;
@@ -25,6 +24,7 @@ pub mod min_height;
 pub mod offsets;
 pub mod pairs;
 mod plane;
+pub(crate) mod prepared;
 pub mod shadow;
 #[cfg(test)]
 pub(crate) mod testmaps;
@@ -32,3 +32,48 @@ mod vector;
 pub mod viewshed;
 pub mod walker;
 pub mod zone;
+
+use crate::map::Map;
+use std::sync::atomic::AtomicBool;
+
+/// Observers and targets of a matrix, by map index (both sorted).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// Observer hexes (rows).
+    pub from: Vec<usize>,
+    /// Target hexes (columns).
+    pub to: Vec<usize>,
+}
+
+impl Selection {
+    /// Every hex as observer and as target.
+    pub fn all(map: &Map) -> Selection {
+        Selection {
+            from: (0..map.len()).collect(),
+            to: (0..map.len()).collect(),
+        }
+    }
+
+    /// True when both are the whole map.
+    pub fn is_all(&self, map: &Map) -> bool {
+        self.from.len() == map.len() && self.to.len() == map.len()
+    }
+}
+
+/// Run-time controls: threads, cancellation and progress.
+pub struct Control<'a> {
+    /// Set from another thread (Ctrl-C) to stop; the run then returns an error.
+    pub cancel: &'a AtomicBool,
+    /// Called now and then with (pairs done, pairs in all).
+    pub progress: &'a (dyn Fn(u64, u64) + Sync),
+}
+
+impl Default for Control<'static> {
+    fn default() -> Self {
+        static NEVER: AtomicBool = AtomicBool::new(false);
+        Control {
+            cancel: &NEVER,
+            progress: &|_, _| {},
+        }
+    }
+}

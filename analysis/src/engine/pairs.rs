@@ -202,37 +202,37 @@ pub fn for_each<const BLIND: bool>(
         (
             Pools::for_map(engine.map()),
             Vec::<(usize, usize, usize)>::new(),
+            Vec::new(),
         )
     };
-    each_leader(&need, ctl, total, init, |(pools, pending), d, images| {
-        // Most lines are blocked before their end: walk a prefix of the line first,
-        // four times longer each round, and compile further only for the pairs it
-        // has not settled.
-        pending.clear();
-        for &(e, g) in images {
-            pending.extend(pairs_at(e).map(|(i, j)| (i, j, g)));
-        }
-        let answered = pending.len() as u64;
-        let mut limit = PREFIX;
-        while !pending.is_empty() {
-            pools.clear();
-            let complete = pools.compile_prefix(d, limit);
-            let walk = pools.walks[0];
-            pending.retain(|&(i, j, g)| {
-                if !complete && engine.needs_line(i, j) {
-                    return true;
-                }
-                let out = engine.outcome::<BLIND>(pools, &walk, g, i, j);
-                let settled = complete || if BLIND { out.high } else { out.blocked() };
-                if settled {
+    each_leader(
+        &need,
+        ctl,
+        total,
+        init,
+        |(pools, pending, done), d, images| {
+            // Most lines are blocked before their end: walk a prefix of the line first,
+            // four times longer each round, and compile further only for the pairs it
+            // has not settled.
+            pending.clear();
+            for &(e, g) in images {
+                pending.extend(pairs_at(e).map(|(i, j)| (i, j, g)));
+            }
+            let answered = pending.len() as u64;
+            let mut limit = PREFIX;
+            while !pending.is_empty() {
+                pools.clear();
+                let complete = pools.compile_prefix(d, limit);
+                let walk = pools.walks[0];
+                engine.settle::<BLIND>((pools, &walk), complete, pending, done);
+                for (i, j, out) in done.drain(..) {
                     visit(i, j, out);
                 }
-                !settled
-            });
-            limit = limit.saturating_mul(4);
-        }
-        answered
-    })
+                limit = limit.saturating_mul(4);
+            }
+            answered
+        },
+    )
 }
 
 /// Calls `seen(i, j)` once for every observer `i` of `from` and target `j` of `to`

@@ -2,20 +2,28 @@
 //! generator's terrain plus depressions (winding streams and gullies), crest
 //! units and standing and prone units, so every kernel rule is exercised.
 
-use super::generate::{Generator, Rng, generate};
+use crate::generate::{Generator, Rng, generate};
 use crate::hex::{Hex, Layout, Orientation, Stagger};
 use crate::map::{Map, Marker, Unit};
+use crate::rules::registry::{BUILTIN, Builtin};
 
-/// Every built-in family's ruleset, for the engine's cross-checks: a family named
-/// here is checked by all of them.
-pub const FAMILIES: [&str; 6] = [
-    "geometric",
-    "combat-commander",
-    "asl",
-    "napoleonic",
-    "miniatures",
-    "battletech",
-];
+/// Every built-in family's ruleset, for the engine's cross-checks: a family
+/// registered in [`crate::rules::registry::BUILTIN`] is checked by all of them.
+pub const FAMILIES: Families = Families;
+
+/// The built-in rulesets' names, in registry order (`for rs in FAMILIES`).
+#[derive(Clone, Copy)]
+pub struct Families;
+
+impl IntoIterator for Families {
+    type Item = &'static str;
+    type IntoIter =
+        std::iter::Map<std::slice::Iter<'static, Builtin>, fn(&Builtin) -> &'static str>;
+    fn into_iter(self) -> Self::IntoIter {
+        let name: fn(&Builtin) -> &'static str = |b| b.name;
+        BUILTIN.iter().map(name)
+    }
+}
 
 /// A small random map of `ruleset` (flat or pointy, odd or even stagger by `seed`)
 /// with depressions and units where the family has them.

@@ -2,7 +2,7 @@
 //! ([`available`]); everywhere else the engine runs the same tests one line at
 //! a time. Both give the same answers: the engine's tests compare them.
 
-use crate::rules::geometric::MILLI;
+use crate::rules::kernel::MILLI;
 
 /// True when the CPU has the vector instructions used here.
 pub fn available() -> bool {
@@ -60,7 +60,7 @@ fn equal_lanes_avx512(a: &[i32; 64], b: &[i32; 64]) -> u64 {
 /// difference between the ends' levels up to [`Thresholds::SPAN`].
 ///
 /// A hex blocks lane `l` at a stretch when `(s - e0) * den > a * k` (as in
-/// `fast::geometric_steps`). As `s - e0` is an integer, that is
+/// `above_sweep::above_steps`). As `s - e0` is an integer, that is
 /// `s > e0 + floor(a * k / den)`: one `i32` add and compare per lane once the
 /// floor is in the table. The floors are exact: see [`floors_avx512`]
 /// ([`Thresholds::of`] checks the bound it needs).
@@ -257,7 +257,7 @@ fn floors_avx512(
 mod tests {
     use super::*;
 
-    use crate::engine::generate::Rng;
+    use crate::generate::Rng;
 
     /// Wide draws from the map generator's random source.
     trait Draw {
@@ -277,7 +277,7 @@ mod tests {
         }
     }
 
-    /// The test `fast::geometric_steps` makes, in exact `i128`: lane `l` is
+    /// The test `above_sweep::above_steps` makes, in exact `i128`: lane `l` is
     /// blocked when some stretch has `(s - e0) * den > a * k`.
     fn blocked_exactly(
         steps: &[(i32, u32, u32)],

@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::hex::Hex;
 use crate::los::{LosResult, line_of_sight};
 use crate::map::Map;
-use crate::rules::{Effect, Place, Verdict};
+use crate::rules::Verdict;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One target hex in a viewshed.
@@ -162,36 +162,15 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
     })
 }
 
-/// True when the line is blocked and every blocker is lower than the observer:
-/// the target is hidden only because it lies in the dead ground behind a lower
-/// obstacle (a "blind hex"). Heights are the family kernel's, as the engine reads them.
+/// True when the line is blocked and every blocker is lower than the observer: a
+/// blind hex ([`crate::rules::is_blind`], by the map's family).
 pub fn is_blind(map: &Map, r: &LosResult) -> bool {
-    if r.verdict != Verdict::Blocked {
-        return false;
-    }
-    let blockers: Vec<Vec<Hex>> = r
-        .events
-        .iter()
-        .filter(|e| e.effect == Effect::Block)
-        .map(|e| match e.place {
-            Place::Hex(h) | Place::Marker(h) => vec![h],
-            Place::AlongSide(a, b) | Place::Hexside(a, b) => vec![a, b],
-            Place::HexsidePair(a, b, c) => vec![a, b, c],
-        })
-        .collect();
-    if blockers.is_empty() {
-        return false; // blocked by a hindrance limit, not by an obstacle
-    }
-    let all: Vec<Hex> = blockers.iter().flatten().copied().collect();
-    let (eye, tops) = crate::rules::eye_and_tops(map, r.line.from, &all);
-    let mut tops = tops.into_iter();
-    blockers.iter().all(|hexes| {
-        tops.by_ref()
-            .take(hexes.len())
-            .flatten()
-            .max()
-            .is_some_and(|top| top < eye)
-    })
+    is_blind_by(crate::rules::registry::of(map), map, r)
+}
+
+/// [`is_blind`] with the heights of `family`'s kernel.
+pub fn is_blind_by(family: &crate::rules::registry::Entry, map: &Map, r: &LosResult) -> bool {
+    crate::rules::is_blind(family, map, r.line.from, r.verdict, &r.events)
 }
 
 #[cfg(test)]
@@ -411,9 +390,8 @@ mod tests {
     /// The viewshed of `from` on a map given as JSON, by label: (verdict, blind).
     fn seen(json: &str, from: &str) -> impl Fn(&str) -> (Verdict, bool) {
         let map = Map::from_json(json, std::path::Path::new("example.json")).unwrap();
-        let e = Engine::new(&map);
         let i = map.index(map.parse_hex(from).unwrap()).unwrap();
-        let v = viewshed_of(&e, i, &Control::default()).unwrap();
+        let v = viewshed_of(&Engine::new(&map), i, &Control::default()).unwrap();
         move |to: &str| {
             let t = &v.targets[map.index(map.parse_hex(to).unwrap()).unwrap()];
             (t.verdict, t.blind)

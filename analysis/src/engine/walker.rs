@@ -3,7 +3,7 @@
 //! This is the engine's general path, and every family has it: it asks the same
 //! [`Kernel`] functions as the explained query, stretch by stretch, with
 //! [`Quiet`] notes, reading cells from the padded grid instead of the map. The
-//! specialised paths of `fast.rs` (bitsets per level, vector thresholds) are
+//! whole-map sweeps (bitsets per level, vector thresholds) are
 //! derived from the kernels or checked against this path.
 
 use super::grid::{Grid, Padded};

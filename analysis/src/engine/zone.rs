@@ -73,7 +73,7 @@ pub fn parse_zone(map: &Map, text: &str) -> Result<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::generate::{Generator, generate};
+    use crate::generate::{Generator, generate};
 
     #[test]
     fn rectangles_and_single_hexes() {

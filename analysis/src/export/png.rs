@@ -317,7 +317,7 @@ mod tests {
     /// it, overlapping and see-through, in images that end mid-band.
     #[test]
     fn bands_draw_as_shapes_drawn_one_by_one() {
-        let mut rng = crate::engine::generate::Rng(11);
+        let mut rng = crate::generate::Rng(11);
         let mut unit = || (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
         let mut polys = Vec::new();
         for k in 0..400 {

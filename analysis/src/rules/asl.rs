@@ -613,6 +613,26 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
     trace(map, line, from, to, FireKind::Direct)
 }
 
+/// The family's entry in [`super::registry`]: the kernel, Crest Status modifiers
+/// and details, and the unit rules.
+pub struct Rules;
+
+impl super::registry::Rules for Rules {
+    type Kernel<'m> = Kernel<'m>;
+    fn kernel(map: &Map) -> Kernel<'_> {
+        Kernel::new(map)
+    }
+    fn assess(map: &Map, line: &HexLine) -> Assessment {
+        assess(map, line)
+    }
+    fn unit_problems(map: &Map) -> Vec<Problem> {
+        unit_problems(map)
+    }
+    fn details(map: &Map, line: &HexLine) -> Option<Value> {
+        details(map, line)
+    }
+}
+
 /// Judges a walked line between units at the given positions.
 pub fn trace(map: &Map, line: &HexLine, from: Pos, to: Pos, fire: FireKind) -> Assessment {
     let mut a = super::kernel::explain(&Kernel::with_positions(map, from, to), line);

@@ -536,6 +536,19 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
     super::kernel::explain(&Kernel::new(map), line)
 }
 
+/// The family's entry in [`super::registry`].
+pub struct Rules;
+
+impl super::registry::Rules for Rules {
+    type Kernel<'m> = Kernel<'m>;
+    fn kernel(map: &Map) -> Kernel<'_> {
+        Kernel::new(map)
+    }
+    fn unit_problems(map: &Map) -> Vec<Problem> {
+        unit_problems(map)
+    }
+}
+
 /// Units of unknown kinds or states; the family has no other unit rules.
 pub fn unit_problems(map: &Map) -> Vec<Problem> {
     units::unknown(map).0

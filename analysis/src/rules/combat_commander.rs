@@ -26,7 +26,7 @@
 //!   hedge; no fire from marsh (T89). Movement: terrain cost, +1 to cross a hedge, +1 uphill
 //!   (T88.1).
 
-use super::kernel::{At, End, Explained, Notes, What};
+use super::kernel::{At, End, Explained, FarKey, Notes, What};
 use super::{Assessment, Effect, LevelSide, LosEffect, Modifier, marker_ids};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hex::{Hex, HexLine, SideCrossing};
@@ -55,6 +55,31 @@ pub struct Ends {
     high: i32,
     /// The lower end (true when it is the observer) and its level and hex, when the ends differ.
     low: Option<(bool, i32, Hex)>,
+}
+
+impl Ends {
+    /// The ends of a line from the observer in `a` at level `lo` to the target in
+    /// `b` at level `lt`.
+    #[inline]
+    fn of((a, lo): (Hex, i32), (b, lt): (Hex, i32)) -> Ends {
+        let low = match lo.cmp(&lt) {
+            std::cmp::Ordering::Less => Some((true, lo, a)),
+            std::cmp::Ordering::Greater => Some((false, lt, b)),
+            std::cmp::Ordering::Equal => None,
+        };
+        Ends {
+            lo,
+            lt,
+            high: lo.max(lt),
+            low,
+        }
+    }
+
+    /// Ends at levels `lo` and `lt`, as the keys read them (the hexes only name
+    /// the lower end in reasons).
+    fn at(lo: i32, lt: i32) -> Ends {
+        Ends::of((Hex::new(0, 0), lo), (Hex::new(0, 1), lt))
+    }
 }
 
 /// The Combat Commander sight rule.
@@ -103,18 +128,7 @@ impl super::kernel::Kernel for Kernel<'_> {
 
     #[inline]
     fn ends(&self, a: End<Cell>, b: End<Cell>) -> Ends {
-        let (lo, lt) = (a.cell.level, b.cell.level);
-        let low = match lo.cmp(&lt) {
-            std::cmp::Ordering::Less => Some((true, lo, a.hex)),
-            std::cmp::Ordering::Greater => Some((false, lt, b.hex)),
-            std::cmp::Ordering::Equal => None,
-        };
-        Ends {
-            lo,
-            lt,
-            high: lo.max(lt),
-            low,
-        }
+        Ends::of((a.hex, a.cell.level), (b.hex, b.cell.level))
     }
 
     /// A hex between the ends: its markers, its hill, its terrain.
@@ -230,6 +244,43 @@ impl super::kernel::Kernel for Kernel<'_> {
         });
     }
 
+    /// Between ends at one level no blind hex can act: every rule compares with
+    /// that level only, wherever a stretch lies.
+    #[inline]
+    fn level_key(&self, e: &Ends) -> Option<i32> {
+        e.low.is_none().then_some(e.high)
+    }
+
+    fn keyed_ends(&self, level: i32) -> Option<Ends> {
+        Some(Ends::at(level, level))
+    }
+
+    /// Between ends at two levels, hills, obstacles and hindrances at or above the
+    /// higher end, hexside features and markers act wherever they lie; the blind
+    /// hex (T88.4.1) only adds a block next to the lower end.
+    #[inline]
+    fn far_key(&self, e: &Ends) -> Option<FarKey> {
+        e.low.map(|(low_is_from, low, _)| FarKey {
+            high: e.high,
+            low,
+            target_low: !low_is_from,
+        })
+    }
+
+    fn far_ends(&self, level: i32) -> Option<Ends> {
+        Some(Ends::at(level, level.saturating_sub(1)))
+    }
+
+    /// The observer high and the target low: next to the target its blind hex acts.
+    fn near_ends(&self, high: i32, low: i32) -> Option<Ends> {
+        (high > low).then(|| Ends::at(high, low))
+    }
+
+    /// Only the stretch next to the lower end can be its blind hex.
+    fn near_reach(&self, _key: FarKey, _length: u32) -> u32 {
+        1
+    }
+
     fn reciprocal(&self) -> bool {
         true
     }
@@ -250,6 +301,24 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
     let mut a = super::kernel::explain(&Kernel::new(map), line);
     a.modifiers = modifiers(map, line);
     a
+}
+
+/// The family's entry in [`super::registry`]: the kernel, the fire modifiers and
+/// `validate`'s warnings; its hills are lower than most.
+pub struct Rules;
+
+impl super::registry::Rules for Rules {
+    type Kernel<'m> = Kernel<'m>;
+    fn kernel(map: &Map) -> Kernel<'_> {
+        Kernel::new(map)
+    }
+    fn assess(map: &Map, line: &HexLine) -> Assessment {
+        assess(map, line)
+    }
+    fn warnings(map: &Map) -> Vec<String> {
+        warnings(map)
+    }
+    const HILL_LEVELS: i32 = 4;
 }
 
 fn modifiers(map: &Map, line: &HexLine) -> Vec<Modifier> {
@@ -393,4 +462,84 @@ pub fn warnings(map: &Map) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::kernel::{FAR_FROM_ENDS, Kernel as _, NEAR_TARGET, Quiet, Sum};
+    use super::*;
+    use crate::hex::{Crossing, HexLine};
+
+    fn verdict(k: &Kernel, e: &Ends, c: &Cell, at: At) -> Sum {
+        let mut n = Quiet::default();
+        k.hex(e, c, at, &mut n);
+        n.all()
+    }
+
+    /// The keys as the level sweep reads them, on random maps: a keyed line's hex
+    /// stretches do what they do far from the ends; on a line between two levels a
+    /// hex stretch does nothing it does not do next to the lower end (near ends), and
+    /// beyond the reach just what it does far from both ends (far ends).
+    #[test]
+    fn keys_near_ends_and_reach_hold_on_random_maps() {
+        let (mut keyed, mut near, mut beyond) = (0, 0, 0);
+        for seed in 0..6 {
+            let map = crate::engine::testmaps::random_map("combat-commander", seed, 16, 14);
+            let k = Kernel::new(&map);
+            let end = |h: Hex| End {
+                hex: h,
+                cell: k.cell(h),
+            };
+            let hexes: Vec<Hex> = map.hexes().collect();
+            for (x, &a) in hexes.iter().enumerate().step_by(3) {
+                for &b in hexes.iter().skip(x % 2).step_by(2).filter(|&&b| b != a) {
+                    let e = k.ends(end(a), end(b));
+                    let line = HexLine::new(a, b);
+                    let between = line.between();
+                    let stretch = |c: &Crossing| !matches!(c, Crossing::Vertex(_));
+                    let first = between.iter().position(|s| stretch(&s.crossing));
+                    let last = between.iter().rposition(|s| stretch(&s.crossing));
+                    for (i, s) in between.iter().enumerate() {
+                        let Crossing::Hex(h) = s.crossing else {
+                            continue;
+                        };
+                        let c = k.cell(h);
+                        let at = At {
+                            hex: h,
+                            t0: s.t0,
+                            t1: s.t1,
+                            from: a.distance(h),
+                            to: h.distance(b),
+                            first: Some(i) == first,
+                            last: Some(i) == last,
+                        };
+                        let got = verdict(&k, &e, &c, at);
+                        if let Some(key) = k.level_key(&e) {
+                            let ke = k.keyed_ends(key).expect("keyed ends");
+                            assert_eq!(got, verdict(&k, &ke, &c, FAR_FROM_ENDS), "{a:?} -> {b:?}");
+                            keyed += 1;
+                            continue;
+                        }
+                        let f = k.far_key(&e).expect("a far key between two levels");
+                        let ne = k.near_ends(f.high, f.low).expect("near ends");
+                        let most = verdict(&k, &ne, &c, NEAR_TARGET);
+                        assert!(!got.any || most.any, "{a:?} -> {b:?} at {h:?}");
+                        assert!(!got.block || most.block, "{a:?} -> {b:?} at {h:?}");
+                        near += 1;
+                        let lower = if f.target_low { at.to } else { at.from };
+                        if lower > k.near_reach(f, a.distance(b)) {
+                            let fe = k.far_ends(f.high).expect("far ends");
+                            let far = verdict(&k, &fe, &c, FAR_FROM_ENDS);
+                            assert_eq!(got, far, "{a:?} -> {b:?} at {h:?}");
+                            beyond += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            keyed > 1_000 && near > 1_000 && beyond > 1_000,
+            "{keyed} {near} {beyond}"
+        );
+    }
 }

@@ -1,9 +1,8 @@
-//! Family dispatch for what is not the sight rule: checks of unit data, `validate`
+//! What is not the sight rule, each through the family's [`super::registry`] entry: checks of unit data, `validate`
 //! warnings, the extra `los` JSON details, the heights of a side view, and loading a map with its units checked.
 
-use super::Ruleset;
-use super::kernel::{self, Heights};
-use super::{Family, asl, battletech, combat_commander, geometric, napoleonic, units};
+use super::kernel::Heights;
+use super::{Effect, Event, Ruleset, Verdict, registry, units};
 use crate::error::Error;
 use crate::error::Result;
 use crate::hex::{Hex, HexLine};
@@ -15,22 +14,13 @@ use std::sync::Arc;
 /// Checks the units of a map against its family's rules: `Err` lists every broken rule
 /// (naming unit and hex); `Ok` carries warnings. Families without unit tables accept any unit.
 pub fn check_units(map: &Map) -> Result<Vec<String>> {
-    let problems = match map.ruleset.family {
-        Family::Asl => asl::unit_problems(map),
-        Family::Napoleonic => napoleonic::unit_problems(map),
-        Family::Battletech => battletech::unit_problems(map),
-        Family::Geometric | Family::CombatCommander | Family::Miniatures => Vec::new(),
-    };
-    units::into_result(map, problems)?;
+    units::into_result(map, registry::of(map).unit_problems(map))?;
     Ok(Vec::new())
 }
 
 /// Legal but suspicious features of a map, for `validate`.
 pub fn warnings(map: &Map) -> Vec<String> {
-    let mut out = match map.ruleset.family {
-        Family::CombatCommander => combat_commander::warnings(map),
-        _ => Vec::new(),
-    };
+    let mut out = registry::of(map).warnings(map);
     out.extend(arcs_without_facing(map));
     out
 }
@@ -70,49 +60,54 @@ fn arcs_without_facing(map: &Map) -> Vec<String> {
 
 /// Family-specific extra fields of a `los` answer (ASL crest status), if any.
 pub fn details(map: &Map, line: &HexLine) -> Option<Value> {
-    match map.ruleset.family {
-        Family::Asl => asl::details(map, line),
-        _ => None,
-    }
+    registry::of(map).details(map, line)
 }
 
 /// The heights the family's kernel reads along a line, for its side view.
 pub fn heights(map: &Map, line: &HexLine) -> Heights {
-    match map.ruleset.family {
-        Family::Geometric | Family::Miniatures => {
-            kernel::heights(&geometric::Kernel::new(map), line)
-        }
-        Family::CombatCommander => kernel::heights(&combat_commander::Kernel::new(map), line),
-        Family::Asl => kernel::heights(&asl::Kernel::new(map), line),
-        Family::Napoleonic => kernel::heights(&napoleonic::Kernel::new(map), line),
-        Family::Battletech => kernel::heights(&battletech::Kernel::new(map), line),
-    }
+    registry::of(map).heights(map, line)
 }
 
 /// The observer's eye in `from` and the top of each of `hexes` (`None` off the map),
-/// as the family's kernel reads them ([`kernel::Kernel::eye`], [`kernel::Kernel::top`]),
+/// as the family's kernel reads them ([`super::kernel::Kernel::eye`], [`super::kernel::Kernel::top`]),
 /// so the explained blind-hex test compares the heights the engine compares.
 pub fn eye_and_tops(map: &Map, from: Hex, hexes: &[Hex]) -> (i64, Vec<Option<i64>>) {
-    fn of<K: kernel::Kernel>(k: &K, from: Hex, hexes: &[Hex]) -> (i64, Vec<Option<i64>>) {
-        let map = k.map();
-        let eye = if map.contains(from) {
-            k.eye(&k.cell(from))
-        } else {
-            k.eye(&K::Cell::default())
-        };
-        let tops = hexes
-            .iter()
-            .map(|&h| map.contains(h).then(|| k.top(&k.cell(h))))
-            .collect();
-        (eye, tops)
+    registry::of(map).eye_and_tops(map, from, hexes)
+}
+
+/// True when a line from `from` is blocked (`verdict`, `events` of the explained
+/// query) and every blocker is lower than the observer's eye: the target is hidden
+/// only because it lies in the dead ground behind a lower obstacle (a "blind hex").
+/// Heights are `family`'s kernel's ([`registry::Entry::eye_and_tops`]), as the
+/// engine reads them.
+pub fn is_blind(
+    family: &registry::Entry,
+    map: &Map,
+    from: Hex,
+    verdict: Verdict,
+    events: &[Event],
+) -> bool {
+    if verdict != Verdict::Blocked {
+        return false;
     }
-    match map.ruleset.family {
-        Family::Geometric | Family::Miniatures => of(&geometric::Kernel::new(map), from, hexes),
-        Family::CombatCommander => of(&combat_commander::Kernel::new(map), from, hexes),
-        Family::Asl => of(&asl::Kernel::new(map), from, hexes),
-        Family::Napoleonic => of(&napoleonic::Kernel::new(map), from, hexes),
-        Family::Battletech => of(&battletech::Kernel::new(map), from, hexes),
+    let blockers: Vec<Vec<Hex>> = events
+        .iter()
+        .filter(|e| e.effect == Effect::Block)
+        .map(|e| e.place.hexes())
+        .collect();
+    if blockers.is_empty() {
+        return false; // blocked by a hindrance limit, not by an obstacle
     }
+    let all: Vec<Hex> = blockers.iter().flatten().copied().collect();
+    let (eye, tops) = family.eye_and_tops(map, from, &all);
+    let mut tops = tops.into_iter();
+    blockers.iter().all(|hexes| {
+        tops.by_ref()
+            .take(hexes.len())
+            .flatten()
+            .max()
+            .is_some_and(|top| top < eye)
+    })
 }
 
 /// Loading a map is where its units first meet their family's rules: the format

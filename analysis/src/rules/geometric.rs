@@ -11,7 +11,7 @@ use crate::hex::{Hex, HexLine, Ratio};
 use crate::map::Map;
 
 /// Heights are compared in thousandths of a level.
-pub const MILLI: i64 = 1000;
+pub const MILLI: i64 = super::kernel::MILLI;
 
 const RULE: &str =
     "geometric: a hex blocks when its surface is strictly above the sight line inside it";
@@ -77,7 +77,7 @@ pub struct Cell {
     pub surface: i64,
 }
 
-/// The geometric sight rule (also the `miniatures` family's true line of sight).
+/// The geometric sight rule.
 pub struct Kernel<'m> {
     map: &'m Map,
     /// The ruleset's heights.
@@ -188,6 +188,16 @@ impl super::kernel::Kernel for Kernel<'_> {
 /// Judges a walked line.
 pub fn assess(map: &Map, line: &HexLine) -> Assessment {
     super::kernel::explain(&Kernel::new(map), line)
+}
+
+/// The family's entry in [`super::registry`].
+pub struct Rules;
+
+impl super::registry::Rules for Rules {
+    type Kernel<'m> = Kernel<'m>;
+    fn kernel(map: &Map) -> Kernel<'_> {
+        Kernel::new(map)
+    }
 }
 
 #[cfg(test)]

@@ -21,6 +21,9 @@ use super::{Assessment, Effect, Event, Place};
 use crate::hex::{Crossing, Hex, HexLine, Ratio, SideCrossing};
 use crate::map::Map;
 
+/// Heights (tops and eyes) are compared in thousandths of a level.
+pub const MILLI: i64 = 1000;
+
 /// Where a stretch lies along its line.
 #[derive(Clone, Copy, Debug)]
 pub struct At {

@@ -2,9 +2,9 @@
 //! miniatures game (rules.md section 4, seed 001 rules 8.E to 8.G), on a hex map with a scale.
 //!
 //! How the rules are read:
-//! - LOS is true line of sight over the table, so this family traces it as the `geometric`
-//!   family does (a hex between the ends blocks when its surface rises above the sight line;
-//!   woods and buildings are tall, brush is not). The spotting rules only start once LOS exists.
+//! - LOS is true line of sight over the table, traced by the kernel [`super::registry`]
+//!   gives this family (woods and buildings are tall, brush is not). The spotting rules only
+//!   start once LOS exists.
 //! - Distances are centre to centre: hex distance times the map `scale`, converted to the
 //!   spotting table's length unit.
 //! - A target's cover class is its hex's `cover` in the terrain table (clear / light / dense).
@@ -18,9 +18,8 @@
 //! - Every number above is data in the ruleset's `spotting` table, so another game's table is a
 //!   file edit.
 
-use super::{Assessment, Cover, geometric};
+use super::Cover;
 use crate::error::{Error, ErrorKind, Result};
-use crate::hex::HexLine;
 use crate::map::Map;
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
@@ -248,11 +247,6 @@ pub fn table(map: &Map) -> Result<(&Spotting, f64)> {
     })?;
     let to = cm_per(&sp.unit).expect("checked with the ruleset");
     Ok((sp, scale.hex * from / to))
-}
-
-/// Judges a walked line: true line of sight over the table (see the module comment).
-pub fn assess(map: &Map, line: &HexLine) -> Assessment {
-    geometric::assess(map, line)
 }
 
 #[cfg(test)]

@@ -8,10 +8,13 @@ pub mod geometric;
 pub mod kernel;
 pub mod miniatures;
 pub mod napoleonic;
+pub mod registry;
 pub mod table;
+#[cfg(test)]
+mod test_family;
 pub mod units;
 
-pub use family::{check_units, details, eye_and_tops, heights, warnings};
+pub use family::{check_units, details, eye_and_tops, heights, is_blind, warnings};
 pub use table::{
     Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType,
 };
@@ -221,14 +224,7 @@ impl Assessment {
 
 /// Asks the map's rule family about a walked line.
 pub fn assess(map: &Map, line: &HexLine) -> Assessment {
-    match map.ruleset.family {
-        Family::Geometric => geometric::assess(map, line),
-        Family::CombatCommander => combat_commander::assess(map, line),
-        Family::Asl => asl::assess(map, line),
-        Family::Napoleonic => napoleonic::assess(map, line),
-        Family::Miniatures => miniatures::assess(map, line),
-        Family::Battletech => battletech::assess(map, line),
-    }
+    registry::of(map).assess(map, line)
 }
 
 /// A hexside feature that acts on a line when its level, the higher of its two

@@ -259,6 +259,19 @@ pub fn assess(map: &Map, line: &HexLine) -> Assessment {
     super::kernel::explain(&Kernel::new(map), line)
 }
 
+/// The family's entry in [`super::registry`].
+pub struct Rules;
+
+impl super::registry::Rules for Rules {
+    type Kernel<'m> = Kernel<'m>;
+    fn kernel(map: &Map) -> Kernel<'_> {
+        Kernel::new(map)
+    }
+    fn unit_problems(map: &Map) -> Vec<Problem> {
+        unit_problems(map)
+    }
+}
+
 /// True when the unit lies prone (its state is flagged `prone`).
 pub fn is_prone(map: &Map, u: &Unit) -> bool {
     units::state_has(map, u, "prone")

@@ -187,41 +187,17 @@ pub struct Ruleset {
     pub spotting: Option<super::miniatures::Spotting>,
 }
 
-const BUILTIN: [(&str, &str); 6] = [
-    (
-        "geometric",
-        include_str!("../../../maps/rulesets/geometric.json"),
-    ),
-    (
-        "combat-commander",
-        include_str!("../../../maps/rulesets/combat-commander.json"),
-    ),
-    ("asl", include_str!("../../../maps/rulesets/asl.json")),
-    (
-        "napoleonic",
-        include_str!("../../../maps/rulesets/napoleonic.json"),
-    ),
-    (
-        "miniatures",
-        include_str!("../../../maps/rulesets/miniatures.json"),
-    ),
-    (
-        "battletech",
-        include_str!("../../../maps/rulesets/battletech.json"),
-    ),
-];
-
 impl Ruleset {
     /// Names of the built-in rulesets.
     pub fn builtin_names() -> Vec<&'static str> {
-        BUILTIN.iter().map(|(n, _)| *n).collect()
+        super::registry::BUILTIN.iter().map(|b| b.name).collect()
     }
 
     /// A built-in ruleset by name.
     pub fn builtin(name: &str) -> Option<Ruleset> {
-        let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name)?;
+        let b = super::registry::BUILTIN.iter().find(|b| b.name == name)?;
         let origin = Path::new(name);
-        Some(Ruleset::from_json(text, origin).expect("built-in rulesets are valid"))
+        Some(Ruleset::from_json(b.text, origin).expect("built-in rulesets are valid"))
     }
 
     /// Reads a ruleset file (up to the map files' size limit; a folder or a device

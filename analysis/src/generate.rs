@@ -114,13 +114,10 @@ pub fn generate(g: &Generator) -> Result<Map> {
     let pal = Palette::of(&rs);
     let n = map.len();
     let lmin = rs.levels.min.max(0);
-    let lmax = rs.levels.max.min(
-        lmin + if g.ruleset == "combat-commander" {
-            4
-        } else {
-            6
-        },
-    );
+    let lmax = rs
+        .levels
+        .max
+        .min(lmin + crate::rules::registry::entry(rs.family).hill_levels());
     let pos: Vec<(f64, f64)> = map.hexes().map(|h| map.layout.center(h, 1.0)).collect();
     let (w, hgt) = (g.cols as f64 * 1.5, g.rows as f64 * 1.8);
 
@@ -286,7 +283,7 @@ pub fn generate(g: &Generator) -> Result<Map> {
     }
     if map.ruleset.spotting.is_some() {
         // Spotting ranges are lengths: such rulesets need a scale (5 cm hexes, as on
-        // the bundled miniatures table).
+        // the bundled spotting table).
         map.scale = Some(crate::map::Scale {
             hex: 5.0,
             unit: "cm".into(),

@@ -1,0 +1,319 @@
+//! The sweep any kernel gets that promises its one rule is a top above the sight
+//! line ([`Kernel::blocks_above_line`]), for whole-map matrices.
+//!
+//! Everything is read through the promise: per padded cell the kernel's
+//! [`Kernel::top`], [`Kernel::eye`] and [`Kernel::target_eye`], and a stretch
+//! blocks when its top is strictly above the line between the eyes, tested
+//! exactly as `(s - e0) * den > a * k`. Where every eye lies on one lattice of
+//! whole levels and the target's point is the eye plus a constant, lines
+//! between ends of one eye level are tested 64 at a time from per-level
+//! bitsets, and lines between levels 16 at a time with exact integer
+//! thresholds (AVX-512, `vector.rs`). The engine's tests compare this sweep
+//! with the kernel's walker and the explained query on every ordered pair of
+//! random maps.
+
+use super::bits::{self, each_lane, lane_mask, sweep, window};
+use super::grid::{Grid, Padded};
+use super::lines::{HexRec, SideRec};
+use super::offsets::{DqPairs, Offset, Run};
+use super::vector::{self, Thresholds};
+use crate::rules::kernel::{Kernel, MILLI};
+
+/// Heights beyond this many thousandths of a level leave the sweep to the
+/// kernel's walker, so the `i32` heights and exact `i64` products below cannot overflow.
+const HEIGHT_LIMIT: i64 = 100_000_000;
+
+/// Most eye levels the per-level tables hold.
+const LEVELS_MAX: i64 = 4096;
+
+/// Per-level bitsets for lines between two hexes whose eyes are at one level.
+struct Flat {
+    /// Per eye level: bit `x` set when padded cell `x`'s top is above such a line.
+    tall: Vec<Vec<u64>>,
+    /// Per eye level: bit `x` set when padded cell `x` is a map hex with its eye there.
+    at: Vec<Vec<u64>>,
+}
+
+/// Eyes on one lattice: `eye = eye_o + level * MILLI` and `target_eye = eye + diff`
+/// for every map hex.
+struct Lattice {
+    /// The lowest eye.
+    eye_o: i64,
+    /// The target's point above the eye.
+    diff: i64,
+    /// The highest eye level.
+    span: i64,
+    /// Eye level per padded cell (0 off the map, where no line ends), with 64 spare cells.
+    level: Vec<i32>,
+    /// Where the target's point is the eye (`diff` 0), so a line between one level is level.
+    flat: Option<Flat>,
+}
+
+/// The sweep's tables.
+pub struct AboveSweep {
+    /// Top per padded cell (never above a line off the map), with 64 spare cells.
+    surface: Vec<i32>,
+    /// The observer's eye per padded cell, with 64 spare cells.
+    eye: Vec<i32>,
+    /// The target's point per padded cell, with 64 spare cells.
+    target: Vec<i32>,
+    lattice: Option<Lattice>,
+}
+
+impl AboveSweep {
+    /// The tables for a kernel that blocks above the line, or `None` for another
+    /// kernel or where heights are too large for them.
+    pub fn of<K: Kernel>(k: &K, grid: &Grid<K::Cell, K::Side>, p: &Padded) -> Option<AboveSweep> {
+        if !k.blocks_above_line() {
+            return None;
+        }
+        let on = |x: usize| p.index[x] != u32::MAX;
+        let heights = |x: usize| {
+            let c = &grid.cells[x];
+            (k.top(c), k.eye(c), k.target_eye(c))
+        };
+        let map_cells = || (0..p.size).filter(|&x| on(x)).map(heights);
+        let too_big = |v: i64| v.abs() > HEIGHT_LIMIT;
+        if map_cells().any(|(s, e, t)| too_big(s) || too_big(e) || too_big(t)) {
+            return None;
+        }
+        let eye_min = map_cells().map(|(_, e, t)| e.min(t)).min()?;
+        // Off the map nothing blocks: a top no higher than any sight line.
+        let column = |f: &dyn Fn((i64, i64, i64)) -> i64, off: i64| -> Vec<i32> {
+            let mut v: Vec<i32> = (0..p.size)
+                .map(|x| if on(x) { f(heights(x)) } else { off } as i32)
+                .collect();
+            v.extend([off as i32; 64]);
+            v
+        };
+        let surface = column(&|h| h.0, eye_min);
+        let eye = column(&|h| h.1, 0);
+        let target = column(&|h| h.2, 0);
+        let lattice = Lattice::of(&eye, &target, p, &on).map(|l| l.with_flat(&surface, p, &on));
+        Some(AboveSweep {
+            surface,
+            eye,
+            target,
+            lattice,
+        })
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        let lattice = self.lattice.as_ref().map_or(0, |l| {
+            l.level.len() * 4
+                + l.flat
+                    .as_ref()
+                    .map_or(0, |f| f.tall.iter().map(|t| t.len() * 16).sum())
+        });
+        (self.surface.len() + self.eye.len() + self.target.len()) * 4 + lattice
+    }
+
+    /// Calls `seen(i, j)` for each pair of the runs of one offset whose line is seen;
+    /// the vector paths only where `simd` (the per-offset thresholds only where the
+    /// offset is [wide](Offset::wide) enough to pay for them).
+    pub fn offset(
+        &self,
+        o: &Offset,
+        pairs: &DqPairs,
+        dr: i32,
+        simd: bool,
+        steps_buf: &mut Vec<(i32, u32, u32)>,
+        seen: &mut dyn FnMut(usize, usize),
+    ) {
+        let cells = o.cells;
+        let (pools, w) = (o.pools, o.walk);
+        debug_assert!(w.narrow(), "the sweep lays out 32-bit numerators");
+        // The walk laid out once for this offset, then swept over the groups.
+        steps_buf.clear();
+        let hexes = pools.hexes_of(w);
+        if pools.sides_of(w).is_empty() {
+            // Without side stretches a hex ends where the next begins.
+            let ends = hexes.iter().skip(1).map(|n| n.k0).chain([w.k_end]);
+            steps_buf.extend(
+                hexes
+                    .iter()
+                    .zip(ends)
+                    .map(|(h, k1)| (o.delta(h.q, h.r) as i32, h.k0 as u32, k1 as u32)),
+            );
+        } else {
+            steps_buf.extend(
+                pools
+                    .hex_spans(w)
+                    .map(|(h, k1)| (o.delta(h.q, h.r) as i32, h.k0 as u32, k1 as u32)),
+            );
+        }
+        let steps: &[(i32, u32, u32)] = steps_buf;
+        let sides = pools.sides_of(w);
+        let den = w.den as i64;
+        let surface = &self.surface;
+        let lattice = self.lattice.as_ref();
+        let thresholds = lattice
+            .filter(|l| simd && o.wide && l.span <= Thresholds::SPAN as i64)
+            .and_then(|l| Thresholds::of(steps, den, l.span as i32, l.diff));
+        let flat = lattice.and_then(|l| l.flat.as_ref().map(|f| (l, f)));
+        let dt = o.dt;
+        pairs.runs(dr, |run: Run| {
+            // Up to 64 consecutive observers: their cells are consecutive too.
+            let base0 = cells[run.a.idx[(run.r0 - run.a.r_lo) as usize] as usize] as i64;
+            let (a, b) = (base0 as usize, (base0 + dt) as usize);
+            let all = lane_mask(run.lanes);
+            let same = match flat {
+                Some((l, _)) => {
+                    vector::equal_lanes(&l.level[a..a + 64], &l.level[b..b + 64], simd) & all
+                }
+                None => 0,
+            };
+            let mut uneven = all & !same;
+            // Ends at different levels: 16 lines at a time along their hex
+            // stretches where the CPU allows, so only the hexside stretches are
+            // left one line at a time.
+            let mut middle = steps;
+            if let (Some(t), Some(l)) = (&thresholds, lattice) {
+                uneven = t.survivors(surface, &l.level, a, dt as usize, l.eye_o as i32, uneven);
+                middle = &[];
+            }
+            each_lane(uneven, |lane| {
+                let e0 = self.eye[a + lane] as i64;
+                let e1 = self.target[b + lane] as i64;
+                let base = base0 + lane as i64;
+                if above_steps(middle, sides, surface, base, o.factors, e0, e1, den) {
+                    let (i, j) = run.pair(lane);
+                    seen(i, j);
+                }
+            });
+            // Ends at one level: 64 lanes at a time, level by level.
+            let mut rest = same;
+            while let Some((l, flat)) = flat
+                && rest != 0
+            {
+                let lv = l.level[a + rest.trailing_zeros() as usize] as usize;
+                let mask = window(&flat.at[lv], a) & rest;
+                rest &= !mask;
+                let tall = &flat.tall[lv];
+                let mut blocked = sweep(tall, base0, steps, |s| s.0 as i64, mask);
+                for sd in sides {
+                    if blocked & mask == mask {
+                        break;
+                    }
+                    let (da, db) = (o.delta(sd.a.q, sd.a.r), o.delta(sd.b.q, sd.b.r));
+                    blocked |=
+                        window(tall, (base0 + da) as usize) & window(tall, (base0 + db) as usize);
+                }
+                each_lane(mask & !blocked, |lane| {
+                    let (i, j) = run.pair(lane);
+                    seen(i, j);
+                });
+            }
+        });
+    }
+}
+
+impl Lattice {
+    /// The eyes' lattice, where every map hex's eye is the lowest plus whole levels
+    /// and its target point the eye plus one constant, with at most [`LEVELS_MAX`]
+    /// levels; the per-level bitsets where that constant is 0.
+    fn of(eye: &[i32], target: &[i32], p: &Padded, on: &dyn Fn(usize) -> bool) -> Option<Lattice> {
+        let map = || (0..p.size).filter(|&x| on(x));
+        let eye_o = map().map(|x| eye[x] as i64).min()?;
+        let first = map().next()?;
+        let diff = target[first] as i64 - eye[first] as i64;
+        let fits = map().all(|x| {
+            let (e, t) = (eye[x] as i64, target[x] as i64);
+            t - e == diff && (e - eye_o) % MILLI == 0
+        });
+        let span = map().map(|x| (eye[x] as i64 - eye_o) / MILLI).max()?;
+        if !fits || span > LEVELS_MAX {
+            return None;
+        }
+        let mut level: Vec<i32> = (0..p.size)
+            .map(|x| if on(x) { (eye[x] as i64 - eye_o) / MILLI } else { 0 } as i32)
+            .collect();
+        level.extend([0; 64]);
+        Some(Lattice {
+            eye_o,
+            diff,
+            span,
+            flat: None,
+            level,
+        })
+    }
+
+    /// The per-level bitsets, from the tops (`surface`): a line between two eyes at
+    /// level `l` is level, so a top blocks it exactly when above that eye.
+    fn with_flat(mut self, surface: &[i32], p: &Padded, on: &dyn Fn(usize) -> bool) -> Self {
+        if self.diff != 0 {
+            return self;
+        }
+        let mut flat = Flat {
+            tall: Vec::new(),
+            at: Vec::new(),
+        };
+        for l in 0..=self.span {
+            let line = self.eye_o + l * MILLI;
+            let (mut tall, mut at) = (bits::bitset(p.size), bits::bitset(p.size));
+            for x in (0..p.size).filter(|&x| on(x)) {
+                if surface[x] as i64 > line {
+                    bits::set(&mut tall, x);
+                }
+                if self.level[x] as i64 == l {
+                    bits::set(&mut at, x);
+                }
+            }
+            flat.tall.push(tall);
+            flat.at.push(at);
+        }
+        self.flat = Some(flat);
+        self
+    }
+}
+
+/// The kernel's test over a walk already laid out for one offset:
+/// `(index delta, k0, k1)` per hex stretch, then the hexside stretches (both
+/// hexes must block). True when the target is seen.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn above_steps(
+    steps: &[(i32, u32, u32)],
+    sides: &[SideRec],
+    surface: &[i32],
+    base: i64,
+    (fa, fb): (i64, i64),
+    e0: i64,
+    e1: i64,
+    den: i64,
+) -> bool {
+    let a = e1 - e0;
+    // Above at fraction k/den: (s - e0) * den > a * k; the line rises or falls,
+    // so the lower of the stretch's two ends is its entry when rising.
+    let test = |&(d, k0, k1): &(i32, u32, u32)| {
+        let k = if a >= 0 { k0 } else { k1 };
+        (surface[(base + d as i64) as usize] as i64 - e0) * den > a * k as i64
+    };
+    // Most lines that are cut are cut next to one of their ends: next to the
+    // lower end where the line is lowest, or next to the higher end where its
+    // own hill rises to it. So the stretches are tested from both ends inwards,
+    // four at each end at a time, branch-free within a group: a wrong guess
+    // about whether a hex blocks costs more than testing a few hexes past it.
+    let mut rest = steps;
+    while rest.len() >= 8 {
+        let (head, more) = rest.split_at(4);
+        let (middle, tail) = more.split_at(more.len() - 4);
+        let (head, tail): (&[_; 4], &[_; 4]) = (head.try_into().unwrap(), tail.try_into().unwrap());
+        let hit = (test(&head[0]) | test(&head[1]) | test(&head[2]) | test(&head[3]))
+            | (test(&tail[0]) | test(&tail[1]) | test(&tail[2]) | test(&tail[3]));
+        if hit {
+            return false;
+        }
+        rest = middle;
+    }
+    if rest.iter().fold(false, |hit, st| hit | test(st)) {
+        return false;
+    }
+    let above = |h: &HexRec, k1: u64| {
+        let s = surface[(base + fa * h.q as i64 + fb * h.r as i64) as usize] as i64;
+        let k = if a >= 0 { h.k0 } else { k1 } as i64;
+        (s - e0) * den > a * k
+    };
+    !sides.iter().any(|s| above(&s.a, s.k1) && above(&s.b, s.k1))
+}

@@ -1,0 +1,217 @@
+//! The one place a family maps to its kernel.
+//!
+//! A family states its rule once, as a kernel ([`super::kernel::Kernel`]), and
+//! says what it adds around it through [`Rules`]. [`Entry::of`] turns that into
+//! the table entry every caller goes through: the explained query, unit checks,
+//! side-view heights, the engine's prepared kernel and the generator's hints. A
+//! built-in family is one line of [`BUILTIN`]; a test may build its own entry
+//! from a kernel the same way and hand it to the engine
+//! ([`crate::engine::fast::Engine::with_entry`]) and the explained query
+//! ([`crate::los::line_of_sight_with`]).
+
+use super::kernel::{self, Heights, Kernel};
+use super::units::Problem;
+use super::{Assessment, Family, asl, battletech, combat_commander, geometric, napoleonic};
+use crate::engine::prepared::{self, Prepared};
+use crate::hex::{Hex, HexLine};
+use crate::map::Map;
+use serde_json::Value;
+
+/// A family: its kernel, and what the family adds around the sight rule.
+pub trait Rules {
+    /// The family's kernel on a map.
+    type Kernel<'m>: Kernel + 'm;
+    /// The kernel for a map.
+    fn kernel(map: &Map) -> Self::Kernel<'_>;
+    /// The explained query for a walked line: by default the kernel's events alone.
+    fn assess(map: &Map, line: &HexLine) -> Assessment {
+        kernel::explain(&Self::kernel(map), line)
+    }
+    /// The units that break the family's rules (none by default).
+    fn unit_problems(_map: &Map) -> Vec<Problem> {
+        Vec::new()
+    }
+    /// Legal but suspicious features of a map, for `validate` (none by default).
+    fn warnings(_map: &Map) -> Vec<String> {
+        Vec::new()
+    }
+    /// Extra fields of a `los` answer (none by default).
+    fn details(_map: &Map, _line: &HexLine) -> Option<Value> {
+        None
+    }
+    /// How many levels above the lowest the generator's hills rise on such maps.
+    const HILL_LEVELS: i32 = 6;
+}
+
+/// The observer's eye and the tops of some hexes (`None` off the map).
+type EyeAndTops = (i64, Vec<Option<i64>>);
+
+/// What the library asks of one family, each answer through its kernel.
+pub struct Entry {
+    assess: fn(&Map, &HexLine) -> Assessment,
+    heights: fn(&Map, &HexLine) -> Heights,
+    eye_and_tops: fn(&Map, Hex, &[Hex]) -> EyeAndTops,
+    unit_problems: fn(&Map) -> Vec<Problem>,
+    warnings: fn(&Map) -> Vec<String>,
+    details: fn(&Map, &HexLine) -> Option<Value>,
+    prepare: for<'m> fn(&'m Map, &crate::engine::grid::Padded) -> Box<dyn Prepared + 'm>,
+    hill_levels: i32,
+}
+
+impl Entry {
+    /// The entry of a family's [`Rules`].
+    pub const fn of<R: Rules>() -> Entry {
+        Entry {
+            assess: R::assess,
+            heights: heights::<R>,
+            eye_and_tops: eye_and_tops::<R>,
+            unit_problems: R::unit_problems,
+            warnings: R::warnings,
+            details: R::details,
+            prepare: prepared::prepare::<R>,
+            hill_levels: R::HILL_LEVELS,
+        }
+    }
+
+    /// The family's judgement of a walked line, every event with its reason.
+    pub fn assess(&self, map: &Map, line: &HexLine) -> Assessment {
+        (self.assess)(map, line)
+    }
+
+    /// The heights the family's kernel reads along a line, for its side view.
+    pub fn heights(&self, map: &Map, line: &HexLine) -> Heights {
+        (self.heights)(map, line)
+    }
+
+    /// The observer's eye in `from` and the top of each of `hexes` (`None` off the
+    /// map), as the kernel reads them.
+    pub fn eye_and_tops(&self, map: &Map, from: Hex, hexes: &[Hex]) -> (i64, Vec<Option<i64>>) {
+        (self.eye_and_tops)(map, from, hexes)
+    }
+
+    /// The units of a map that break the family's rules.
+    pub fn unit_problems(&self, map: &Map) -> Vec<Problem> {
+        (self.unit_problems)(map)
+    }
+
+    /// Legal but suspicious features of a map.
+    pub fn warnings(&self, map: &Map) -> Vec<String> {
+        (self.warnings)(map)
+    }
+
+    /// Extra fields of a `los` answer.
+    pub fn details(&self, map: &Map, line: &HexLine) -> Option<Value> {
+        (self.details)(map, line)
+    }
+
+    /// The kernel laid into the engine's padded grid, its sweeps built on first use.
+    pub(crate) fn prepare<'m>(
+        &self,
+        map: &'m Map,
+        padded: &crate::engine::grid::Padded,
+    ) -> Box<dyn Prepared + 'm> {
+        (self.prepare)(map, padded)
+    }
+
+    /// How many levels above the lowest the generator's hills rise.
+    pub fn hill_levels(&self) -> i32 {
+        self.hill_levels
+    }
+}
+
+/// [`kernel::heights`] of a family's kernel.
+fn heights<R: Rules>(map: &Map, line: &HexLine) -> Heights {
+    kernel::heights(&R::kernel(map), line)
+}
+
+/// [`Entry::eye_and_tops`] of a family's kernel.
+fn eye_and_tops<R: Rules>(map: &Map, from: Hex, hexes: &[Hex]) -> (i64, Vec<Option<i64>>) {
+    let k = R::kernel(map);
+    let eye = if map.contains(from) {
+        k.eye(&k.cell(from))
+    } else {
+        k.eye(&Default::default())
+    };
+    let tops = hexes
+        .iter()
+        .map(|&h| map.contains(h).then(|| k.top(&k.cell(h))))
+        .collect();
+    (eye, tops)
+}
+
+/// One built-in family: its ruleset file and its entry.
+pub struct Builtin {
+    /// The ruleset's name (`combat-commander`).
+    pub name: &'static str,
+    /// The family its ruleset names.
+    pub family: Family,
+    /// The ruleset file's text.
+    pub text: &'static str,
+    /// The family's entry.
+    pub entry: Entry,
+}
+
+/// Every built-in family, one line each.
+pub static BUILTIN: [Builtin; 6] = [
+    builtin(
+        "geometric",
+        Family::Geometric,
+        include_str!("../../../maps/rulesets/geometric.json"),
+        Entry::of::<geometric::Rules>(),
+    ),
+    builtin(
+        "combat-commander",
+        Family::CombatCommander,
+        include_str!("../../../maps/rulesets/combat-commander.json"),
+        Entry::of::<combat_commander::Rules>(),
+    ),
+    builtin(
+        "asl",
+        Family::Asl,
+        include_str!("../../../maps/rulesets/asl.json"),
+        Entry::of::<asl::Rules>(),
+    ),
+    builtin(
+        "napoleonic",
+        Family::Napoleonic,
+        include_str!("../../../maps/rulesets/napoleonic.json"),
+        Entry::of::<napoleonic::Rules>(),
+    ),
+    // Miniatures LOS is true line of sight over the table: the geometric family's
+    // rules; the spotting rules (`super::miniatures`) start once LOS exists.
+    builtin(
+        "miniatures",
+        Family::Miniatures,
+        include_str!("../../../maps/rulesets/miniatures.json"),
+        Entry::of::<geometric::Rules>(),
+    ),
+    builtin(
+        "battletech",
+        Family::Battletech,
+        include_str!("../../../maps/rulesets/battletech.json"),
+        Entry::of::<battletech::Rules>(),
+    ),
+];
+
+const fn builtin(name: &'static str, family: Family, text: &'static str, entry: Entry) -> Builtin {
+    Builtin {
+        name,
+        family,
+        text,
+        entry,
+    }
+}
+
+/// The entry of a family.
+pub fn entry(family: Family) -> &'static Entry {
+    &BUILTIN
+        .iter()
+        .find(|b| b.family == family)
+        .expect("every family has a built-in entry")
+        .entry
+}
+
+/// The entry of a map's family.
+pub fn of(map: &Map) -> &'static Entry {
+    entry(map.ruleset.family)
+}
