@@ -14,7 +14,6 @@ use super::grid::Padded;
 use super::lines::{Lines, Pools, Symmetry, Walk, symmetries};
 use super::offsets::{DqPairs, Group, Offset, groups};
 use super::prepared::{Frame, Pending, Prepared};
-use super::vector;
 use super::walker::{BLOCK, Outcome, total};
 use crate::hex::Hex;
 use crate::los::line_of_sight_with;
@@ -68,7 +67,7 @@ pub struct Engine<'m> {
     factors: [(i64, i64); 12],
     /// Built on first use: only whole-map matrices need them.
     groups: OnceLock<Vec<Group>>,
-    /// Whether the vector paths may run on this CPU.
+    /// Whether the vector paths may run (each where the CPU has its instructions).
     simd: bool,
 }
 
@@ -108,7 +107,7 @@ impl<'m> Engine<'m> {
             syms,
             factors,
             groups: OnceLock::new(),
-            simd: vector::available(),
+            simd: true,
         }
     }
 
@@ -127,7 +126,7 @@ impl<'m> Engine<'m> {
     /// Turns the vector paths off (or back on where the CPU has them), so
     /// tests can compare both paths on one machine.
     pub fn set_simd(&mut self, on: bool) {
-        self.simd = on && vector::available();
+        self.simd = on;
     }
 
     /// The map.

@@ -131,29 +131,84 @@ pub struct Verdict {
     pub over: u64,
 }
 
-/// True when the CPU has the byte instructions of the vector path.
-pub fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512bw")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+/// The byte instructions a vector path uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Isa {
+    /// AVX-512BW: 64 lanes in one register.
+    Avx512,
+    /// AVX2: 64 lanes in two registers (every x86-64 CPU of the last decade).
+    Avx2,
+}
+
+/// A vector path this CPU has: made only by [`Vector::best`] (or by a test after
+/// checking), so holding one is the proof its instructions may run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vector(Isa);
+
+impl Vector {
+    /// The best vector path this CPU has, if any.
+    pub fn best() -> Option<Vector> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512bw") {
+                return Some(Vector(Isa::Avx512));
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Some(Vector(Isa::Avx2));
+            }
+        }
+        None
     }
 }
 
-/// Per lane, `b`'s byte where `mask` has the lane's bit, else `a`'s; `simd` only
-/// where [`available`].
+/// Per lane, `b`'s byte where `mask` has the lane's bit, else `a`'s; on the vector
+/// path `v` where given.
 #[inline]
-pub fn blend(mask: u64, a: &[u8; 64], b: &[u8; 64], simd: bool) -> [u8; 64] {
+pub fn blend(mask: u64, a: &[u8; 64], b: &[u8; 64], v: Option<Vector>) -> [u8; 64] {
     #[cfg(target_arch = "x86_64")]
-    if simd {
-        // SAFETY: `simd` is set only where `available` found AVX-512BW.
-        return unsafe { blend_avx512(mask, a, b) };
+    match v {
+        // SAFETY: a `Vector` is made only where the CPU has its instructions.
+        Some(Vector(Isa::Avx512)) => return unsafe { blend_avx512(mask, a, b) },
+        // SAFETY: as above.
+        Some(Vector(Isa::Avx2)) => return unsafe { blend_avx2(mask, a, b) },
+        None => {}
     }
-    let _ = simd;
+    let _ = v;
     std::array::from_fn(|l| if mask >> l & 1 == 1 { b[l] } else { a[l] })
+}
+
+/// [`blend`] 32 lanes at a time: each lane's mask bit spread to its byte.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn blend_avx2(mask: u64, a: &[u8; 64], b: &[u8; 64]) -> [u8; 64] {
+    use std::arch::x86_64::*;
+    let mut out = [0u8; 64];
+    // Byte `i` of each 8-byte group holds bit `i` of the group's mask byte.
+    let bits = _mm256_set1_epi64x(0x8040_2010_0804_0201u64 as i64);
+    let spread = _mm256_setr_epi8(
+        0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3,
+        3, 3,
+    );
+    for half in 0..2 {
+        let m = (mask >> (32 * half)) as u32;
+        let select = _mm256_cmpeq_epi8(
+            _mm256_and_si256(
+                _mm256_shuffle_epi8(_mm256_set1_epi32(m as i32), spread),
+                bits,
+            ),
+            bits,
+        );
+        // SAFETY: reads 32 bytes of `a` and of `b`, writes 32 of `out`, unaligned.
+        unsafe {
+            let va = _mm256_loadu_si256(a.as_ptr().add(32 * half).cast());
+            let vb = _mm256_loadu_si256(b.as_ptr().add(32 * half).cast());
+            _mm256_storeu_si256(
+                out.as_mut_ptr().add(32 * half).cast(),
+                _mm256_blendv_epi8(va, vb, select),
+            );
+        }
+    }
+    out
 }
 
 /// [`blend`] in one instruction.
@@ -190,9 +245,17 @@ pub enum Read {
 impl Bounds {
     /// What the cells at `base0 + d` for each `d` of `at` do to lane `l`, whose line
     /// stretches over cell `base0 + d + l`, stopping once every lane is blocked;
-    /// only what `read` asks for. `simd` only where [`available`].
-    pub fn judge(&self, base0: i64, at: &[i64], keys: &Keys, read: Read, simd: bool) -> Verdict {
-        self.judge_into(base0, at, keys, read, simd, &mut [0; 64])
+    /// only what `read` asks for; on the vector path `v` where given.
+    #[inline]
+    pub fn judge(
+        &self,
+        base0: i64,
+        at: &[i64],
+        keys: &Keys,
+        read: Read,
+        v: Option<Vector>,
+    ) -> Verdict {
+        self.judge_into(base0, at, keys, read, v, &mut [0; 64])
     }
 
     /// [`Bounds::judge`] adding each lane's counted hindrances to `sum` (where `read`
@@ -204,24 +267,39 @@ impl Bounds {
         at: &[i64],
         keys: &Keys,
         read: Read,
-        simd: bool,
+        v: Option<Vector>,
         sum: &mut [u8; 64],
     ) -> Verdict {
         if keys.mask == 0 {
             return Verdict::default();
         }
         #[cfg(target_arch = "x86_64")]
-        if simd {
-            // SAFETY: `simd` is set only where `available` found AVX-512BW.
+        if let Some(Vector(isa)) = v {
+            // SAFETY: a `Vector` is made only where the CPU has its instructions.
             return unsafe {
-                match read {
-                    Read::Blocks => self.judge_avx512::<false, false>(base0, at, keys, 0, sum),
-                    Read::Hindered => self.judge_avx512::<true, false>(base0, at, keys, 0, sum),
-                    Read::Counted(l) => self.judge_avx512::<true, true>(base0, at, keys, l, sum),
+                match (isa, read) {
+                    (Isa::Avx512, Read::Blocks) => {
+                        self.judge_avx512::<false, false>(base0, at, keys, 0, sum)
+                    }
+                    (Isa::Avx512, Read::Hindered) => {
+                        self.judge_avx512::<true, false>(base0, at, keys, 0, sum)
+                    }
+                    (Isa::Avx512, Read::Counted(l)) => {
+                        self.judge_avx512::<true, true>(base0, at, keys, l, sum)
+                    }
+                    (Isa::Avx2, Read::Blocks) => {
+                        self.judge_avx2::<false, false>(base0, at, keys, 0, sum)
+                    }
+                    (Isa::Avx2, Read::Hindered) => {
+                        self.judge_avx2::<true, false>(base0, at, keys, 0, sum)
+                    }
+                    (Isa::Avx2, Read::Counted(l)) => {
+                        self.judge_avx2::<true, true>(base0, at, keys, l, sum)
+                    }
                 }
             };
         }
-        let _ = simd;
+        let _ = v;
         self.judge_bytes(base0, at, keys, read, sum)
     }
 
@@ -339,6 +417,81 @@ impl Bounds {
         }
     }
 
+    /// [`Bounds::judge`] 32 bytes at a time, as [`Bounds::judge_avx512`]: AVX2 has no
+    /// unsigned byte compare, so `k < b` is read as `max(k, b) != k`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn judge_avx2<const HINDERED: bool, const COUNTED: bool>(
+        &self,
+        base0: i64,
+        at: &[i64],
+        keys: &Keys,
+        limit: u8,
+        sum_io: &mut [u8; 64],
+    ) -> Verdict {
+        use std::arch::x86_64::*;
+        type Pair = [__m256i; 2];
+        // SAFETY: reads the 64 bytes of a bounds-checked slice, unaligned.
+        let load = |v: &[u8; 64]| -> Pair {
+            unsafe {
+                [
+                    _mm256_loadu_si256(v.as_ptr().cast()),
+                    _mm256_loadu_si256(v.as_ptr().add(32).cast()),
+                ]
+            }
+        };
+        let max = |a: Pair, b: Pair| [_mm256_max_epu8(a[0], b[0]), _mm256_max_epu8(a[1], b[1])];
+        // Lanes where `b <= a`, as bits.
+        let at_most = |b: Pair, a: Pair| -> u64 {
+            let half = |i: usize| {
+                let eq = _mm256_cmpeq_epi8(_mm256_max_epu8(a[i], b[i]), a[i]);
+                _mm256_movemask_epi8(eq) as u32 as u64
+            };
+            half(0) | half(1) << 32
+        };
+        // Lanes whose key lies below `b`.
+        let below = |k: Pair, b: Pair| !at_most(b, k);
+        let k = load(&keys.key);
+        let zero = [_mm256_setzero_si256(); 2];
+        let (mut top, mut reach, mut sum) = (zero, zero, load(sum_io));
+        for (n, &d) in at.iter().enumerate() {
+            let x = base0 + d;
+            top = max(top, load(Self::lanes(&self.block, x)));
+            if HINDERED {
+                let h = load(Self::lanes(&self.hinder, x));
+                reach = max(reach, h);
+                if COUNTED {
+                    let a = load(Self::lanes(&self.amount, x));
+                    for i in 0..2 {
+                        // The amount where the key lies below the bound, else 0.
+                        let clear = _mm256_cmpeq_epi8(_mm256_max_epu8(k[i], h[i]), k[i]);
+                        sum[i] = _mm256_adds_epu8(sum[i], _mm256_andnot_si256(clear, a[i]));
+                    }
+                }
+            }
+            if n % 8 == 7 && below(k, top) & keys.mask == keys.mask {
+                break;
+            }
+        }
+        let m = keys.mask;
+        if COUNTED {
+            // SAFETY: writes the 64 bytes of `sum_io`, unaligned.
+            unsafe {
+                _mm256_storeu_si256(sum_io.as_mut_ptr().cast(), sum[0]);
+                _mm256_storeu_si256(sum_io.as_mut_ptr().add(32).cast(), sum[1]);
+            }
+        }
+        Verdict {
+            blocked: below(k, top) & m,
+            hindered: if HINDERED { below(k, reach) & m } else { 0 },
+            over: if COUNTED {
+                at_most(load(&[limit; 64]), sum) & m
+            } else {
+                0
+            },
+        }
+    }
+
     /// Bytes held.
     pub fn bytes(&self) -> usize {
         self.block.len() + self.hinder.len() + self.amount.len()
@@ -354,6 +507,34 @@ mod tests {
             any: block || hinder > 0,
             block,
             hinder,
+        }
+    }
+
+    /// The byte path and every vector path this CPU has.
+    fn paths() -> Vec<Option<Vector>> {
+        let mut p = vec![None];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                p.push(Some(Vector(Isa::Avx2)));
+            }
+            if std::arch::is_x86_feature_detected!("avx512bw") {
+                p.push(Some(Vector(Isa::Avx512)));
+            }
+        }
+        p
+    }
+
+    /// Every path blends as the bytes say.
+    #[test]
+    fn every_path_blends_lane_by_lane() {
+        let (a, b): ([u8; 64], [u8; 64]) = (std::array::from_fn(|l| l as u8), [200; 64]);
+        for mask in [0, u64::MAX, 0x8000_0000_0000_0001, 0x0123_4567_89ab_cdef] {
+            let want: [u8; 64] =
+                std::array::from_fn(|l| if mask >> l & 1 == 1 { 200 } else { l as u8 });
+            for path in paths() {
+                assert_eq!(blend(mask, &a, &b, path), want, "{path:?}, mask {mask:x}");
+            }
         }
     }
 
@@ -446,14 +627,15 @@ mod tests {
                 want.hindered |= ((hinders.count() > 0) as u64) << l;
                 want.over |= ((total >= limit as u32) as u64) << l;
             }
-            for simd in [false, available()] {
-                let got = b.judge(base0, &at, &keys, Read::Counted(limit), simd);
+            for path in paths() {
+                let judge = |b: &Bounds, read| b.judge(base0, &at, &keys, read, path);
+                let got = judge(&b, Read::Counted(limit));
                 // Once every lane is blocked the rest may go unread.
                 if got.blocked == keys.mask {
                     assert_eq!(got.blocked, want.blocked, "round {round}");
                     continue;
                 }
-                assert_eq!(got, want, "round {round}, simd {simd}");
+                assert_eq!(got, want, "round {round}, path {path:?}");
                 let hindered = Verdict { over: 0, ..want };
                 let blocks = Verdict {
                     hindered: 0,
@@ -465,7 +647,7 @@ mod tests {
                     (&b_hindered, Read::Hindered, hindered),
                     (&b_blocks, Read::Blocks, blocks),
                 ] {
-                    assert_eq!(b.judge(base0, &at, &keys, read, simd), want, "{read:?}");
+                    assert_eq!(judge(b, read), want, "{read:?}, path {path:?}");
                 }
             }
         }

@@ -15,7 +15,7 @@
 
 use super::bits::each_lane;
 use super::grid::{Grid, Padded};
-use super::key_bounds::{self, Bounds, Builder, KEYS_MAX, Keys, Read};
+use super::key_bounds::{self, Bounds, Builder, KEYS_MAX, Keys, Read, Vector};
 use super::lines::NO_DIR;
 use super::offsets::{DqPairs, Offset};
 use super::walker::Walker;
@@ -139,7 +139,7 @@ impl Layers {
         (hexes, crosses): (&[i64], &Crosses),
         keys: &Keys,
         read: Read,
-        simd: bool,
+        simd: Option<Vector>,
     ) -> Judged {
         let v = self.cells.judge(base0, hexes, keys, read, simd);
         let mut j = Judged {
@@ -297,23 +297,17 @@ struct Lanes {
 
 impl Lanes {
     /// Sorts the lanes `0..n` by their packed keys ([`LaneKey::pack`]) without a
-    /// branch; the masks are kept in registers, not in the struct.
+    /// branch: the keys gathered first, then split into bytes and masks.
     #[inline]
     fn of(n: usize, packed: impl Fn(usize) -> u32) -> Self {
-        let (mut key, mut low) = ([0u8; 64], [NO_LOW; 64]);
-        let (mut keyed, mut far, mut slow, mut target_low) = (0u64, 0u64, 0u64, 0u64);
-        let mut with_low = 0u64;
-        for lane in 0..n.min(64) {
-            let p = packed(lane);
-            let bit = |b: u32| u64::from(p >> b & 1) << lane;
-            key[lane] = p as u8;
-            low[lane] = (p >> 8) as u8;
-            keyed |= bit(16);
-            far |= bit(17);
-            slow |= bit(18);
-            target_low |= bit(19);
-            with_low |= bit(20);
+        // Lanes past `n` have no kind, and no lower level.
+        let mut p = [u32::from(NO_LOW) << 8; 64];
+        for (lane, p) in p.iter_mut().enumerate().take(n) {
+            *p = packed(lane);
         }
+        let key = p.map(|p| p as u8);
+        let low = p.map(|p| (p >> 8) as u8);
+        let [keyed, far, slow, target_low, with_low] = bit_masks(&p.map(|p| (p >> 16) as u8));
         Lanes {
             keyed: Keys { key, mask: keyed },
             far: Keys { key, mask: far },
@@ -323,6 +317,32 @@ impl Lanes {
             slow,
         }
     }
+}
+
+/// Per bit `b` of the first five, the lanes whose byte has it.
+#[cfg(target_arch = "x86_64")]
+fn bit_masks(bytes: &[u8; 64]) -> [u64; 5] {
+    // SSE2, which every x86-64 CPU has: 16 lanes per compare and mask.
+    use std::arch::x86_64::*;
+    let mut out = [0u64; 5];
+    for c in 0..4 {
+        // SAFETY: x86-64 always has SSE2; reads 16 of the 64 bytes, unaligned.
+        unsafe {
+            let v = _mm_loadu_si128(bytes.as_ptr().add(16 * c).cast());
+            for (b, m) in out.iter_mut().enumerate() {
+                let bit = _mm_set1_epi8(1 << b);
+                let has = _mm_cmpeq_epi8(_mm_and_si128(v, bit), bit);
+                *m |= u64::from(_mm_movemask_epi8(has) as u16) << (16 * c);
+            }
+        }
+    }
+    out
+}
+
+/// Per bit `b` of the first five, the lanes whose byte has it.
+#[cfg(not(target_arch = "x86_64"))]
+fn bit_masks(bytes: &[u8; 64]) -> [u64; 5] {
+    std::array::from_fn(|b| (0..64).fold(0, |m, l| m | u64::from(bytes[l] >> b & 1) << l))
 }
 
 /// The map's cells in classes of equal cells, and each pair of classes' [`LaneKey`]:
@@ -423,8 +443,8 @@ pub struct LevelSweep {
     near: Vec<Layers>,
     /// The family's hindrance limit, where hindrances matter.
     limit: Option<u8>,
-    /// The CPU has the byte instructions of the vector path.
-    simd: bool,
+    /// The vector path this CPU has.
+    simd: Option<Vector>,
     /// The keys by the ends' cells, where the map has few kinds of cell.
     classes: Option<Classes>,
 }
@@ -495,7 +515,7 @@ impl LevelSweep {
             far_read,
             near,
             limit,
-            simd: key_bounds::available(),
+            simd: Vector::best(),
             classes: None,
         };
         s.classes = Classes::of(k, grid, p, &s);
@@ -581,7 +601,7 @@ impl LevelSweep {
         spans: &mut Vec<Span<K::Cell>>,
         seen: &mut dyn FnMut(usize, usize),
     ) {
-        let simd = simd && self.simd;
+        let simd = if simd { self.simd } else { None };
         let (pools, walk) = (o.pools, o.walk);
         let k = w.kernel;
         let sides_free = pools.sides_of(walk).is_empty();
@@ -779,6 +799,22 @@ impl LevelSweep {
 #[cfg(test)]
 mod tests {
     use crate::engine::fast::Engine;
+
+    /// The masks read each byte's bits as a lane-by-lane reading does.
+    #[test]
+    fn bit_masks_read_each_lane() {
+        let mut x = 12345u32;
+        for _ in 0..50 {
+            let bytes: [u8; 64] = std::array::from_fn(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (x >> 16) as u8
+            });
+            let want: [u64; 5] = std::array::from_fn(|b| {
+                (0..64).fold(0, |m, l| m | u64::from(bytes[l] >> b & 1) << l)
+            });
+            assert_eq!(super::bit_masks(&bytes), want);
+        }
+    }
     use crate::engine::matrix::{Control, Selection, matrix, matrix_plain};
 
     /// Every ordered pair of maps large enough for lines whose blind hexes lie far

@@ -15,6 +15,7 @@ use super::level_sweep::LevelSweep;
 use super::lines::{Pools, Symmetry, Walk};
 use super::offsets::{DqPairs, Offset};
 use super::shadow::Need;
+use super::vector;
 use super::walker::{Outcome, Walker};
 use crate::map::Map;
 use crate::rules::kernel::{End, Kernel};
@@ -33,7 +34,8 @@ pub(crate) struct Frame<'a> {
     pub syms: &'a [Symmetry; 12],
     /// Per symmetry, the index factors for the padded grid.
     pub factors: &'a [(i64, i64); 12],
-    /// Whether the vector paths may run.
+    /// Whether the vector paths may run (each also needs the CPU to have its
+    /// instructions).
     pub simd: bool,
 }
 
@@ -260,7 +262,7 @@ impl<K: Kernel> Prepared for Kernelled<K> {
         seen: &mut dyn FnMut(usize, usize),
     ) {
         if let Some(s) = self.above(f).filter(|_| o.walk.narrow()) {
-            return s.offset(o, pairs, dr, f.simd, steps_buf, seen);
+            return s.offset(o, pairs, dr, f.simd && vector::available(), steps_buf, seen);
         }
         let w = self.walker(f);
         let mut spans = Vec::new();
