@@ -150,7 +150,8 @@ impl Layers {
         };
         if let Some(sides) = &self.sides {
             let side_read = side_read(read);
-            for (b, at) in sides.iter().zip(crosses) {
+            // A line crosses hexsides in two or three of the six directions.
+            for (b, at) in sides.iter().zip(crosses).filter(|(_, at)| !at.is_empty()) {
                 if j.blocked == keys.mask {
                     break;
                 }
@@ -186,6 +187,8 @@ struct Stretches {
     dist: Vec<[u32; 2]>,
     /// Hexes from the observer to the target.
     length: u32,
+    /// The last [`Stretches::within`] answer, per end: (reach, first, last).
+    within_memo: [std::cell::Cell<Option<(u32, usize, usize)>>; 2],
 }
 
 impl Stretches {
@@ -212,12 +215,26 @@ impl Stretches {
             crosses,
             dist,
             length: target.distance(origin),
+            within_memo: Default::default(),
         }
     }
 
     /// The index range of the hex stretches within `reach` of the target (or of the
     /// observer, where not `target`).
     fn within(&self, target: bool, reach: u32) -> std::ops::Range<usize> {
+        // Asked once per group of lanes, mostly with one reach per offset.
+        let memo = &self.within_memo[usize::from(target)];
+        if let Some((r, first, last)) = memo.get().filter(|m| m.0 == reach) {
+            debug_assert_eq!(r, reach);
+            return first..last;
+        }
+        let range = self.scan_within(target, reach);
+        memo.set(Some((reach, range.start, range.end)));
+        range
+    }
+
+    /// [`Stretches::within`], worked out.
+    fn scan_within(&self, target: bool, reach: u32) -> std::ops::Range<usize> {
         let near = |d: &[u32; 2]| d[usize::from(!target)] <= reach;
         let first = self.dist.iter().position(near).unwrap_or(0);
         let last = self.dist.iter().rposition(near).map_or(0, |l| l + 1);
