@@ -504,7 +504,7 @@ impl EditorApp {
             return;
         };
         let map = self.doc.map();
-        let col = canvas::verdict_color(los.verdict);
+        let col = canvas::sight_color(los.verdict);
         ui.label(
             RichText::new(format!(
                 "{} -> {}",
@@ -515,7 +515,8 @@ impl EditorApp {
         );
         ui.label(
             RichText::new(format!("Verdict: {}", los.verdict.as_str()))
-                .color(col)
+                .color(Color32::WHITE)
+                .background_color(col)
                 .strong()
                 .size(16.0),
         );
@@ -544,15 +545,15 @@ impl EditorApp {
                 let (tag, c) = match e.effect {
                     Effect::Block => (
                         "blocks".to_string(),
-                        canvas::verdict_color(hexsight_analysis::Verdict::Blocked),
+                        canvas::sight_color(hexsight_analysis::Verdict::Blocked),
                     ),
                     Effect::Hinder(v) => (
                         format!("hinders {v}"),
-                        canvas::verdict_color(hexsight_analysis::Verdict::Hindered),
+                        canvas::sight_color(hexsight_analysis::Verdict::Hindered),
                     ),
                 };
                 ui.horizontal_wrapped(|ui| {
-                    ui.colored_label(c, tag);
+                    ui.label(RichText::new(tag).color(Color32::WHITE).background_color(c));
                     ui.label(&e.reason);
                 });
             }

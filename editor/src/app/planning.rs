@@ -435,7 +435,7 @@ impl EditorApp {
             };
             painter.line_segment(
                 [at(t0), at(t1)],
-                egui::Stroke::new(2.5, canvas::verdict_color(v)),
+                egui::Stroke::new(2.5, canvas::sight_color(v)),
             );
         }
         let small = egui::FontId::proportional(11.0);
@@ -454,7 +454,7 @@ impl EditorApp {
         }
         if let Some(b) = &p.los.blocked_by {
             let c = at(b.at.to_f64());
-            let red = canvas::verdict_color(Verdict::Blocked);
+            let red = canvas::sight_color(Verdict::Blocked);
             painter.circle(c, 4.5, red, egui::Stroke::new(1.0, Color32::WHITE));
             // Above the line, where there is sky rather than ground.
             let align = if c.x > plot.center().x {
@@ -477,7 +477,7 @@ impl EditorApp {
             // Beyond the range nothing is seen, whatever the line.
             painter.line_segment(
                 [at(t), at(1.0)],
-                egui::Stroke::new(2.5, canvas::verdict_color(Verdict::Blocked)),
+                egui::Stroke::new(2.5, canvas::sight_color(Verdict::Blocked)),
             );
             painter.line_segment(
                 [Pos2::new(x(t), plot.top()), Pos2::new(x(t), plot.bottom())],
