@@ -237,13 +237,7 @@ fn the_deploy_job_chooses_what_the_library_chooses() {
     h.state_mut().planning.deploy_job.wait();
     h.run_steps(2);
     let m = h.state().doc.map().clone();
-    let got = h
-        .state()
-        .planning
-        .deploy_job
-        .result
-        .clone()
-        .expect("a plan");
+    let (_, got) = h.state().planning.deploy_job.latest().expect("a plan");
     let req = Request {
         zone: resolve(&m, "east").unwrap(),
         watch: resolve(&m, "west").unwrap(),
@@ -256,8 +250,8 @@ fn the_deploy_job_chooses_what_the_library_chooses() {
         exact_limit: deploy::EXACT_LIMIT,
     };
     let want = deploy::deploy(&Engine::new(&m), &req, &Control::default()).unwrap();
-    assert_eq!(got.plan, want);
-    assert_eq!(got.plan.chosen.len(), 3);
+    assert_eq!(*got, want);
+    assert_eq!(got.chosen.len(), 3);
     // Listed in the panel with what each adds.
     for (k, &i) in want.chosen.iter().enumerate() {
         let text = format!(
@@ -281,10 +275,7 @@ fn the_deploy_job_chooses_what_the_library_chooses() {
         ..req
     };
     let want = deploy::deploy(&Engine::new(&m), &ranged, &Control::default()).unwrap();
-    assert_eq!(
-        h.state().planning.deploy_job.result.as_ref().unwrap().plan,
-        want
-    );
+    assert_eq!(*h.state().planning.deploy_job.latest().unwrap().1, want);
 }
 
 #[test]
@@ -301,14 +292,15 @@ fn a_cancelled_deploy_search_leaves_no_answer() {
         ..Default::default()
     };
     let req = form.request(&m, 0).unwrap();
-    let mut job = hexsight_editor::app::DeployJob::default();
-    job.start(&m, 1, req.clone(), || {});
+    let mut job = hexsight_editor::jobs::DeployJobs::default();
+    job.search(&m, 1, req.clone(), || {});
     job.cancel();
     job.wait();
-    assert!(job.result.is_none() && !job.busy());
-    job.start(&m, 1, req, || {});
+    assert!(job.latest().is_none() && !job.busy());
+    job.search(&m, 1, req, || {});
     job.wait();
-    assert!(job.result.is_some());
+    let (key, _) = job.latest().expect("an answer");
+    assert_eq!((key.generation, key.run), (1, 1), "the second run's answer");
     assert!(
         hexsight_editor::app::DeployForm::default()
             .request(&m, 0)

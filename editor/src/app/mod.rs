@@ -27,7 +27,7 @@ use hexsight_analysis::hex::{Hex, HexLine, Layout, Orientation, Side, Stagger};
 use hexsight_analysis::rules::Effect;
 use hexsight_analysis::{LosResult, Map, Ruleset};
 pub use import::DemForm;
-pub use planning::{DeployForm, DeployJob, Deployment, Planning};
+pub use planning::{DeployForm, Planning};
 pub use properties::PropertiesForm;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -107,8 +107,8 @@ impl EditorApp {
             ui.separator();
             ui.label(format!("zoom {:.0}%", self.view.zoom / 24.0 * 100.0));
             ui.separator();
-            if let Some((kind, frac, secs)) = self.jobs.progress() {
-                let what = match kind {
+            if let Some((key, frac, secs)) = self.jobs.progress() {
+                let what = match key.kind {
                     JobKind::Viewshed(_) => "viewshed",
                     JobKind::Exposure => "exposure",
                     JobKind::Spotting(..) => "spotting",

@@ -6,15 +6,12 @@
 //! `query::zones`, `query::deploy`); this module only asks and draws.
 
 use super::*;
-use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::matrix::Control;
-use hexsight_analysis::query::deploy::{self, Goal, Plan, Request};
+use crate::jobs::{DeployJobs, Polled};
+use hexsight_analysis::query::deploy::{self, Goal, Request};
 use hexsight_analysis::query::profile::{self, Profile, Sight, StretchEffect};
 use hexsight_analysis::query::zones;
 use hexsight_analysis::rules::LosEffect;
 use hexsight_analysis::{Verdict, engine::zone::parse_zone};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
 
 /// The planning settings and the deployment job.
 #[derive(Default)]
@@ -29,8 +26,10 @@ pub struct Planning {
     erasing: bool,
     /// The deployment question.
     pub deploy: DeployForm,
-    /// The deployment search.
-    pub deploy_job: DeployJob,
+    /// The deployment search, on the editor's one job runner.
+    pub deploy_job: DeployJobs,
+    /// Why the form cannot be asked (no zone picked, an unknown zone).
+    pub deploy_error: Option<String>,
 }
 
 /// The deploy tool's form: zones by name, as `hexsight deploy` takes them.
@@ -92,152 +91,6 @@ impl DeployForm {
     }
 }
 
-/// A finished deployment search and the map generation it read.
-#[derive(Clone, Debug)]
-pub struct Deployment {
-    /// Document generation the plan was computed on.
-    pub generation: u64,
-    /// The library's answer.
-    pub plan: Plan,
-}
-
-struct DeployRun {
-    cancel: Arc<AtomicBool>,
-    done: Arc<AtomicU64>,
-    total: Arc<AtomicU64>,
-    generation: u64,
-    rx: mpsc::Receiver<Result<Plan, String>>,
-}
-
-/// The deployment search off the UI thread (as [`crate::jobs`]): cancellable,
-/// with progress; one runs at a time.
-#[derive(Default)]
-pub struct DeployJob {
-    running: Option<DeployRun>,
-    /// The last answer.
-    pub result: Option<Deployment>,
-    /// Why the last search gave no answer.
-    pub error: Option<String>,
-}
-
-impl DeployJob {
-    /// Starts the search for `req` on a copy of `map` (cancelling any running one).
-    pub fn start(
-        &mut self,
-        map: &Map,
-        generation: u64,
-        req: Request,
-        repaint: impl Fn() + Send + 'static,
-    ) {
-        self.cancel();
-        self.error = None;
-        let cancel: Arc<AtomicBool> = Arc::default();
-        let (done, total): (Arc<AtomicU64>, Arc<AtomicU64>) = (Arc::default(), Arc::default());
-        let (tx, rx) = mpsc::channel();
-        let map = map.clone();
-        let (c, d, t) = (Arc::clone(&cancel), Arc::clone(&done), Arc::clone(&total));
-        let spawned = std::thread::Builder::new()
-            .name("hexsight-deploy".into())
-            .spawn(move || {
-                let out = Engine::try_new(&map)
-                    .and_then(|engine| {
-                        let report = |a: u64, b: u64| {
-                            d.store(a, Ordering::Relaxed);
-                            t.store(b, Ordering::Relaxed);
-                        };
-                        let ctl = Control {
-                            cancel: c.as_ref(),
-                            progress: &report,
-                        };
-                        deploy::deploy(&engine, &req, &ctl)
-                    })
-                    .map_err(|e| e.to_string());
-                let _ = tx.send(out);
-                repaint();
-            });
-        match spawned {
-            Ok(_) => {
-                self.running = Some(DeployRun {
-                    cancel,
-                    done,
-                    total,
-                    generation,
-                    rx,
-                })
-            }
-            Err(e) => self.error = Some(e.to_string()),
-        }
-    }
-
-    /// Collects a finished search; true when something arrived.
-    pub fn poll(&mut self) -> bool {
-        let Some(r) = &self.running else {
-            return false;
-        };
-        match r.rx.try_recv() {
-            Ok(out) => {
-                let r = self.running.take().expect("running");
-                self.keep(r, out);
-                true
-            }
-            Err(mpsc::TryRecvError::Empty) => false,
-            Err(mpsc::TryRecvError::Disconnected) => {
-                self.running = None;
-                false
-            }
-        }
-    }
-
-    /// Blocks until the running search ends (tests).
-    pub fn wait(&mut self) {
-        if let Some(r) = self.running.take()
-            && let Ok(out) = r.rx.recv()
-        {
-            self.keep(r, out);
-        }
-    }
-
-    fn keep(&mut self, r: DeployRun, out: Result<Plan, String>) {
-        if r.cancel.load(Ordering::Relaxed) {
-            return;
-        }
-        match out {
-            Ok(plan) => {
-                self.result = Some(Deployment {
-                    generation: r.generation,
-                    plan,
-                })
-            }
-            Err(e) => self.error = Some(e),
-        }
-    }
-
-    /// Stops the running search; its answer is dropped.
-    pub fn cancel(&mut self) {
-        if let Some(r) = self.running.take() {
-            r.cancel.store(true, Ordering::Relaxed);
-        }
-    }
-
-    /// True while a search runs.
-    pub fn busy(&self) -> bool {
-        self.running.is_some()
-    }
-
-    /// Fraction done of the running search.
-    pub fn progress(&self) -> Option<f32> {
-        let r = self.running.as_ref()?;
-        let total = r.total.load(Ordering::Relaxed).max(1);
-        Some(r.done.load(Ordering::Relaxed) as f32 / total as f32)
-    }
-}
-
-impl Drop for DeployJob {
-    fn drop(&mut self) {
-        self.cancel();
-    }
-}
-
 /// A zone's colour on the canvas, by its place in the map's list.
 fn zone_color(i: usize) -> Color32 {
     const COLORS: [Color32; 6] = [
@@ -287,19 +140,30 @@ impl EditorApp {
 
     /// Forgets what belonged to the previous map (a new document).
     pub(super) fn forget_planning(&mut self) {
-        self.planning.deploy_job.cancel();
-        self.planning.deploy_job.result = None;
-        self.planning.deploy_job.error = None;
+        self.planning.deploy_job.clear();
+        self.planning.deploy_error = None;
     }
 
     /// Polls the deployment search (each frame).
     pub(super) fn poll_planning(&mut self) {
-        if self.planning.deploy_job.poll() {
-            self.status = match &self.planning.deploy_job.error {
-                Some(e) => format!("Deploy: {e}"),
-                None => "Deployment ready".into(),
-            };
+        match self.planning.deploy_job.poll() {
+            Polled::Nothing => {}
+            Polled::Ready => self.status = "Deployment ready".into(),
+            Polled::Refused(e) => self.status = format!("Deploy: {e}"),
         }
+    }
+
+    /// Why the deployment has no answer: the form, or the last search's refusal
+    /// (when no later search answered).
+    fn deploy_problem(&self) -> Option<&str> {
+        if let Some(e) = &self.planning.deploy_error {
+            return Some(e);
+        }
+        let job = &self.planning.deploy_job;
+        let (key, why) = job.latest_refusal()?;
+        job.latest()
+            .is_none_or(|(k, _)| k.run < key.run)
+            .then_some(why)
     }
 
     /// The range setting of the analysis panel.
@@ -695,7 +559,8 @@ impl EditorApp {
                 {
                     Ok(req) => {
                         let c = ctx.clone();
-                        self.planning.deploy_job.start(
+                        self.planning.deploy_error = None;
+                        self.planning.deploy_job.search(
                             self.doc.map(),
                             self.doc.generation(),
                             req,
@@ -703,10 +568,10 @@ impl EditorApp {
                         );
                         self.status = "Deploy: searching".into();
                     }
-                    Err(e) => self.planning.deploy_job.error = Some(e),
+                    Err(e) => self.planning.deploy_error = Some(e),
                 }
             }
-            if let Some(frac) = self.planning.deploy_job.progress() {
+            if let Some((_, frac, _)) = self.planning.deploy_job.progress() {
                 ui.add(
                     egui::ProgressBar::new(frac)
                         .desired_width(90.0)
@@ -719,14 +584,13 @@ impl EditorApp {
                 ctx.request_repaint_after(Duration::from_millis(100));
             }
         });
-        if let Some(e) = &self.planning.deploy_job.error {
+        if let Some(e) = self.deploy_problem() {
             ui.colored_label(Color32::from_rgb(240, 110, 90), e);
         }
-        let Some(d) = self.planning.deploy_job.result.clone() else {
+        let Some((key, plan)) = self.planning.deploy_job.latest() else {
             return;
         };
         let map = self.doc.map();
-        let plan = &d.plan;
         ui.label(
             RichText::new(format!(
                 "Sees {} of {} watched hexes ({}, {} candidates)",
@@ -737,7 +601,7 @@ impl EditorApp {
             ))
             .strong(),
         );
-        if d.generation != self.doc.generation() {
+        if key.generation != self.doc.generation() {
             ui.label(RichText::new("The map changed since: Run again.").small());
         }
         for (k, &i) in plan.chosen.iter().enumerate() {
@@ -797,14 +661,14 @@ impl EditorApp {
                 }
             }
         }
-        let Some(d) = &self.planning.deploy_job.result else {
+        let Some((key, plan)) = self.planning.deploy_job.latest() else {
             return;
         };
-        if d.generation != self.doc.generation() || d.plan.chosen.iter().any(|&i| i >= map.len()) {
+        if key.generation != self.doc.generation() || plan.chosen.iter().any(|&i| i >= map.len()) {
             return;
         }
         let ring = Color32::from_rgb(255, 235, 80);
-        for (k, &i) in d.plan.chosen.iter().enumerate() {
+        for (k, &i) in plan.chosen.iter().enumerate() {
             let c = center(map.hex_of(i));
             let r = self.view.zoom * 0.45;
             s.circle(
@@ -816,7 +680,7 @@ impl EditorApp {
             s.text(
                 c,
                 egui::Align2::CENTER_CENTER,
-                &format!("{} +{}", k + 1, d.plan.adds[k]),
+                &format!("{} +{}", k + 1, plan.adds[k]),
                 11.0,
                 ring,
             );
