@@ -241,6 +241,31 @@ fn unsaved_changes_are_asked_about_before_a_new_map() {
     assert_eq!(h.state().doc.map().name, "New map");
 }
 
+/// Save in the unsaved-changes dialog writes the map and then does what was asked:
+/// the new map form opens (it used to be closed again with the saved dialog).
+#[test]
+fn saving_the_unsaved_changes_goes_on_to_the_new_map() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    key(&mut h, Key::B);
+    click(&mut h, "J2");
+    ctrl(&mut h, Key::N);
+    h.get_by_label("Unsaved changes");
+    h.get_by_label("Save").click();
+    h.run_steps(2);
+    assert!(!h.state().doc.is_dirty(), "saved");
+    let back = Map::load(&s.map).unwrap();
+    assert!(same_content(&back, h.state().doc.map()));
+    assert!(
+        matches!(
+            h.state().dialog,
+            Some(hexsight_editor::app::Dialog::NewMap(_))
+        ),
+        "{:?}",
+        h.state().dialog
+    );
+}
+
 #[test]
 fn hexsides_are_put_by_clicking_near_a_side() {
     let s = setup();
