@@ -960,6 +960,51 @@ impl Scene<'_> {
     }
 }
 
+/// Paints a library picture ([`style::Scene`]: the profile's, a map picture's)
+/// onto `s` with its top-left corner at `at`, `scale` points per pixel of the
+/// picture, as the library's PNG draws it: a white page, then polygons, lines,
+/// circles and text.
+pub fn paint_scene(s: &mut impl Surface, scene: &style::Scene, at: Pos2, scale: f32) {
+    let p = |(x, y): (f64, f64)| at + vec2(x as f32, y as f32) * scale;
+    let page = Rect::from_min_size(at, vec2(scene.width as f32, scene.height as f32) * scale);
+    s.polygon(
+        &[
+            page.left_top(),
+            page.right_top(),
+            page.right_bottom(),
+            page.left_bottom(),
+        ],
+        Color32::WHITE,
+        Stroke::NONE,
+    );
+    for poly in &scene.polys {
+        let pts: Vec<Pos2> = poly.pts.iter().map(|&q| p(q)).collect();
+        s.polygon(&pts, color(poly.fill), Stroke::NONE);
+    }
+    for l in &scene.lines {
+        let width = (l.width as f32 * scale).max(0.5);
+        s.line(&[p(l.a), p(l.b)], Stroke::new(width, color(l.color)));
+    }
+    for c in &scene.circles {
+        let outline = if c.outline {
+            Stroke::new(1.5 * scale, Color32::BLACK)
+        } else {
+            Stroke::NONE
+        };
+        s.circle(p(c.c), c.r as f32 * scale, color(c.fill), outline);
+    }
+    for t in &scene.texts {
+        // Anchored at the baseline, as the library's PNG sets it.
+        let anchor = if t.centred {
+            Align2::CENTER_BOTTOM
+        } else {
+            Align2::LEFT_BOTTOM
+        };
+        let size = (t.size as f32 * scale).max(1.0);
+        s.text(p(t.at), anchor, &t.text, size, color(t.color));
+    }
+}
+
 /// Draws the legend (terrain colours, hexside features, markers and the
 /// overlay's scale) with its top-left corner at `at`.
 pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at: Pos2) {
@@ -1163,6 +1208,65 @@ mod tests {
         let diff = fills(Overlay::Diff);
         assert!(diff.contains(&color(style::gained())));
         assert!(diff.contains(&color(style::lost())));
+    }
+
+    /// A library picture is painted shape for shape: a white page, then each
+    /// polygon, line and text of the scene in its colour, scaled.
+    #[test]
+    fn a_library_scene_is_painted_shape_for_shape() {
+        let rs = hexsight_analysis::Ruleset::builtin("combat-commander").unwrap();
+        let map = Map::new(
+            "t",
+            "combat-commander",
+            std::sync::Arc::new(rs),
+            6,
+            6,
+            hexsight_analysis::hex::Layout::default(),
+        );
+        let (a, b) = (map.hex_of(0), map.hex_of(map.len() - 1));
+        let p = hexsight_analysis::query::profile::profile(&map, a, b);
+        let scene = hexsight_analysis::export::profile::scene(&map, &p);
+        let mut s = Shapes::default();
+        paint_scene(&mut s, &scene, pos2(10.0, 20.0), 0.5);
+        let (page, polys) = s.polys.split_first().expect("the page");
+        assert_eq!(page.1, Color32::WHITE);
+        assert_eq!(
+            page.0[2],
+            pos2(10.0, 20.0) + vec2(scene.width as f32, scene.height as f32) * 0.5
+        );
+        assert_eq!(polys.len(), scene.polys.len());
+        for (got, want) in polys.iter().zip(&scene.polys) {
+            assert_eq!(got.1, color(want.fill));
+            let (x, y) = want.pts[0];
+            assert_eq!(got.0[0], pos2(10.0 + x as f32 * 0.5, 20.0 + y as f32 * 0.5));
+        }
+        assert_eq!(s.lines.len(), scene.lines.len());
+        for (got, want) in s.lines.iter().zip(&scene.lines) {
+            assert_eq!(*got, color(want.color));
+        }
+        let texts: Vec<&str> = scene.texts.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(s.texts, texts);
+    }
+
+    /// What a drawing paints: polygons with their fills, line colours, texts.
+    #[derive(Default)]
+    struct Shapes {
+        polys: Vec<(Vec<Pos2>, Color32)>,
+        lines: Vec<Color32>,
+        texts: Vec<String>,
+    }
+
+    impl Surface for Shapes {
+        fn polygon(&mut self, pts: &[Pos2], fill: Color32, _: Stroke) {
+            self.polys.push((pts.to_vec(), fill));
+        }
+        fn line(&mut self, _: &[Pos2], stroke: Stroke) {
+            self.lines.push(stroke.color);
+        }
+        fn circle(&mut self, _: Pos2, _: f32, _: Color32, _: Stroke) {}
+        fn text(&mut self, _: Pos2, _: Align2, text: &str, _: f32, _: Color32) {
+            self.texts.push(text.to_string());
+        }
     }
 
     /// The fills a drawing paints.

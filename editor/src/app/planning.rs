@@ -7,11 +7,10 @@
 
 use super::*;
 use crate::jobs::{DeployJobs, Polled};
+use hexsight_analysis::engine::zone::parse_zone;
 use hexsight_analysis::query::deploy::{self, Goal, Request};
-use hexsight_analysis::query::profile::{self, Profile, Sight, StretchEffect};
+use hexsight_analysis::query::profile::{self, Profile};
 use hexsight_analysis::query::zones;
-use hexsight_analysis::rules::LosEffect;
-use hexsight_analysis::{Verdict, engine::zone::parse_zone};
 
 /// The planning settings and the deployment job.
 #[derive(Default)]
@@ -184,201 +183,49 @@ impl EditorApp {
         });
     }
 
-    /// The side view under the LOS verdict: ground, what stands on it, the eye
-    /// line coloured as seen/hindered/unseen, the blocking point and the dead ground.
+    /// The side view under the LOS verdict: the library's picture of the profile
+    /// (`export::profile::scene`, the one `hexsight profile` writes) painted at the
+    /// panel's width, the range, and the stretches as text.
     pub(super) fn profile_plot(&self, ui: &mut Ui) {
         let Some(p) = self.profile() else { return };
         let map = self.doc.map();
-        let width = ui.available_width().clamp(200.0, 420.0);
-        let (rect, resp) = ui.allocate_exact_size(vec2(width, 120.0), Sense::hover());
         let (from, to) = (map.label(p.los.line.from), map.label(p.los.line.to));
         let blocker = p.los.blocked_by.as_ref().map(|b| map.label(b.place.hex()));
         let summary = match &blocker {
             Some(b) => format!("Profile {from} -> {to}: blocked by {b}"),
             None => format!("Profile {from} -> {to}: {}", p.los.verdict.as_str()),
         };
+        // The library's picture of the profile, as `hexsight profile` draws it.
+        let scene = hexsight_analysis::export::profile::scene(map, p);
+        let width = ui.available_width().max(200.0);
+        let scale = width / scene.width.max(1) as f32;
+        let size = vec2(width, scene.height as f32 * scale);
+        let (rect, resp) = ui.allocate_exact_size(size, Sense::hover());
         resp.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, &summary));
-        let painter = ui.painter_at(rect);
-        painter.rect_filled(rect, 4.0, Color32::from_rgb(0x1e, 0x20, 0x24));
-        let plot = rect.shrink2(vec2(8.0, 14.0));
-        let ground = p.stretches.iter().map(|s| s.ground as f64);
-        let tops = p.stretches.iter().map(|s| s.top);
-        let lo = ground
-            .clone()
-            .fold(f64::MAX, f64::min)
-            .min(p.eye_from.min(p.eye_to))
-            - 0.5;
-        let hi = ground
-            .chain(tops)
-            .fold(f64::MIN, f64::max)
-            .max(p.eye_from.max(p.eye_to))
-            + 0.5;
-        let x = |t: f64| plot.left() + plot.width() * t as f32;
-        let y = |v: f64| plot.bottom() - plot.height() * ((v - lo) / (hi - lo)) as f32;
-        let band = |t0: f64, t1: f64, y0: f32, y1: f32, c: Color32| {
-            painter.rect_filled(
-                Rect::from_x_y_ranges(x(t0)..=x(t1), y0.min(y1)..=y0.max(y1)),
-                0.0,
-                c,
-            );
+        let mut surface = canvas::EguiSurface {
+            ctx: ui.ctx(),
+            shapes: Vec::new(),
+            fill_alpha: 1.0,
         };
-        // Faint lines at whole levels, numbered at the left.
-        let levels = (lo.ceil() as i32)..=(hi.floor() as i32);
-        if levels.clone().count() <= 12 {
-            for l in levels {
-                let yl = y(l as f64);
-                painter.line_segment(
-                    [Pos2::new(plot.left(), yl), Pos2::new(plot.right(), yl)],
-                    egui::Stroke::new(0.5, Color32::from_gray(60)),
-                );
-                painter.text(
-                    Pos2::new(rect.left() + 1.0, yl),
-                    egui::Align2::LEFT_CENTER,
-                    l.to_string(),
-                    egui::FontId::proportional(9.0),
-                    Color32::from_gray(130),
-                );
-            }
-        }
-        // Hindering and blocking stretches shaded behind; the dead ground behind a lower blocker.
-        for s in &p.stretches {
-            let c = match s.effect {
-                StretchEffect::Clear => continue,
-                StretchEffect::Hinder => Color32::from_rgba_unmultiplied(255, 190, 40, 40),
-                StretchEffect::Block => Color32::from_rgba_unmultiplied(230, 50, 40, 50),
-            };
-            band(
-                s.start.to_f64(),
-                s.end.to_f64(),
-                plot.top(),
-                plot.bottom(),
-                c,
-            );
-        }
-        if let Some(i) = p.dead_ground() {
-            for s in &p.stretches[i..] {
-                let g = y(s.top.max(s.ground as f64));
-                let c = Color32::from_rgba_unmultiplied(120, 120, 160, 70);
-                band(s.start.to_f64(), s.end.to_f64(), plot.top(), g, c);
-            }
-        }
-        // The ground as steps, and what stands on it in the terrain's colour.
-        let earth = Color32::from_rgb(150, 118, 80);
-        for s in &p.stretches {
-            let (t0, t1) = (s.start.to_f64(), s.end.to_f64());
-            let g = y(s.ground as f64);
-            band(t0, t1, plot.bottom(), g, earth);
-            let terrain = s
-                .hexes
-                .iter()
-                .filter_map(|&h| map.cell(h).map(|c| c.terrain as usize))
-                .find(|&t| map.ruleset.terrain[t].los != LosEffect::Clear);
-            if let Some(t) = terrain {
-                let col = canvas::terrain_color(map, t);
-                let top = if s.top > s.ground as f64 + 1e-9 {
-                    y(s.top)
-                } else {
-                    g - 4.0
-                };
-                band(t0, t1, g, top, col);
-            }
-            if s.slope {
-                painter.line_segment(
-                    [Pos2::new(x(t0), g), Pos2::new(x(t1), g)],
-                    egui::Stroke::new(2.0, Color32::from_rgb(110, 60, 20)),
-                );
-            }
-        }
-        // The sight line from eye to eye.
-        let at = |t: f64| Pos2::new(x(t), y(p.sight_at(t)));
-        for (t0, t1, state) in p.segments() {
-            let v = match state {
-                Sight::Seen => Verdict::Clear,
-                Sight::Hindered => Verdict::Hindered,
-                Sight::Unseen => Verdict::Blocked,
-            };
-            painter.line_segment(
-                [at(t0), at(t1)],
-                egui::Stroke::new(2.5, canvas::sight_color(v)),
-            );
-        }
-        let small = egui::FontId::proportional(11.0);
-        for (t, label, align) in [
-            (0.0, &from, egui::Align2::LEFT_BOTTOM),
-            (1.0, &to, egui::Align2::RIGHT_BOTTOM),
-        ] {
-            painter.circle_filled(at(t), 3.5, Color32::WHITE);
-            painter.text(
-                at(t) - vec2(0.0, 5.0),
-                align,
-                label,
-                small.clone(),
-                Color32::WHITE,
-            );
-        }
-        if let Some(b) = &p.los.blocked_by {
-            let c = at(b.at.to_f64());
-            let red = canvas::sight_color(Verdict::Blocked);
-            painter.circle(c, 4.5, red, egui::Stroke::new(1.0, Color32::WHITE));
-            // Above the line, where there is sky rather than ground.
-            let align = if c.x > plot.center().x {
-                egui::Align2::RIGHT_BOTTOM
-            } else {
-                egui::Align2::LEFT_BOTTOM
-            };
-            painter.text(
-                c - vec2(0.0, 7.0),
-                align,
-                format!("blocked: {}", blocker.as_deref().unwrap_or("")),
-                small.clone(),
-                red,
-            );
-        }
-        // Where the range ends along the line.
+        canvas::paint_scene(&mut surface, &scene, rect.min, scale);
+        ui.painter_at(rect).extend(surface.shapes);
+        // Where the range ends along the line (the verdict above already applies it).
         let dist = p.los.line.from.distance(p.los.line.to);
         if self.planning.range > 0 && dist > self.planning.range {
-            let t = self.planning.range as f64 / dist as f64;
-            // Beyond the range nothing is seen, whatever the line.
-            painter.line_segment(
-                [at(t), at(1.0)],
-                egui::Stroke::new(2.5, canvas::sight_color(Verdict::Blocked)),
-            );
-            painter.line_segment(
-                [Pos2::new(x(t), plot.top()), Pos2::new(x(t), plot.bottom())],
-                egui::Stroke::new(1.0, Color32::from_gray(200)),
-            );
-            painter.text(
-                Pos2::new(x(t) + 3.0, plot.top()),
-                egui::Align2::LEFT_TOP,
-                format!("range {}", self.planning.range),
-                small,
-                Color32::from_gray(200),
+            ui.label(
+                RichText::new(format!(
+                    "Range {}: beyond hex {} of {dist} nothing is seen.",
+                    self.planning.range, self.planning.range
+                ))
+                .small(),
             );
         }
-        // What the pointer is over.
-        if let Some(pos) = resp.hover_pos() {
-            let t = ((pos.x - plot.left()) / plot.width()).clamp(0.0, 1.0) as f64;
-            if let Some(s) = p
-                .stretches
-                .iter()
-                .find(|s| s.start.to_f64() <= t && t <= s.end.to_f64())
-            {
-                let hexes: Vec<String> = s.hexes.iter().map(|&h| map.label(h)).collect();
-                let tip = format!(
-                    "{}: ground {}, top {:.2}, sight {:.2}, {}{}",
-                    hexes.join("|"),
-                    s.ground,
-                    s.top,
-                    p.sight_at(t),
-                    s.effect.as_str(),
-                    s.reason
-                        .as_ref()
-                        .map(|r| format!("\n{r}"))
-                        .unwrap_or_default()
-                );
-                resp.on_hover_text_at_pointer(tip);
-            }
-        }
+        // What each stretch is, as `hexsight profile` writes it.
+        egui::CollapsingHeader::new("Stretches")
+            .id_salt("profile-stretches")
+            .show(ui, |ui| {
+                ui.label(RichText::new(p.text(map)).monospace().small());
+            });
     }
 
     /// The Zones tool's options: the zone to paint and the map's zones.
