@@ -645,8 +645,8 @@ fn every_bundled_map_opens_and_draws_its_sight_lines() {
             (m.hex_of(0), m.hex_of(m.len() - 1))
         };
         h.state_mut().selected = Some(first);
-        h.state_mut().los_from = Some(first);
-        h.state_mut().los_to = Some(last);
+        h.state_mut().line_of_sight.from = Some(first);
+        h.state_mut().line_of_sight.to = Some(last);
         for o in [
             hexsight_editor::canvas::Overlay::Viewshed,
             hexsight_editor::canvas::Overlay::Blind,

@@ -8,6 +8,7 @@ mod dialogs;
 mod editing;
 mod import;
 mod layers;
+mod los;
 mod panels;
 mod planning;
 mod properties;
@@ -24,9 +25,9 @@ pub use boards::CombineForm;
 pub use browser::{Browser, Outcome};
 use egui::{Color32, Key, PointerButton, Pos2, Rect, RichText, Sense, Ui, vec2};
 use hexsight_analysis::hex::{Hex, HexLine, Layout, Orientation, Side, Stagger};
-use hexsight_analysis::rules::Effect;
 use hexsight_analysis::{LosResult, Map, Ruleset};
 pub use import::DemForm;
+pub use los::LosPanel;
 pub use planning::{DeployForm, Planning};
 pub use properties::PropertiesForm;
 use std::collections::HashSet;
@@ -158,18 +159,8 @@ pub struct EditorApp {
     pub legend: bool,
     /// The selected hex: source of the overlays.
     pub selected: Option<Hex>,
-    /// The LOS observer.
-    pub los_from: Option<Hex>,
-    /// The LOS target (follows the pointer).
-    pub los_to: Option<Hex>,
-    /// The LOS tool's line: ends, generation and range it was computed for, its profile.
-    los: Option<(
-        Hex,
-        Hex,
-        u64,
-        u32,
-        hexsight_analysis::query::profile::Profile,
-    )>,
+    /// The LOS panel: the tool's ends and their line, with its profile.
+    pub line_of_sight: LosPanel,
     /// Range, zones and deployment (`planning`).
     pub planning: Planning,
     /// The overlay shown, if any.
@@ -264,9 +255,7 @@ impl EditorApp {
             labels: true,
             legend: true,
             selected: None,
-            los_from: None,
-            los_to: None,
-            los: None,
+            line_of_sight: LosPanel::default(),
             planning: Planning::default(),
             overlay: None,
             spot_moving: false,
@@ -319,7 +308,12 @@ impl EditorApp {
 
     /// The LOS currently shown, if any.
     pub fn los(&self) -> Option<&LosResult> {
-        self.los.as_ref().map(|l| &l.4.los)
+        self.line_of_sight.los()
+    }
+
+    /// The profile of the line the LOS panel shows.
+    pub fn profile(&self) -> Option<&hexsight_analysis::query::profile::Profile> {
+        self.line_of_sight.profile()
     }
 
     /// The screen position of a hex centre on the canvas (for tests and scripting).
@@ -360,9 +354,7 @@ impl EditorApp {
         self.jobs.clear();
         self.fit_pending = true;
         self.selected = None;
-        self.los_from = None;
-        self.los_to = None;
-        self.los = None;
+        self.line_of_sight.clear();
         self.stroke = None;
         self.editing_unit = None;
         self.autosaved_generation = None;
@@ -794,7 +786,8 @@ impl EditorApp {
         for c in cmds {
             self.run(&ctx, c);
         }
-        self.update_los();
+        self.line_of_sight
+            .update(self.doc.map(), self.doc.generation(), self.planning.range);
         self.request_overlay(&ctx);
         self.autosave(false);
         self.run_script(&ctx);

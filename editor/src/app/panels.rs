@@ -285,7 +285,8 @@ impl EditorApp {
         ui.add_space(4.0);
         self.layer_panel(ui);
         ui.separator();
-        self.los_panel(ui);
+        self.line_of_sight
+            .ui(ui, self.doc.map(), self.planning.range);
         ui.separator();
         ui.heading("Overlays");
         self.range_setting(ui);
@@ -490,87 +491,6 @@ impl EditorApp {
                     .on_disabled_hover_text(why);
             }
         }
-    }
-
-    pub(super) fn los_panel(&mut self, ui: &mut Ui) {
-        ui.heading("Line of sight");
-        let Some(los) = self.los() else {
-            let hint = if self.los_from.is_some() {
-                "Move over a target hex."
-            } else {
-                "LOS tool (O): click an observer hex."
-            };
-            ui.label(hint);
-            return;
-        };
-        let map = self.doc.map();
-        let col = canvas::sight_color(los.verdict);
-        ui.label(
-            RichText::new(format!(
-                "{} -> {}",
-                map.label(los.line.from),
-                map.label(los.line.to)
-            ))
-            .strong(),
-        );
-        ui.label(
-            RichText::new(format!("Verdict: {}", los.verdict.as_str()))
-                .color(Color32::WHITE)
-                .background_color(col)
-                .strong()
-                .size(16.0),
-        );
-        self.profile_plot(ui);
-        if los.hindrance > 0 {
-            ui.label(format!("Hindrance: {}", los.hindrance));
-        }
-        if let Some(b) = &los.blocked_by {
-            ui.label(format!(
-                "Blocked by: {}",
-                b.place
-                    .hexes()
-                    .iter()
-                    .map(|h| map.label(*h))
-                    .collect::<Vec<_>>()
-                    .join("/")
-            ));
-        }
-        ui.label(RichText::new("Reason").strong());
-        ui.label(&los.reason);
-        ui.label(RichText::new("Trace").strong());
-        ui.monospace(los.trace_text(map));
-        if !los.events.is_empty() {
-            ui.label(RichText::new("Along the line").strong());
-            for e in &los.events {
-                let (tag, c) = match e.effect {
-                    Effect::Block => (
-                        "blocks".to_string(),
-                        canvas::sight_color(hexsight_analysis::Verdict::Blocked),
-                    ),
-                    Effect::Hinder(v) => (
-                        format!("hinders {v}"),
-                        canvas::sight_color(hexsight_analysis::Verdict::Hindered),
-                    ),
-                };
-                ui.horizontal_wrapped(|ui| {
-                    ui.label(RichText::new(tag).color(Color32::WHITE).background_color(c));
-                    ui.label(&e.reason);
-                });
-            }
-        }
-        if !los.modifiers.is_empty() {
-            ui.label(RichText::new("Modifiers").strong());
-            for m in &los.modifiers {
-                ui.label(format!("{} {:+}: {}", m.name, m.value, m.text));
-            }
-        }
-        let text = los.explain(map);
-        ui.collapsing("Full explanation", |ui| {
-            ui.monospace(&text);
-            if ui.button("Copy").clicked() {
-                ui.ctx().copy_text(text.clone());
-            }
-        });
     }
 
     pub(super) fn hex_panel(&mut self, ui: &mut Ui) {

@@ -1,15 +1,14 @@
-//! Planning in the editor: the side view of the LOS tool's line under its verdict,
-//! named zones painted on the map, a sight range over the LOS tool and the
-//! overlays, and the deployment search run in the background.
+//! Planning in the editor: named zones painted on the map, a sight range over the
+//! LOS tool and the overlays, and the deployment search run in the background (the
+//! LOS line's profile is the LOS panel's, in `los`).
 //!
-//! Every answer comes from the library (`query::profile`, `query::range`,
-//! `query::zones`, `query::deploy`); this module only asks and draws.
+//! Every answer comes from the library (`query::range`, `query::zones`,
+//! `query::deploy`); this module only asks and draws.
 
 use super::*;
 use crate::jobs::{DeployJobs, Polled};
 use hexsight_analysis::engine::zone::parse_zone;
 use hexsight_analysis::query::deploy::{self, Goal, Request};
-use hexsight_analysis::query::profile::{self, Profile};
 use hexsight_analysis::query::zones;
 
 /// The planning settings and the deployment job.
@@ -104,39 +103,6 @@ fn zone_color(i: usize) -> Color32 {
 }
 
 impl EditorApp {
-    /// The profile of the line the LOS panel shows (the library's `query::profile`,
-    /// with the range laid over its answer).
-    pub fn profile(&self) -> Option<&Profile> {
-        self.los.as_ref().map(|l| &l.4)
-    }
-
-    /// Recomputes the LOS tool's line when its ends, the map or the range change:
-    /// one line's profile is cheap enough for the UI thread.
-    pub(super) fn update_los(&mut self) {
-        let (Some(from), Some(to)) = (self.los_from, self.los_to) else {
-            self.los = None;
-            return;
-        };
-        let (generation, range) = (self.doc.generation(), self.planning.range);
-        if self
-            .los
-            .as_ref()
-            .is_some_and(|l| (l.0, l.1, l.2, l.3) == (from, to, generation, range))
-        {
-            return;
-        }
-        let map = self.doc.map();
-        if !map.contains(from) || !map.contains(to) {
-            self.los = None;
-            return;
-        }
-        let mut p = profile::profile(map, from, to);
-        if let Some(r) = crate::jobs::range_of(range) {
-            p.los = r.los(map, p.los);
-        }
-        self.los = Some((from, to, generation, range, p));
-    }
-
     /// Forgets what belonged to the previous map (a new document).
     pub(super) fn forget_planning(&mut self) {
         self.planning.deploy_job.clear();
@@ -181,51 +147,6 @@ impl EditorApp {
                  the viewshed and the exposure. 0 or \"unlimited\": no limit.",
             );
         });
-    }
-
-    /// The side view under the LOS verdict: the library's picture of the profile
-    /// (`export::profile::scene`, the one `hexsight profile` writes) painted at the
-    /// panel's width, the range, and the stretches as text.
-    pub(super) fn profile_plot(&self, ui: &mut Ui) {
-        let Some(p) = self.profile() else { return };
-        let map = self.doc.map();
-        let (from, to) = (map.label(p.los.line.from), map.label(p.los.line.to));
-        let blocker = p.los.blocked_by.as_ref().map(|b| map.label(b.place.hex()));
-        let summary = match &blocker {
-            Some(b) => format!("Profile {from} -> {to}: blocked by {b}"),
-            None => format!("Profile {from} -> {to}: {}", p.los.verdict.as_str()),
-        };
-        // The library's picture of the profile, as `hexsight profile` draws it.
-        let scene = hexsight_analysis::export::profile::scene(map, p);
-        let width = ui.available_width().max(200.0);
-        let scale = width / scene.width.max(1) as f32;
-        let size = vec2(width, scene.height as f32 * scale);
-        let (rect, resp) = ui.allocate_exact_size(size, Sense::hover());
-        resp.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, &summary));
-        let mut surface = canvas::EguiSurface {
-            ctx: ui.ctx(),
-            shapes: Vec::new(),
-            fill_alpha: 1.0,
-        };
-        canvas::paint_scene(&mut surface, &scene, rect.min, scale);
-        ui.painter_at(rect).extend(surface.shapes);
-        // Where the range ends along the line (the verdict above already applies it).
-        let dist = p.los.line.from.distance(p.los.line.to);
-        if self.planning.range > 0 && dist > self.planning.range {
-            ui.label(
-                RichText::new(format!(
-                    "Range {}: beyond hex {} of {dist} nothing is seen.",
-                    self.planning.range, self.planning.range
-                ))
-                .small(),
-            );
-        }
-        // What each stretch is, as `hexsight profile` writes it.
-        egui::CollapsingHeader::new("Stretches")
-            .id_salt("profile-stretches")
-            .show(ui, |ui| {
-                ui.label(RichText::new(p.text(map)).monospace().small());
-            });
     }
 
     /// The Zones tool's options: the zone to paint and the map's zones.
