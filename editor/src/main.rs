@@ -129,7 +129,7 @@ fn main() -> ExitCode {
     if let Some(s) = &args.select {
         app.selected = hex(s);
     }
-    app.overlay = args.overlay;
+    app.overlays.shown = args.overlay;
     if let Some(purpose) = args.browse {
         let start = match (&app.doc.path, purpose) {
             (Some(p), PathPurpose::Png) => p.with_extension("png").display().to_string(),

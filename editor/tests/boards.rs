@@ -156,7 +156,7 @@ fn export_at(scale: f32, out: &Path) -> (egui::Vec2, image::RgbaImage) {
         app.line_of_sight.to = to;
         app.selected = from;
         app.tool = hexsight_editor::tools::Tool::Los;
-        app.overlay = Some(hexsight_editor::canvas::Overlay::Viewshed);
+        app.overlays.shown = Some(hexsight_editor::canvas::Overlay::Viewshed);
         app.export_scale = scale;
     }
     h.run_steps(3);

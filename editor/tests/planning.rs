@@ -191,7 +191,7 @@ fn a_range_of_two_hides_a_hex_three_away_in_the_los_panel_and_the_overlays() {
         "two away is still seen"
     );
     // The viewshed overlay follows the same range.
-    h.state_mut().overlay = Some(hexsight_editor::canvas::Overlay::Viewshed);
+    h.state_mut().overlays.shown = Some(hexsight_editor::canvas::Overlay::Viewshed);
     h.run_steps(2);
     h.state_mut().finish_jobs();
     h.run_steps(2);
@@ -200,7 +200,12 @@ fn a_range_of_two_hides_a_hex_three_away_in_the_los_panel_and_the_overlays() {
         kind: hexsight_editor::jobs::JobKind::Viewshed(from),
         range: 2,
     };
-    let out = h.state().jobs.result(key).expect("the ranged viewshed");
+    let out = h
+        .state()
+        .overlays
+        .jobs
+        .result(key)
+        .expect("the ranged viewshed");
     let hexsight_editor::jobs::JobOutput::Viewshed(v) = out.as_ref() else {
         panic!("a viewshed");
     };

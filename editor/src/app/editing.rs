@@ -144,7 +144,7 @@ impl EditorApp {
             canvas::draw_legend(
                 &mut surface,
                 map,
-                self.overlay,
+                self.overlays.shown,
                 rect.left_top() + vec2(8.0, 8.0),
             );
         }

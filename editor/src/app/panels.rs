@@ -107,7 +107,7 @@ impl EditorApp {
             ui.separator();
             ui.label(format!("zoom {:.0}%", self.view.zoom / 24.0 * 100.0));
             ui.separator();
-            if let Some((key, frac, secs)) = self.jobs.progress() {
+            if let Some((key, frac, secs)) = self.overlays.jobs.progress() {
                 let what = match key.kind {
                     JobKind::Viewshed(_) => "viewshed",
                     JobKind::Exposure => "exposure",
@@ -128,8 +128,8 @@ impl EditorApp {
                     .on_hover_text("Cancel the analysis (Esc)")
                     .clicked()
                 {
-                    self.jobs.cancel();
-                    self.overlay = None;
+                    self.overlays.jobs.cancel();
+                    self.overlays.shown = None;
                     self.status = "Analysis cancelled".into();
                 }
                 ui.separator();
@@ -291,7 +291,7 @@ impl EditorApp {
         ui.heading("Overlays");
         self.range_setting(ui);
         self.overlay_choice(ui);
-        match (self.overlay, self.selected) {
+        match (self.overlays.shown, self.selected) {
             (Some(Overlay::Viewshed | Overlay::Blind | Overlay::Spotting), None) => {
                 ui.colored_label(
                     Color32::from_rgb(240, 180, 60),
@@ -304,7 +304,7 @@ impl EditorApp {
                 {
                     ui.label(format!("From {}", self.doc.map().label(h)));
                 }
-                if let Some((_, frac, secs)) = self.jobs.progress() {
+                if let Some((_, frac, secs)) = self.overlays.jobs.progress() {
                     ui.horizontal(|ui| {
                         ui.add(
                             egui::ProgressBar::new(frac)
@@ -318,7 +318,10 @@ impl EditorApp {
                     ui.label(crate::jobs::elapsed_and_left(frac, secs));
                 }
                 // The engine's own line: what it needs, what there is, what to change.
-                if let Some(why) = self.overlay_key().and_then(|k| self.jobs.refusal(k)) {
+                if let Some(why) = self
+                    .overlay_key()
+                    .and_then(|k| self.overlays.jobs.refusal(k))
+                {
                     ui.colored_label(
                         Color32::from_rgb(240, 110, 90),
                         format!("Not computed: {why}"),
@@ -454,43 +457,7 @@ impl EditorApp {
     }
 
     pub(super) fn overlay_choice(&mut self, ui: &mut Ui) {
-        ui.radio_value(&mut self.overlay, None, "No overlay");
-        ui.radio_value(&mut self.overlay, Some(Overlay::Viewshed), "Viewshed")
-            .on_hover_text("Hexes the selected hex sees: green clear, amber hindered.");
-        ui.radio_value(&mut self.overlay, Some(Overlay::Blind), "Blind hexes")
-            .on_hover_text("Blind hexes of the selected hex (hidden only by a lower obstacle), hatched; other hexes it does not see, darkened.");
-        ui.radio_value(&mut self.overlay, Some(Overlay::Exposure), "Exposure")
-            .on_hover_text("For every hex, how many hexes see it (all pairs: slow on big maps).");
-        ui.radio_value(&mut self.overlay, Some(Overlay::Diff), "Change in sight")
-            .on_hover_text("What changed in sight: red where more hexes see a hex, blue where fewer; rings round the hexes the selected hex gained (green) and lost (pink). Recomputed when the map rests after an edit.");
-        if self.overlay == Some(Overlay::Diff) {
-            ui.horizontal(|ui| {
-                ui.label("against");
-                ui.selectable_value(&mut self.diff_against, DiffBase::Saved, "the saved map");
-                ui.selectable_value(&mut self.diff_against, DiffBase::NoLayers, "no layers");
-            });
-        }
-        match crate::jobs::spotting_unavailable(self.doc.map()) {
-            None => {
-                ui.radio_value(&mut self.overlay, Some(Overlay::Spotting), "Spotting").on_hover_text(
-                    "From the selected hex: hexes spotted automatically, and the chance of one spotting test elsewhere in LOS.",
-                );
-                if self.overlay == Some(Overlay::Spotting) {
-                    ui.horizontal(|ui| {
-                        ui.label("Targets");
-                        ui.selectable_value(&mut self.spot_moving, false, "do nothing");
-                        ui.selectable_value(&mut self.spot_moving, true, "move or fire");
-                    });
-                }
-            }
-            Some(why) => {
-                if self.overlay == Some(Overlay::Spotting) {
-                    self.overlay = None;
-                }
-                ui.add_enabled(false, egui::RadioButton::new(false, "Spotting"))
-                    .on_disabled_hover_text(why);
-            }
-        }
+        self.overlays.choice_ui(ui, self.doc.map());
     }
 
     pub(super) fn hex_panel(&mut self, ui: &mut Ui) {
