@@ -239,8 +239,13 @@ impl EditorApp {
             }
             Tool::Zones => self.zone_options(ui),
             Tool::Deploy => {
-                let ctx = ui.ctx().clone();
-                self.deploy_options(ui, &ctx);
+                self.planning.deploy_ui(
+                    ui,
+                    self.doc.map(),
+                    self.doc.generation(),
+                    &mut self.selected,
+                    &mut self.status,
+                );
             }
             _ => {}
         }
@@ -289,7 +294,7 @@ impl EditorApp {
             .ui(ui, self.doc.map(), self.planning.range);
         ui.separator();
         ui.heading("Overlays");
-        self.range_setting(ui);
+        self.planning.range_ui(ui);
         self.overlay_choice(ui);
         match (self.overlays.shown, self.selected) {
             (Some(Overlay::Viewshed | Overlay::Blind | Overlay::Spotting), None) => {

@@ -102,6 +102,162 @@ fn zone_color(i: usize) -> Color32 {
     COLORS[i % COLORS.len()]
 }
 
+impl Planning {
+    /// The range setting of the analysis panel.
+    pub fn range_ui(&mut self, ui: &mut Ui) {
+        ui.horizontal(|ui| {
+            let label = ui.label("Range");
+            ui.add(
+                egui::DragValue::new(&mut self.range)
+                    .range(0..=9999)
+                    .custom_formatter(|n, _| range_text(n))
+                    .custom_parser(parse_range),
+            )
+            .labelled_by(label.id)
+            .on_hover_text(
+                "How far one sees (night, fog): farther targets are not seen by the LOS tool, \
+                 the viewshed and the exposure. 0 or \"unlimited\": no limit.",
+            );
+        });
+    }
+
+    /// The Deploy tool's options: the question, Run/Cancel and the answer.
+    /// `map` is the document's at `generation`; choosing a hex of the answer
+    /// selects it; what the search is doing goes to `status`.
+    pub fn deploy_ui(
+        &mut self,
+        ui: &mut Ui,
+        map: &Map,
+        generation: u64,
+        selected: &mut Option<Hex>,
+        status: &mut String,
+    ) {
+        let ctx = ui.ctx().clone();
+        let names: Vec<String> = map.zones.iter().map(|z| z.name.clone()).collect();
+        if names.is_empty() {
+            ui.label("Name zones first (Zones tool, Z): deploy chooses hexes of one zone.");
+            return;
+        }
+        let f = &mut self.deploy;
+        let combo = |ui: &mut Ui, id: &str, value: &mut String, optional: bool| {
+            egui::ComboBox::from_id_salt(("deploy", id))
+                .selected_text(if value.is_empty() {
+                    "(none)"
+                } else {
+                    value.as_str()
+                })
+                .show_ui(ui, |ui| {
+                    if optional {
+                        ui.selectable_value(value, String::new(), "(none)");
+                    }
+                    for n in &names {
+                        ui.selectable_value(value, n.clone(), n);
+                    }
+                });
+        };
+        egui::Grid::new("deployform").num_columns(2).show(ui, |ui| {
+            ui.label("Deploy in");
+            combo(ui, "zone", &mut f.zone, false);
+            ui.end_row();
+            ui.label("Watch");
+            combo(ui, "watch", &mut f.watch, true);
+            ui.end_row();
+            ui.label("Hide from");
+            combo(ui, "hide", &mut f.hide_from, true);
+            ui.end_row();
+            ui.label("Count");
+            ui.add(egui::DragValue::new(&mut f.count).range(1..=50));
+            ui.end_row();
+            ui.label("Goal");
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut f.goal, Goal::Watch, "watch");
+                ui.selectable_value(&mut f.goal, Goal::Hide, "hide");
+            });
+            ui.end_row();
+        });
+        if self.range > 0 {
+            ui.label(
+                RichText::new(format!("Range {} applies.", range_text(self.range.into()))).small(),
+            );
+        }
+        ui.horizontal(|ui| {
+            let busy = self.deploy_job.busy();
+            if ui.add_enabled(!busy, egui::Button::new("Run")).clicked() {
+                match self.deploy.request(map, self.range) {
+                    Ok(req) => {
+                        let c = ctx.clone();
+                        self.deploy_error = None;
+                        self.deploy_job
+                            .search(map, generation, req, move || c.request_repaint());
+                        *status = "Deploy: searching".into();
+                    }
+                    Err(e) => self.deploy_error = Some(e),
+                }
+            }
+            if let Some((_, frac, _)) = self.deploy_job.progress() {
+                ui.add(
+                    egui::ProgressBar::new(frac)
+                        .desired_width(90.0)
+                        .show_percentage(),
+                );
+                if ui.button("Cancel").clicked() {
+                    self.deploy_job.cancel();
+                    *status = "Deploy cancelled".into();
+                }
+                ctx.request_repaint_after(Duration::from_millis(100));
+            }
+        });
+        if let Some(e) = self.deploy_problem() {
+            ui.colored_label(Color32::from_rgb(240, 110, 90), e);
+        }
+        let Some((key, plan)) = self.deploy_job.latest() else {
+            return;
+        };
+        ui.label(
+            RichText::new(format!(
+                "Sees {} of {} watched hexes ({}, {} candidates)",
+                plan.covered,
+                plan.of,
+                plan.method.as_str(),
+                plan.candidates
+            ))
+            .strong(),
+        );
+        if key.generation != generation {
+            ui.label(RichText::new("The map changed since: Run again.").small());
+        }
+        for (k, &i) in plan.chosen.iter().enumerate() {
+            let h = map.hex_of(i);
+            let text = format!(
+                "{}. {}: +{} seen, seen by {}",
+                k + 1,
+                map.label(h),
+                plan.adds[k],
+                plan.seen_by[k]
+            );
+            if ui.selectable_label(*selected == Some(h), text).clicked() {
+                *selected = Some(h);
+            }
+        }
+        if plan.chosen.is_empty() {
+            ui.label("No hex of the zone qualifies.");
+        }
+    }
+
+    /// Why the deployment has no answer: the form, or the last search's refusal
+    /// (when no later search answered).
+    fn deploy_problem(&self) -> Option<&str> {
+        if let Some(e) = &self.deploy_error {
+            return Some(e);
+        }
+        let job = &self.deploy_job;
+        let (key, why) = job.latest_refusal()?;
+        job.latest()
+            .is_none_or(|(k, _)| k.run < key.run)
+            .then_some(why)
+    }
+}
+
 impl EditorApp {
     /// Forgets what belonged to the previous map (a new document).
     pub(super) fn forget_planning(&mut self) {
@@ -116,37 +272,6 @@ impl EditorApp {
             Polled::Ready => self.status = "Deployment ready".into(),
             Polled::Refused(e) => self.status = format!("Deploy: {e}"),
         }
-    }
-
-    /// Why the deployment has no answer: the form, or the last search's refusal
-    /// (when no later search answered).
-    fn deploy_problem(&self) -> Option<&str> {
-        if let Some(e) = &self.planning.deploy_error {
-            return Some(e);
-        }
-        let job = &self.planning.deploy_job;
-        let (key, why) = job.latest_refusal()?;
-        job.latest()
-            .is_none_or(|(k, _)| k.run < key.run)
-            .then_some(why)
-    }
-
-    /// The range setting of the analysis panel.
-    pub(super) fn range_setting(&mut self, ui: &mut Ui) {
-        ui.horizontal(|ui| {
-            let label = ui.label("Range");
-            ui.add(
-                egui::DragValue::new(&mut self.planning.range)
-                    .range(0..=9999)
-                    .custom_formatter(|n, _| range_text(n))
-                    .custom_parser(parse_range),
-            )
-            .labelled_by(label.id)
-            .on_hover_text(
-                "How far one sees (night, fog): farther targets are not seen by the LOS tool, \
-                 the viewshed and the exposure. 0 or \"unlimited\": no limit.",
-            );
-        });
     }
 
     /// The Zones tool's options: the zone to paint and the map's zones.
@@ -255,141 +380,6 @@ impl EditorApp {
         let map = self.doc.map();
         if let Some(set) = tools::zones::painted(map, &name, &brush, !self.planning.erasing) {
             tools::zones::set(self.doc.map_mut(), &name, &set);
-        }
-    }
-
-    /// The Deploy tool's options: the question, Run/Cancel and the answer.
-    pub(super) fn deploy_options(&mut self, ui: &mut Ui, ctx: &egui::Context) {
-        let names: Vec<String> = self
-            .doc
-            .map()
-            .zones
-            .iter()
-            .map(|z| z.name.clone())
-            .collect();
-        if names.is_empty() {
-            ui.label("Name zones first (Zones tool, Z): deploy chooses hexes of one zone.");
-            return;
-        }
-        let f = &mut self.planning.deploy;
-        let combo = |ui: &mut Ui, id: &str, value: &mut String, optional: bool| {
-            egui::ComboBox::from_id_salt(("deploy", id))
-                .selected_text(if value.is_empty() {
-                    "(none)"
-                } else {
-                    value.as_str()
-                })
-                .show_ui(ui, |ui| {
-                    if optional {
-                        ui.selectable_value(value, String::new(), "(none)");
-                    }
-                    for n in &names {
-                        ui.selectable_value(value, n.clone(), n);
-                    }
-                });
-        };
-        egui::Grid::new("deployform").num_columns(2).show(ui, |ui| {
-            ui.label("Deploy in");
-            combo(ui, "zone", &mut f.zone, false);
-            ui.end_row();
-            ui.label("Watch");
-            combo(ui, "watch", &mut f.watch, true);
-            ui.end_row();
-            ui.label("Hide from");
-            combo(ui, "hide", &mut f.hide_from, true);
-            ui.end_row();
-            ui.label("Count");
-            ui.add(egui::DragValue::new(&mut f.count).range(1..=50));
-            ui.end_row();
-            ui.label("Goal");
-            ui.horizontal(|ui| {
-                ui.selectable_value(&mut f.goal, Goal::Watch, "watch");
-                ui.selectable_value(&mut f.goal, Goal::Hide, "hide");
-            });
-            ui.end_row();
-        });
-        if self.planning.range > 0 {
-            ui.label(
-                RichText::new(format!(
-                    "Range {} applies.",
-                    range_text(self.planning.range.into())
-                ))
-                .small(),
-            );
-        }
-        ui.horizontal(|ui| {
-            let busy = self.planning.deploy_job.busy();
-            if ui.add_enabled(!busy, egui::Button::new("Run")).clicked() {
-                match self
-                    .planning
-                    .deploy
-                    .request(self.doc.map(), self.planning.range)
-                {
-                    Ok(req) => {
-                        let c = ctx.clone();
-                        self.planning.deploy_error = None;
-                        self.planning.deploy_job.search(
-                            self.doc.map(),
-                            self.doc.generation(),
-                            req,
-                            move || c.request_repaint(),
-                        );
-                        self.status = "Deploy: searching".into();
-                    }
-                    Err(e) => self.planning.deploy_error = Some(e),
-                }
-            }
-            if let Some((_, frac, _)) = self.planning.deploy_job.progress() {
-                ui.add(
-                    egui::ProgressBar::new(frac)
-                        .desired_width(90.0)
-                        .show_percentage(),
-                );
-                if ui.button("Cancel").clicked() {
-                    self.planning.deploy_job.cancel();
-                    self.status = "Deploy cancelled".into();
-                }
-                ctx.request_repaint_after(Duration::from_millis(100));
-            }
-        });
-        if let Some(e) = self.deploy_problem() {
-            ui.colored_label(Color32::from_rgb(240, 110, 90), e);
-        }
-        let Some((key, plan)) = self.planning.deploy_job.latest() else {
-            return;
-        };
-        let map = self.doc.map();
-        ui.label(
-            RichText::new(format!(
-                "Sees {} of {} watched hexes ({}, {} candidates)",
-                plan.covered,
-                plan.of,
-                plan.method.as_str(),
-                plan.candidates
-            ))
-            .strong(),
-        );
-        if key.generation != self.doc.generation() {
-            ui.label(RichText::new("The map changed since: Run again.").small());
-        }
-        for (k, &i) in plan.chosen.iter().enumerate() {
-            let h = map.hex_of(i);
-            let text = format!(
-                "{}. {}: +{} seen, seen by {}",
-                k + 1,
-                map.label(h),
-                plan.adds[k],
-                plan.seen_by[k]
-            );
-            if ui
-                .selectable_label(self.selected == Some(h), text)
-                .clicked()
-            {
-                self.selected = Some(h);
-            }
-        }
-        if plan.chosen.is_empty() {
-            ui.label("No hex of the zone qualifies.");
         }
     }
 
