@@ -266,13 +266,13 @@ impl EditorApp {
                 } else if let Some(u) = self.doc.map().units_at(h).last()
                     && !ctx.input(|i| i.modifiers.shift)
                 {
-                    self.editing_unit = Some(u.id.clone());
+                    self.hex.editing_unit = Some(u.id.clone());
                     self.selected = Some(h);
                 } else {
                     let t = self.settings.unit.clone();
                     let mut id = None;
                     self.paint("Place unit", |m| id = tools::unit::place(m, h, &t));
-                    self.editing_unit = id;
+                    self.hex.editing_unit = id;
                     self.selected = Some(h);
                 }
             }

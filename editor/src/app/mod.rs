@@ -6,6 +6,7 @@ mod boards;
 mod browser;
 mod dialogs;
 mod editing;
+mod hex_panel;
 mod import;
 mod layers;
 mod los;
@@ -25,6 +26,7 @@ use crate::tools::{self, LevelMode, Tool, ToolSettings};
 pub use boards::CombineForm;
 pub use browser::{Browser, Outcome};
 use egui::{Color32, Key, PointerButton, Pos2, Rect, RichText, Sense, Ui, vec2};
+pub use hex_panel::HexPanel;
 use hexsight_analysis::hex::{Hex, HexLine, Layout, Orientation, Side, Stagger};
 use hexsight_analysis::{LosResult, Map, Ruleset};
 pub use import::DemForm;
@@ -184,7 +186,8 @@ pub struct EditorApp {
     pub canvas_rect: Rect,
     hover: Option<Hex>,
     hover_side: Option<Side>,
-    editing_unit: Option<String>,
+    /// The hex panel: the unit being edited.
+    pub hex: HexPanel,
     last_autosave: Instant,
     autosaved_generation: Option<u64>,
     /// PNG export scale: pixels per point of the canvas (2: twice the screen size).
@@ -200,8 +203,6 @@ pub struct EditorApp {
     /// PNG export draws the background picture too.
     pub export_background: bool,
     show_help: bool,
-    /// The unit id field: (unit it belongs to, text typed).
-    id_buf: Option<(String, String)>,
     frame: u64,
     /// Where painting goes: a layer (index into the document's layers) or the map (`None`).
     pub target: Option<usize>,
@@ -250,7 +251,7 @@ impl EditorApp {
             canvas_rect: Rect::from_min_size(Pos2::ZERO, vec2(800.0, 600.0)),
             hover: None,
             hover_side: None,
-            editing_unit: None,
+            hex: HexPanel::default(),
             last_autosave: Instant::now(),
             autosaved_generation: None,
             export_scale: 1.0,
@@ -261,7 +262,6 @@ impl EditorApp {
             script: None,
             export_background: false,
             show_help: false,
-            id_buf: None,
             frame: 0,
             target: None,
             layer_problem: None,
@@ -332,7 +332,7 @@ impl EditorApp {
         self.selected = None;
         self.line_of_sight.clear();
         self.stroke = None;
-        self.editing_unit = None;
+        self.hex.editing_unit = None;
         self.autosaved_generation = None;
         self.target = None;
         self.layer_problem = None;
