@@ -237,7 +237,9 @@ impl EditorApp {
             Tool::Los => {
                 ui.label("Click an observer, then move over targets.");
             }
-            Tool::Zones => self.zone_options(ui),
+            Tool::Zones => self
+                .planning
+                .zones_ui(ui, &mut self.doc, &mut self.settings.brush),
             Tool::Deploy => {
                 self.planning.deploy_ui(
                     ui,

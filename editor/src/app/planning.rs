@@ -244,6 +244,66 @@ impl Planning {
         }
     }
 
+    /// The Zones tool's options: the zone to paint and the map's zones.
+    /// `brush` is the tools' brush size; deleting a zone is an edit of `doc`.
+    pub fn zones_ui(&mut self, ui: &mut Ui, doc: &mut Document, brush: &mut u32) {
+        ui.label("Drag to add hexes to the zone; right-drag or Shift+drag removes.");
+        ui.horizontal(|ui| {
+            let label = ui.label("Zone");
+            ui.add(egui::TextEdit::singleline(&mut self.zone).desired_width(140.0))
+                .labelled_by(label.id);
+        });
+        let name = self.zone.trim().to_string();
+        if let Some(why) = tools::zones::name_problem(doc.map(), &name) {
+            ui.colored_label(Color32::from_rgb(240, 180, 60), why);
+        } else if doc.map().zone_named(&name).is_none() {
+            ui.label(RichText::new("A new zone: paint its first hex.").small());
+        }
+        ui.horizontal(|ui| {
+            ui.label("Brush");
+            for n in 1..=3 {
+                ui.selectable_value(brush, n, format!(" {n} "));
+            }
+        });
+        let mut show = !self.hide_zones;
+        ui.checkbox(&mut show, "Show zones on the map");
+        self.hide_zones = !show;
+        let map = doc.map();
+        if map.zones.is_empty() {
+            ui.label("The map has no zones yet.");
+        }
+        let listed: Vec<(usize, String, usize)> = map
+            .zones
+            .iter()
+            .enumerate()
+            .map(|(i, z)| (i, z.name.clone(), tools::zones::hexes(map, &z.name).len()))
+            .collect();
+        let mut delete = None;
+        for (i, zname, n) in listed {
+            ui.horizontal(|ui| {
+                swatch(ui, zone_color(i));
+                if ui
+                    .selectable_label(name == zname, format!("{zname} ({n} hexes)"))
+                    .clicked()
+                {
+                    self.zone = zname.clone();
+                }
+                if ui
+                    .small_button("x")
+                    .on_hover_text(format!("Delete zone {zname}"))
+                    .clicked()
+                {
+                    delete = Some(zname.clone());
+                }
+            });
+        }
+        if let Some(z) = delete {
+            doc.edit(&format!("Delete zone {z}"), |m| {
+                m.zones.retain(|x| x.name != z)
+            });
+        }
+    }
+
     /// Why the deployment has no answer: the form, or the last search's refusal
     /// (when no later search answered).
     fn deploy_problem(&self) -> Option<&str> {
@@ -271,65 +331,6 @@ impl EditorApp {
             Polled::Nothing => {}
             Polled::Ready => self.status = "Deployment ready".into(),
             Polled::Refused(e) => self.status = format!("Deploy: {e}"),
-        }
-    }
-
-    /// The Zones tool's options: the zone to paint and the map's zones.
-    pub(super) fn zone_options(&mut self, ui: &mut Ui) {
-        ui.label("Drag to add hexes to the zone; right-drag or Shift+drag removes.");
-        ui.horizontal(|ui| {
-            let label = ui.label("Zone");
-            ui.add(egui::TextEdit::singleline(&mut self.planning.zone).desired_width(140.0))
-                .labelled_by(label.id);
-        });
-        let name = self.planning.zone.trim().to_string();
-        if let Some(why) = tools::zones::name_problem(self.doc.map(), &name) {
-            ui.colored_label(Color32::from_rgb(240, 180, 60), why);
-        } else if self.doc.map().zone_named(&name).is_none() {
-            ui.label(RichText::new("A new zone: paint its first hex.").small());
-        }
-        ui.horizontal(|ui| {
-            ui.label("Brush");
-            for n in 1..=3 {
-                ui.selectable_value(&mut self.settings.brush, n, format!(" {n} "));
-            }
-        });
-        let mut show = !self.planning.hide_zones;
-        ui.checkbox(&mut show, "Show zones on the map");
-        self.planning.hide_zones = !show;
-        let map = self.doc.map();
-        if map.zones.is_empty() {
-            ui.label("The map has no zones yet.");
-        }
-        let listed: Vec<(usize, String, usize)> = map
-            .zones
-            .iter()
-            .enumerate()
-            .map(|(i, z)| (i, z.name.clone(), tools::zones::hexes(map, &z.name).len()))
-            .collect();
-        let mut delete = None;
-        for (i, zname, n) in listed {
-            ui.horizontal(|ui| {
-                swatch(ui, zone_color(i));
-                if ui
-                    .selectable_label(name == zname, format!("{zname} ({n} hexes)"))
-                    .clicked()
-                {
-                    self.planning.zone = zname.clone();
-                }
-                if ui
-                    .small_button("x")
-                    .on_hover_text(format!("Delete zone {zname}"))
-                    .clicked()
-                {
-                    delete = Some(zname.clone());
-                }
-            });
-        }
-        if let Some(z) = delete {
-            self.doc.edit(&format!("Delete zone {z}"), |m| {
-                m.zones.retain(|x| x.name != z)
-            });
         }
     }
 
