@@ -7,6 +7,7 @@
 
 use crate::jobs::JobOutput;
 use egui::{Align2, Color32, Pos2, Rect, Shape, Stroke, Vec2, pos2, vec2};
+use hexsight_analysis::export::style;
 use hexsight_analysis::hex::{Crossing, Hex};
 use hexsight_analysis::rules::{Effect, Place};
 use hexsight_analysis::{LosResult, Map, Verdict};
@@ -355,10 +356,25 @@ pub fn legend_width(map: &Map) -> f32 {
         .unwrap_or(0);
     LEGEND_WIDTH.max(38.0 + longest as f32 * 6.0)
 }
-const VIEW_CLEAR: Color32 = Color32::from_rgb(60, 220, 110);
-const VIEW_HINDERED: Color32 = Color32::from_rgb(250, 190, 40);
-const VIEW_BLOCKED: Color32 = Color32::from_rgb(25, 25, 35);
-const BLIND: Color32 = Color32::from_rgb(40, 20, 70);
+/// A colour of the library's palette ([`style`]) as egui's. Every colour that
+/// carries meaning on the canvas (classes, heat, change, ground) comes from there,
+/// so the canvas, its PNG and SVG, the CLI's pictures and the report agree.
+pub fn color(c: style::Rgba) -> Color32 {
+    Color32::from_rgba_unmultiplied(c[0], c[1], c[2], c[3])
+}
+
+/// The library colour of an egui colour (alpha kept).
+fn rgba(c: Color32) -> style::Rgba {
+    c.to_srgba_unmultiplied()
+}
+
+/// The colour a sight line of verdict `v` is drawn in ([`style::sight_line`]).
+pub fn sight_color(v: Verdict) -> Color32 {
+    color(style::sight_line(v))
+}
+
+/// Spotted automatically: the one overlay colour with no counterpart in the
+/// library's pictures (they draw no spotting), apart from the heat of the tests.
 const SPOT_AUTO: Color32 = Color32::from_rgb(40, 200, 230);
 
 /// How an overlay tints a hex: a colour and how much of the ground it covers. The
@@ -367,36 +383,40 @@ const SPOT_AUTO: Color32 = Color32::from_rgb(40, 200, 230);
 #[derive(Clone, Copy)]
 struct Wash(Color32, f32);
 
-const SEEN_CLEAR: Wash = Wash(VIEW_CLEAR, 0.22);
-const SEEN_HINDERED: Wash = Wash(VIEW_HINDERED, 0.45);
-const NOT_SEEN: Wash = Wash(VIEW_BLOCKED, 0.6);
-const BLIND_HEX: Wash = Wash(BLIND, 0.7);
-/// Not seen, beside the blind hexes (lighter, so that they stand out).
-const NOT_SEEN_BESIDE_BLIND: Wash = Wash(VIEW_BLOCKED, 0.35);
-const SPOTTED: Wash = Wash(SPOT_AUTO, 0.55);
+/// The cover of every wash: the library's [`style::OVERLAY`].
+const COVER: f32 = style::OVERLAY as f32;
 
-/// A spotting test's chance `p` (0 to 1).
+/// A viewshed class: the library's class colour of the verdict.
+fn class_wash(v: Verdict) -> Wash {
+    Wash(color(style::verdict(v)), COVER)
+}
+
+/// A blind hex ([`style::BLIND`]).
+fn blind_wash() -> Wash {
+    Wash(color(style::BLIND), COVER)
+}
+
+/// Not seen, beside the blind hexes (half the cover, so that they stand out).
+fn not_seen_beside_blind() -> Wash {
+    Wash(color(style::BLOCKED), COVER / 2.0)
+}
+
+const SPOTTED: Wash = Wash(SPOT_AUTO, COVER);
+
+/// A spotting test's chance `p` (0 to 1), on the library's heat scale.
 fn test_wash(p: f32) -> Wash {
-    Wash(heat_color(p), 0.6)
+    heat_wash(p)
 }
 
-/// A change of exposure as a share `x` of the largest change (-1 to 1): red
-/// where more hexes see it, blue where fewer, nothing where it did not change.
+/// A change of exposure as a share `x` of the largest change (-1 to 1), on the
+/// library's diverging scale: red where more hexes see it, blue where fewer.
 fn change_wash(x: f32) -> Wash {
-    let c = colorous::RED_BLUE.eval_continuous(f64::from(0.5 - x.clamp(-1.0, 1.0) * 0.45));
-    Wash(
-        Color32::from_rgb(c.r, c.g, c.b),
-        0.2 + 0.6 * x.abs().min(1.0),
-    )
+    Wash(color(style::diverging(f64::from(x))), COVER)
 }
 
-/// Rings around the hexes the selected hex's viewshed gained and lost.
-const GAINED: Color32 = Color32::from_rgb(60, 230, 120);
-const LOST: Color32 = Color32::from_rgb(250, 80, 200);
-
-/// Exposure, as a share `x` of the most (0 to 1).
+/// Exposure, as a share `x` of the most (0 to 1), on the library's heat scale.
 fn heat_wash(x: f32) -> Wash {
-    Wash(heat_color(x), 0.72)
+    Wash(color(style::heat(f64::from(x))), COVER)
 }
 
 impl Wash {
@@ -417,16 +437,6 @@ impl Wash {
     }
 }
 
-/// Parses `#rrggbb`.
-pub fn parse_color(s: Option<&str>) -> Option<Color32> {
-    let s = s?.strip_prefix('#')?;
-    if s.len() != 6 {
-        return None;
-    }
-    let v = u32::from_str_radix(s, 16).ok()?;
-    Some(Color32::from_rgb((v >> 16) as u8, (v >> 8) as u8, v as u8))
-}
-
 /// A stable colour for a name without one.
 pub fn fallback_color(i: usize) -> Color32 {
     const P: [Color32; 8] = [
@@ -442,54 +452,36 @@ pub fn fallback_color(i: usize) -> Color32 {
     P[i % P.len()]
 }
 
-/// The colour of terrain `i` of the map's ruleset.
+/// The colour of terrain `i` of the map's ruleset, read as the pictures read it.
 pub fn terrain_color(map: &Map, i: usize) -> Color32 {
-    map.ruleset
-        .terrain
-        .get(i)
-        .and_then(|t| parse_color(t.color.as_deref()))
-        .unwrap_or_else(|| fallback_color(i))
+    color(style::parse_hex_colour(
+        &map.ruleset.terrain.get(i).and_then(|t| t.color.clone()),
+    ))
 }
 
-/// Colour of a hexside kind.
+/// Colour of a hexside kind, read as the pictures read it.
 pub fn hexside_color(map: &Map, i: usize) -> Color32 {
-    map.ruleset
-        .hexsides
-        .get(i)
-        .and_then(|t| parse_color(t.color.as_deref()))
-        .unwrap_or(Color32::from_rgb(60, 60, 60))
+    color(style::parse_hex_colour(
+        &map.ruleset.hexsides.get(i).and_then(|t| t.color.clone()),
+    ))
 }
 
-/// Colour of a marker kind.
+/// Colour of a marker kind, read as the pictures read it.
 pub fn marker_color(map: &Map, i: usize) -> Color32 {
-    map.ruleset
-        .markers
-        .get(i)
-        .and_then(|t| parse_color(t.color.as_deref()))
-        .unwrap_or(Color32::from_rgb(200, 200, 200))
+    color(style::parse_hex_colour(
+        &map.ruleset.markers.get(i).and_then(|t| t.color.clone()),
+    ))
 }
 
 fn mix(a: Color32, b: Color32, t: f32) -> Color32 {
-    let t = t.clamp(0.0, 1.0);
-    let f = |x: u8, y: u8| (x as f32 + (y as f32 - x as f32) * t).round() as u8;
-    Color32::from_rgb(f(a.r(), b.r()), f(a.g(), b.g()), f(a.b(), b.b()))
+    color(style::mix(rgba(a), rgba(b), f64::from(t.clamp(0.0, 1.0))))
 }
 
-/// The map's lowest and highest level: the span the shading covers.
-pub fn level_span(map: &Map) -> (i32, i32) {
-    let (lo, hi) = map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
-        (a.min(c.level), b.max(c.level))
-    });
-    if lo > hi { (0, 0) } else { (lo, hi) }
-}
-
-/// The terrain colour shaded for its level within the map's span `(low, high)`
-/// ([`level_span`]): the lowest ground in its own colour, higher ground lighter and
-/// warmer up to the highest, as the exported pictures shade over the map's own
-/// levels; so a DEM's levels 12 to 54 read as hills rather than one flat tint.
-pub fn shaded(base: Color32, level: i32, (low, high): (i32, i32)) -> Color32 {
-    let t = (level - low) as f32 / (high - low).max(1) as f32;
-    mix(base, Color32::from_rgb(255, 244, 214), 0.6 * t)
+/// The ground colour of a hex of terrain colour `base` at `level`, the map's levels
+/// spanning `span` ([`style::level_span`]): the library's [`style::ground`], so a
+/// DEM's levels 12 to 54 read as hills as they do in every exported picture.
+pub fn shaded(base: Color32, level: i32, span: (i32, i32)) -> Color32 {
+    color(style::ground(rgba(base), level, span))
 }
 
 /// Colour of a unit's side.
@@ -508,21 +500,6 @@ pub fn side_color(side: &str) -> Color32 {
             fallback_color(h as usize + 3)
         }
     }
-}
-
-/// The colour of a verdict.
-pub fn verdict_color(v: Verdict) -> Color32 {
-    match v {
-        Verdict::Clear => Color32::from_rgb(0x1f, 0xa8, 0x4a),
-        Verdict::Hindered => Color32::from_rgb(0xf0, 0xa0, 0x1c),
-        Verdict::Blocked => Color32::from_rgb(0xd6, 0x2d, 0x2d),
-    }
-}
-
-/// Colour of an exposure value in 0..=1 (inferno, dark to bright).
-pub fn heat_color(t: f32) -> Color32 {
-    let c = colorous::INFERNO.eval_continuous(t.clamp(0.0, 1.0) as f64 * 0.92 + 0.04);
-    Color32::from_rgb(c.r, c.g, c.b)
 }
 
 fn with_alpha(c: Color32, a: f32) -> Color32 {
@@ -550,17 +527,15 @@ impl Scene<'_> {
         let (kind, out, stale) = self.overlay?;
         let fade = if stale { 0.5 } else { 1.0 };
         match (kind, out) {
-            (Overlay::Viewshed, JobOutput::Viewshed(v)) => match v.get(index)?.verdict {
-                Verdict::Clear => Some(SEEN_CLEAR.tint(fade)),
-                Verdict::Hindered => Some(SEEN_HINDERED.tint(fade)),
-                Verdict::Blocked => Some(NOT_SEEN.tint(fade)),
-            },
+            (Overlay::Viewshed, JobOutput::Viewshed(v)) => {
+                Some(class_wash(v.get(index)?.verdict).tint(fade))
+            }
             (Overlay::Blind, JobOutput::Viewshed(v)) => {
                 let seen = v.get(index)?;
                 if seen.blind {
-                    Some(BLIND_HEX.tint(fade))
+                    Some(blind_wash().tint(fade))
                 } else if seen.verdict == Verdict::Blocked {
-                    Some(NOT_SEEN_BESIDE_BLIND.tint(fade))
+                    Some(not_seen_beside_blind().tint(fade))
                 } else {
                     None
                 }
@@ -572,7 +547,7 @@ impl Scene<'_> {
                 } else if x.los {
                     Some(test_wash(x.p as f32).tint(fade))
                 } else {
-                    Some(NOT_SEEN.tint(fade))
+                    Some(class_wash(Verdict::Blocked).tint(fade))
                 }
             }
             (Overlay::Exposure, JobOutput::Exposure(v)) => {
@@ -601,7 +576,7 @@ impl Scene<'_> {
         };
 
         // Terrain, level shading and overlay tint.
-        let span = level_span(map);
+        let span = style::level_span(map);
         for &h in &hexes {
             let (Some(c), Some(i)) = (map.cell(h), map.index(h)) else {
                 continue;
@@ -635,7 +610,8 @@ impl Scene<'_> {
             let w = (z * 0.08).clamp(1.0, 3.0);
             let on_screen: std::collections::HashSet<Hex> = hexes.iter().copied().collect();
             for v in &d.views {
-                for (changed, col) in [(&v.gained, GAINED), (&v.lost, LOST)] {
+                let (gained, lost) = (color(style::gained()), color(style::lost()));
+                for (changed, col) in [(&v.gained, gained), (&v.lost, lost)] {
                     for h in changed.iter().map(|&j| map.hex_of(j)) {
                         if on_screen.contains(&h) {
                             let ring = Stroke::new(w, col);
@@ -922,7 +898,7 @@ impl Scene<'_> {
 
     fn draw_los(&self, s: &mut impl Surface, los: &LosResult) {
         let map = self.map;
-        let col = verdict_color(los.verdict);
+        let col = sight_color(los.verdict);
         let z = self.view.zoom;
         // Crossed hexes and hexside stretches.
         for step in &los.line.steps {
@@ -958,8 +934,7 @@ impl Scene<'_> {
             let r = z * 0.28;
             match e.effect {
                 Effect::Block => {
-                    let st =
-                        Stroke::new((z * 0.08).clamp(2.0, 4.0), verdict_color(Verdict::Blocked));
+                    let st = Stroke::new((z * 0.08).clamp(2.0, 4.0), sight_color(Verdict::Blocked));
                     s.line(&[p + vec2(-r, -r), p + vec2(r, r)], st);
                     s.line(&[p + vec2(-r, r), p + vec2(r, -r)], st);
                 }
@@ -968,7 +943,7 @@ impl Scene<'_> {
                         p,
                         r,
                         Color32::TRANSPARENT,
-                        Stroke::new(2.0, verdict_color(Verdict::Hindered)),
+                        Stroke::new(2.0, sight_color(Verdict::Hindered)),
                     );
                 }
             }
@@ -977,11 +952,56 @@ impl Scene<'_> {
         let w = (z * 0.1).clamp(2.0, 4.5);
         s.line(
             &[a, b],
-            Stroke::new(w + 2.0, Color32::from_black_alpha(150)),
+            Stroke::new(w + 2.0, Color32::from_white_alpha(200)),
         );
         s.line(&[a, b], Stroke::new(w, col));
         s.circle(a, w * 1.6, Color32::WHITE, Stroke::new(2.0, col));
         s.circle(b, w * 1.6, col, Stroke::new(2.0, Color32::WHITE));
+    }
+}
+
+/// Paints a library picture ([`style::Scene`]: the profile's, a map picture's)
+/// onto `s` with its top-left corner at `at`, `scale` points per pixel of the
+/// picture, as the library's PNG draws it: a white page, then polygons, lines,
+/// circles and text.
+pub fn paint_scene(s: &mut impl Surface, scene: &style::Scene, at: Pos2, scale: f32) {
+    let p = |(x, y): (f64, f64)| at + vec2(x as f32, y as f32) * scale;
+    let page = Rect::from_min_size(at, vec2(scene.width as f32, scene.height as f32) * scale);
+    s.polygon(
+        &[
+            page.left_top(),
+            page.right_top(),
+            page.right_bottom(),
+            page.left_bottom(),
+        ],
+        Color32::WHITE,
+        Stroke::NONE,
+    );
+    for poly in &scene.polys {
+        let pts: Vec<Pos2> = poly.pts.iter().map(|&q| p(q)).collect();
+        s.polygon(&pts, color(poly.fill), Stroke::NONE);
+    }
+    for l in &scene.lines {
+        let width = (l.width as f32 * scale).max(0.5);
+        s.line(&[p(l.a), p(l.b)], Stroke::new(width, color(l.color)));
+    }
+    for c in &scene.circles {
+        let outline = if c.outline {
+            Stroke::new(1.5 * scale, Color32::BLACK)
+        } else {
+            Stroke::NONE
+        };
+        s.circle(p(c.c), c.r as f32 * scale, color(c.fill), outline);
+    }
+    for t in &scene.texts {
+        // Anchored at the baseline, as the library's PNG sets it.
+        let anchor = if t.centred {
+            Align2::CENTER_BOTTOM
+        } else {
+            Align2::LEFT_BOTTOM
+        };
+        let size = (t.size as f32 * scale).max(1.0);
+        s.text(p(t.at), anchor, &t.text, size, color(t.color));
     }
 }
 
@@ -999,16 +1019,21 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
     for (i, m) in rs.markers.iter().enumerate() {
         rows.push((marker_color(map, i), false, format!("{} marker", m.name)));
     }
-    let ground = terrain_color(map, map.default.terrain as usize);
+    // The ground of the map's default hex, as the map shades it.
+    let ground = shaded(
+        terrain_color(map, map.default.terrain as usize),
+        map.default.level,
+        style::level_span(map),
+    );
     let washes: Vec<(Wash, &str)> = match overlay {
         Some(Overlay::Viewshed) => vec![
-            (SEEN_CLEAR, "seen, clear"),
-            (SEEN_HINDERED, "seen, hindered"),
-            (NOT_SEEN, "not seen"),
+            (class_wash(Verdict::Clear), "seen, clear"),
+            (class_wash(Verdict::Hindered), "seen, hindered"),
+            (class_wash(Verdict::Blocked), "not seen"),
         ],
         Some(Overlay::Blind) => vec![
-            (BLIND_HEX, "blind hex"),
-            (NOT_SEEN_BESIDE_BLIND, "not seen"),
+            (blind_wash(), "blind hex"),
+            (not_seen_beside_blind(), "not seen"),
         ],
         Some(Overlay::Exposure) => vec![
             (heat_wash(1.0), "seen by the most"),
@@ -1024,7 +1049,7 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
             (test_wash(1.0), "test: sure"),
             (test_wash(0.5), "test: even chance"),
             (test_wash(0.0), "test: no chance"),
-            (NOT_SEEN, "out of LOS"),
+            (class_wash(Verdict::Blocked), "out of LOS"),
         ],
         None => Vec::new(),
     };
@@ -1032,8 +1057,16 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
         rows.push((wash.over(ground), false, name.into()));
     }
     if overlay == Some(Overlay::Diff) {
-        rows.push((GAINED, true, "selected hex sees it now".into()));
-        rows.push((LOST, true, "selected hex no longer sees it".into()));
+        rows.push((
+            color(style::gained()),
+            true,
+            "selected hex sees it now".into(),
+        ));
+        rows.push((
+            color(style::lost()),
+            true,
+            "selected hex no longer sees it".into(),
+        ));
     }
     let line = 15.0;
     let h = rows.len() as f32 * line + 12.0;
@@ -1081,14 +1114,14 @@ pub fn draw_legend(s: &mut impl Surface, map: &Map, overlay: Option<Overlay>, at
 mod tests {
     use super::*;
 
-    /// Shading spans the map's own levels: a DEM's 12 to 54 go from the terrain's
-    /// colour to the lightest, every step a little lighter, as a map of 0 to 2 does.
+    /// Shading spans the map's own levels: a DEM's 12 to 54 go from the lowest
+    /// shade to the lightest, every step a little lighter, as a map of 0 to 2 does;
+    /// and each shade is the library's ground colour, as the pictures draw it.
     #[test]
     fn levels_are_shaded_over_the_maps_own_span() {
         let base = Color32::from_rgb(100, 120, 60);
         let light = |c: Color32| u32::from(c.r()) + u32::from(c.g()) + u32::from(c.b());
         for (low, high) in [(12, 54), (0, 2), (-3, 4)] {
-            assert_eq!(shaded(base, low, (low, high)), base);
             let shades: Vec<u32> = (low..=high)
                 .map(|l| light(shaded(base, l, (low, high))))
                 .collect();
@@ -1096,12 +1129,157 @@ mod tests {
                 shades.windows(2).all(|w| w[0] < w[1]),
                 "{low}..{high}: {shades:?}"
             );
+            for l in low..=high {
+                assert_eq!(
+                    rgba(shaded(base, l, (low, high))),
+                    style::ground(rgba(base), l, (low, high))
+                );
+            }
         }
         assert_eq!(
             shaded(base, 7, (7, 7)),
-            base,
-            "a flat map keeps its colours"
+            shaded(base, 0, (0, 0)),
+            "a flat map is shaded as its lowest ground"
         );
+    }
+
+    /// The canvas's colours that carry meaning are the library's: each verdict's
+    /// class and sight line, blind hexes, the heat and diverging scales, gained and
+    /// lost; and the legend's swatches are those colours over the ground.
+    #[test]
+    fn the_canvas_colours_are_the_librarys() {
+        for v in [Verdict::Clear, Verdict::Hindered, Verdict::Blocked] {
+            assert_eq!(rgba(class_wash(v).0), style::verdict(v));
+            assert_eq!(rgba(sight_color(v)), style::sight_line(v));
+        }
+        assert_eq!(rgba(class_wash(Verdict::Clear).0), style::VISIBLE);
+        assert_eq!(rgba(class_wash(Verdict::Hindered).0), style::HINDERED);
+        assert_eq!(rgba(class_wash(Verdict::Blocked).0), style::BLOCKED);
+        assert_eq!(rgba(blind_wash().0), style::BLIND);
+        for x in [0.0f32, 0.25, 0.5, 0.75, 1.0] {
+            assert_eq!(rgba(heat_wash(x).0), style::heat(f64::from(x)));
+            assert_eq!(rgba(test_wash(x).0), style::heat(f64::from(x)));
+            assert_eq!(rgba(change_wash(x).0), style::diverging(f64::from(x)));
+            assert_eq!(rgba(change_wash(-x).0), style::diverging(-f64::from(x)));
+        }
+        assert_eq!(style::gained(), style::diverging(1.0));
+        assert_eq!(style::lost(), style::diverging(-1.0));
+        for w in [
+            class_wash(Verdict::Clear),
+            heat_wash(0.3),
+            change_wash(-1.0),
+        ] {
+            assert_eq!(f64::from(w.1), f64::from(style::OVERLAY as f32));
+        }
+    }
+
+    /// The legend shows, for each overlay, the library's colours laid over the
+    /// map's ground as the hexes are: a viewshed's three classes, the ends of the
+    /// heat scale, gained and lost.
+    #[test]
+    fn the_legend_draws_the_librarys_colours() {
+        let rs = hexsight_analysis::Ruleset::builtin("combat-commander").unwrap();
+        let map = Map::new(
+            "t",
+            "combat-commander",
+            std::sync::Arc::new(rs),
+            4,
+            4,
+            hexsight_analysis::hex::Layout::default(),
+        );
+        let ground = shaded(
+            terrain_color(&map, map.default.terrain as usize),
+            map.default.level,
+            style::level_span(&map),
+        );
+        let fills = |overlay| {
+            let mut s = Fills::default();
+            draw_legend(&mut s, &map, Some(overlay), pos2(0.0, 0.0));
+            s.0
+        };
+        let view = fills(Overlay::Viewshed);
+        for v in [Verdict::Clear, Verdict::Hindered, Verdict::Blocked] {
+            assert!(view.contains(&class_wash(v).over(ground)), "{v:?}");
+        }
+        let exposure = fills(Overlay::Exposure);
+        for x in [0.0, 1.0] {
+            assert!(exposure.contains(&heat_wash(x).over(ground)));
+        }
+        let diff = fills(Overlay::Diff);
+        assert!(diff.contains(&color(style::gained())));
+        assert!(diff.contains(&color(style::lost())));
+    }
+
+    /// A library picture is painted shape for shape: a white page, then each
+    /// polygon, line and text of the scene in its colour, scaled.
+    #[test]
+    fn a_library_scene_is_painted_shape_for_shape() {
+        let rs = hexsight_analysis::Ruleset::builtin("combat-commander").unwrap();
+        let map = Map::new(
+            "t",
+            "combat-commander",
+            std::sync::Arc::new(rs),
+            6,
+            6,
+            hexsight_analysis::hex::Layout::default(),
+        );
+        let (a, b) = (map.hex_of(0), map.hex_of(map.len() - 1));
+        let p = hexsight_analysis::query::profile::profile(&map, a, b);
+        let scene = hexsight_analysis::export::profile::scene(&map, &p);
+        let mut s = Shapes::default();
+        paint_scene(&mut s, &scene, pos2(10.0, 20.0), 0.5);
+        let (page, polys) = s.polys.split_first().expect("the page");
+        assert_eq!(page.1, Color32::WHITE);
+        assert_eq!(
+            page.0[2],
+            pos2(10.0, 20.0) + vec2(scene.width as f32, scene.height as f32) * 0.5
+        );
+        assert_eq!(polys.len(), scene.polys.len());
+        for (got, want) in polys.iter().zip(&scene.polys) {
+            assert_eq!(got.1, color(want.fill));
+            let (x, y) = want.pts[0];
+            assert_eq!(got.0[0], pos2(10.0 + x as f32 * 0.5, 20.0 + y as f32 * 0.5));
+        }
+        assert_eq!(s.lines.len(), scene.lines.len());
+        for (got, want) in s.lines.iter().zip(&scene.lines) {
+            assert_eq!(*got, color(want.color));
+        }
+        let texts: Vec<&str> = scene.texts.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(s.texts, texts);
+    }
+
+    /// What a drawing paints: polygons with their fills, line colours, texts.
+    #[derive(Default)]
+    struct Shapes {
+        polys: Vec<(Vec<Pos2>, Color32)>,
+        lines: Vec<Color32>,
+        texts: Vec<String>,
+    }
+
+    impl Surface for Shapes {
+        fn polygon(&mut self, pts: &[Pos2], fill: Color32, _: Stroke) {
+            self.polys.push((pts.to_vec(), fill));
+        }
+        fn line(&mut self, _: &[Pos2], stroke: Stroke) {
+            self.lines.push(stroke.color);
+        }
+        fn circle(&mut self, _: Pos2, _: f32, _: Color32, _: Stroke) {}
+        fn text(&mut self, _: Pos2, _: Align2, text: &str, _: f32, _: Color32) {
+            self.texts.push(text.to_string());
+        }
+    }
+
+    /// The fills a drawing paints.
+    #[derive(Default)]
+    struct Fills(Vec<Color32>);
+
+    impl Surface for Fills {
+        fn polygon(&mut self, _: &[Pos2], fill: Color32, _: Stroke) {
+            self.0.push(fill);
+        }
+        fn line(&mut self, _: &[Pos2], _: Stroke) {}
+        fn circle(&mut self, _: Pos2, _: f32, _: Color32, _: Stroke) {}
+        fn text(&mut self, _: Pos2, _: Align2, _: &str, _: f32, _: Color32) {}
     }
 
     /// A legend swatch is the wash laid over the ground as the map's hexes blend

@@ -1,5 +1,6 @@
-//! Background analysis for overlays: runs off the UI thread on rayon's pool,
-//! reports progress, can be cancelled, and drops results made for an older map.
+//! Background analysis for overlays and the deployment search: one [`Runner`]
+//! runs off the UI thread, reports progress, can be cancelled, and drops results
+//! made for an older map.
 //!
 //! Every job is keyed by the document generation it was computed from; a new
 //! key cancels the running job, and a result whose key is no longer wanted is
@@ -15,6 +16,7 @@ use hexsight_analysis::engine::matrix::{Control, Selection};
 use hexsight_analysis::engine::viewshed::viewshed_of;
 use hexsight_analysis::hex::Hex;
 use hexsight_analysis::memory::{self, Limit};
+use hexsight_analysis::query::deploy::{self, Plan, Request};
 use hexsight_analysis::rules::miniatures::{self, Activity};
 use hexsight_analysis::{Map, Verdict};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -284,14 +286,14 @@ pub fn diff(before: &Map, after: &Map, from: Option<Hex>, progress: &Progress) -
     progress.finish(d)
 }
 
-struct Running {
-    key: JobKey,
+struct Running<K, T> {
+    key: K,
     progress: Arc<Progress>,
-    rx: mpsc::Receiver<Outcome<JobOutput>>,
+    rx: mpsc::Receiver<Outcome<T>>,
     started: Instant,
 }
 
-/// What [`Jobs::poll`] found.
+/// What [`Runner::poll`] found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Polled {
     /// Nothing new.
@@ -302,84 +304,73 @@ pub enum Polled {
     Refused(String),
 }
 
-/// The overlay job runner: at most one job runs; the latest result is kept.
-#[derive(Default)]
-pub struct Jobs {
-    running: Option<Running>,
-    result: Option<(JobKey, Arc<JobOutput>)>,
-    refused: Option<(JobKey, String)>,
+/// The editor's one job runner: work keyed by `K` (which carries the document
+/// generation it reads) runs off the UI thread with a shared [`Progress`]; at most
+/// one job runs, a new one cancels it, and the latest result (or refusal) is kept
+/// with its key. The overlays ([`Jobs`]) and the deployment search
+/// ([`DeployJobs`]) are each one of these.
+pub struct Runner<K, T> {
+    running: Option<Running<K, T>>,
+    result: Option<(K, Arc<T>)>,
+    refused: Option<(K, String)>,
+    starts: u64,
     /// A cap on the memory a job may plan to use (see [`Progress`]); `None` normally.
     pub memory_limit: Option<u64>,
 }
 
-impl Jobs {
-    /// Makes sure `key` is computed or being computed; cancels any other job.
-    /// `repaint` is called from the worker when it finishes.
-    pub fn request(&mut self, key: JobKey, map: &Map, repaint: impl Fn() + Send + 'static) {
-        self.start(key, map, None, repaint);
-    }
-
-    /// As [`Jobs::request`] for a diff of `after` against `before`.
-    pub fn request_diff(
-        &mut self,
-        key: JobKey,
-        before: &Map,
-        after: &Map,
-        repaint: impl Fn() + Send + 'static,
-    ) {
-        self.start(key, after, Some(before), repaint);
-    }
-
-    fn start(
-        &mut self,
-        key: JobKey,
-        map: &Map,
-        before: Option<&Map>,
-        repaint: impl Fn() + Send + 'static,
-    ) {
-        if self.settled(key) {
-            return;
+impl<K, T> Default for Runner<K, T> {
+    fn default() -> Self {
+        Runner {
+            running: None,
+            result: None,
+            refused: None,
+            starts: 0,
+            memory_limit: None,
         }
+    }
+}
+
+/// The overlay jobs: viewshed, exposure, spotting and diff, keyed by [`JobKey`].
+pub type Jobs = Runner<JobKey, JobOutput>;
+
+impl<K: Copy + PartialEq + Send + 'static, T: Send + Sync + 'static> Runner<K, T> {
+    /// Starts `work` for `key` on a worker thread, cancelling any running job.
+    /// `repaint` is called from the worker when it finishes.
+    pub fn start(
+        &mut self,
+        key: K,
+        work: impl FnOnce(&Progress) -> Outcome<T> + Send + 'static,
+        repaint: impl Fn() + Send + 'static,
+    ) {
         self.cancel();
+        self.starts += 1;
         let progress = Arc::new(Progress {
             memory_limit: self.memory_limit,
             ..Progress::default()
         });
         let (tx, rx) = mpsc::channel();
-        let map = map.clone();
-        let before = before.cloned();
         let p = progress.clone();
         let spawned = std::thread::Builder::new()
-            .name("hexsight-overlay".into())
+            .name("hexsight-job".into())
             .spawn(move || {
-                let out = match key.kind {
-                    JobKind::Viewshed(from) => {
-                        viewshed(&map, from, key.range, &p).map(JobOutput::Viewshed)
-                    }
-                    JobKind::Exposure => exposure(&map, key.range, &p).map(JobOutput::Exposure),
-                    JobKind::Spotting(from, moving) => {
-                        spotting(&map, from, moving, &p).map(JobOutput::Spotting)
-                    }
-                    JobKind::Diff { from, .. } => {
-                        let before = before.as_ref().unwrap_or(&map);
-                        diff(before, &map, from, &p).map(|d| JobOutput::Diff(Box::new(d)))
-                    }
-                };
-                let _ = tx.send(out);
+                let _ = tx.send(work(&p));
                 repaint();
             });
-        if spawned.is_ok() {
-            self.running = Some(Running {
-                key,
-                progress,
-                rx,
-                started: Instant::now(),
-            });
+        match spawned {
+            Ok(_) => {
+                self.running = Some(Running {
+                    key,
+                    progress,
+                    rx,
+                    started: Instant::now(),
+                })
+            }
+            Err(e) => self.refused = Some((key, format!("no thread for the job: {e}"))),
         }
     }
 
     /// True when `key` is computed, refused or being computed.
-    pub fn settled(&self, key: JobKey) -> bool {
+    pub fn settled(&self, key: K) -> bool {
         self.result.as_ref().is_some_and(|(k, _)| *k == key)
             || self.refused.as_ref().is_some_and(|(k, _)| *k == key)
             || self.running.as_ref().is_some_and(|r| r.key == key)
@@ -415,7 +406,7 @@ impl Jobs {
         }
     }
 
-    fn keep(&mut self, key: JobKey, out: Outcome<JobOutput>) -> Polled {
+    fn keep(&mut self, key: K, out: Outcome<T>) -> Polled {
         match out {
             Ok(out) => {
                 self.result = Some((key, Arc::new(out)));
@@ -430,14 +421,14 @@ impl Jobs {
     }
 
     /// Why the job for exactly this key was refused, if it was.
-    pub fn refusal(&self, key: JobKey) -> Option<&str> {
+    pub fn refusal(&self, key: K) -> Option<&str> {
         self.refused
             .as_ref()
             .filter(|(k, _)| *k == key)
             .map(|(_, why)| why.as_str())
     }
 
-    /// Cancels the running job, if any.
+    /// Cancels the running job, if any; its answer is dropped.
     pub fn cancel(&mut self) {
         if let Some(r) = self.running.take() {
             r.progress.cancel.store(true, Ordering::Relaxed);
@@ -445,11 +436,108 @@ impl Jobs {
     }
 
     /// The result for exactly this key, if ready.
-    pub fn result(&self, key: JobKey) -> Option<Arc<JobOutput>> {
+    pub fn result(&self, key: K) -> Option<Arc<T>> {
         self.result
             .as_ref()
             .filter(|(k, _)| *k == key)
             .map(|(_, o)| o.clone())
+    }
+
+    /// The latest result and its key, whatever the key.
+    pub fn latest(&self) -> Option<(K, Arc<T>)> {
+        self.result.clone()
+    }
+
+    /// The latest refusal and its key, whatever the key.
+    pub fn latest_refusal(&self) -> Option<(K, &str)> {
+        self.refused.as_ref().map(|(k, why)| (*k, why.as_str()))
+    }
+
+    /// The running job's key, fraction done and seconds elapsed (see [`elapsed_and_left`]).
+    pub fn progress(&self) -> Option<(K, f32, f32)> {
+        let r = self.running.as_ref()?;
+        let total = r.progress.total.load(Ordering::Relaxed).max(1);
+        let done = r.progress.done.load(Ordering::Relaxed);
+        Some((
+            r.key,
+            done as f32 / total as f32,
+            r.started.elapsed().as_secs_f32(),
+        ))
+    }
+
+    /// How many jobs were started.
+    pub fn starts(&self) -> u64 {
+        self.starts
+    }
+
+    /// The running job's key.
+    pub fn running(&self) -> Option<K> {
+        self.running.as_ref().map(|r| r.key)
+    }
+
+    /// True while a job runs.
+    pub fn busy(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Cancels the running job and forgets the kept result and refusal (a new document).
+    pub fn clear(&mut self) {
+        self.cancel();
+        self.result = None;
+        self.refused = None;
+    }
+}
+
+impl<K, T> Drop for Runner<K, T> {
+    fn drop(&mut self) {
+        if let Some(r) = self.running.take() {
+            r.progress.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Jobs {
+    /// Makes sure `key` is computed or being computed; cancels any other job.
+    /// `repaint` is called from the worker when it finishes.
+    pub fn request(&mut self, key: JobKey, map: &Map, repaint: impl Fn() + Send + 'static) {
+        self.request_on(key, map, None, repaint);
+    }
+
+    /// As [`Jobs::request`] for a diff of `after` against `before`.
+    pub fn request_diff(
+        &mut self,
+        key: JobKey,
+        before: &Map,
+        after: &Map,
+        repaint: impl Fn() + Send + 'static,
+    ) {
+        self.request_on(key, after, Some(before), repaint);
+    }
+
+    fn request_on(
+        &mut self,
+        key: JobKey,
+        map: &Map,
+        before: Option<&Map>,
+        repaint: impl Fn() + Send + 'static,
+    ) {
+        if self.settled(key) {
+            return;
+        }
+        let map = map.clone();
+        let before = before.cloned();
+        let work = move |p: &Progress| match key.kind {
+            JobKind::Viewshed(from) => viewshed(&map, from, key.range, p).map(JobOutput::Viewshed),
+            JobKind::Exposure => exposure(&map, key.range, p).map(JobOutput::Exposure),
+            JobKind::Spotting(from, moving) => {
+                spotting(&map, from, moving, p).map(JobOutput::Spotting)
+            }
+            JobKind::Diff { from, .. } => {
+                let before = before.as_ref().unwrap_or(&map);
+                diff(before, &map, from, p).map(|d| JobOutput::Diff(Box::new(d)))
+            }
+        };
+        self.start(key, work, repaint);
     }
 
     /// The latest result of this kind, even for an older generation (shown faded while recomputing).
@@ -459,40 +547,52 @@ impl Jobs {
             .filter(|(k, _)| k.kind == kind)
             .map(|(_, o)| o.clone())
     }
-
-    /// The running job's kind, fraction done and seconds elapsed (see [`elapsed_and_left`]).
-    pub fn progress(&self) -> Option<(JobKind, f32, f32)> {
-        let r = self.running.as_ref()?;
-        let total = r.progress.total.load(Ordering::Relaxed).max(1);
-        let done = r.progress.done.load(Ordering::Relaxed);
-        Some((
-            r.key.kind,
-            done as f32 / total as f32,
-            r.started.elapsed().as_secs_f32(),
-        ))
-    }
-
-    /// The running job's key.
-    pub fn running(&self) -> Option<JobKey> {
-        self.running.as_ref().map(|r| r.key)
-    }
-
-    /// True while a job runs.
-    pub fn busy(&self) -> bool {
-        self.running.is_some()
-    }
-
-    /// Forgets the kept result and refusal (a new document).
-    pub fn clear(&mut self) {
-        self.cancel();
-        self.result = None;
-        self.refused = None;
-    }
 }
 
-impl Drop for Jobs {
-    fn drop(&mut self) {
-        self.cancel();
+/// A deployment search: the document generation it read and which run it is
+/// (each Run is a new search, even on the same map).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DeployKey {
+    /// Document generation.
+    pub generation: u64,
+    /// The run's number.
+    pub run: u64,
+}
+
+/// The deployment search (`query::deploy`) on the same runner as the overlays.
+pub type DeployJobs = Runner<DeployKey, Plan>;
+
+/// The library's deployment answer for `req` on `map`, cancellable and with progress.
+pub fn deployment(map: &Map, req: &Request, progress: &Progress) -> Outcome<Plan> {
+    let engine = engine(map, progress)?;
+    let report = |done: u64, total: u64| {
+        progress.total.store(total as usize, Ordering::Relaxed);
+        progress.done.store(done as usize, Ordering::Relaxed);
+    };
+    let ctl = Control {
+        cancel: &progress.cancel,
+        progress: &report,
+    };
+    let plan = deploy::deploy(&engine, req, &ctl).map_err(stopped)?;
+    progress.finish(plan)
+}
+
+impl DeployJobs {
+    /// Starts the search for `req` on a copy of `map` read at `generation`,
+    /// cancelling any running one.
+    pub fn search(
+        &mut self,
+        map: &Map,
+        generation: u64,
+        req: Request,
+        repaint: impl Fn() + Send + 'static,
+    ) {
+        let key = DeployKey {
+            generation,
+            run: self.starts(),
+        };
+        let map = map.clone();
+        self.start(key, move |p| deployment(&map, &req, p), repaint);
     }
 }
 

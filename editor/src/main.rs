@@ -121,15 +121,15 @@ fn main() -> ExitCode {
     let map = app.doc.map();
     let hex = |l: &str| map.parse_hex(l);
     if let Some((f, t)) = &args.los {
-        app.los_from = hex(f);
-        app.los_to = hex(t);
-        app.selected = app.los_from;
+        app.line_of_sight.from = hex(f);
+        app.line_of_sight.to = hex(t);
+        app.selected = app.line_of_sight.from;
         app.tool = hexsight_editor::tools::Tool::Los;
     }
     if let Some(s) = &args.select {
         app.selected = hex(s);
     }
-    app.overlay = args.overlay;
+    app.overlays.shown = args.overlay;
     if let Some(purpose) = args.browse {
         let start = match (&app.doc.path, purpose) {
             (Some(p), PathPurpose::Png) => p.with_extension("png").display().to_string(),

@@ -152,11 +152,11 @@ fn export_at(scale: f32, out: &Path) -> (egui::Vec2, image::RgbaImage) {
         let app = h.state_mut();
         let m = app.doc.map();
         let (from, to) = (m.parse_hex("C6"), m.parse_hex("H2"));
-        app.los_from = from;
-        app.los_to = to;
+        app.line_of_sight.from = from;
+        app.line_of_sight.to = to;
         app.selected = from;
         app.tool = hexsight_editor::tools::Tool::Los;
-        app.overlay = Some(hexsight_editor::canvas::Overlay::Viewshed);
+        app.overlays.shown = Some(hexsight_editor::canvas::Overlay::Viewshed);
         app.export_scale = scale;
     }
     h.run_steps(3);

@@ -204,9 +204,9 @@ fn the_diff_overlay_equals_the_librarys_diff() {
     h.state_mut().load_layer(&write_layer(s.dir.path()));
     {
         let app = h.state_mut();
-        app.diff_debounce = Duration::ZERO;
-        app.diff_against = DiffBase::NoLayers;
-        app.overlay = Some(Overlay::Diff);
+        app.overlays.diff_debounce = Duration::ZERO;
+        app.overlays.diff_against = DiffBase::NoLayers;
+        app.overlays.shown = Some(Overlay::Diff);
         app.selected = app.doc.map().parse_hex("I2");
     }
     let check = |h: &mut Harness<'_, EditorApp>, before: &hexsight_analysis::Map| {
@@ -215,7 +215,7 @@ fn the_diff_overlay_equals_the_librarys_diff() {
         h.run_steps(2);
         let app = h.state();
         let key = app.overlay_job().expect("a diff job");
-        let out = app.jobs.result(key).expect("the diff is computed");
+        let out = app.overlays.jobs.result(key).expect("the diff is computed");
         let JobOutput::Diff(got) = out.as_ref() else {
             panic!("not a diff")
         };
@@ -240,20 +240,20 @@ fn the_diff_overlay_equals_the_librarys_diff() {
     check(&mut h, &plain);
 
     // Against the saved map, after painting the map itself.
-    h.state_mut().diff_against = DiffBase::Saved;
+    h.state_mut().overlays.diff_against = DiffBase::Saved;
     paint_woods_and_smoke(&mut h);
     let saved = hexsight_analysis::Map::load(&s.map).unwrap();
     check(&mut h, &saved);
 
     // A long rest wanted: an edit starts no diff until the map has rested.
-    h.state_mut().diff_debounce = Duration::from_secs(3600);
+    h.state_mut().overlays.diff_debounce = Duration::from_secs(3600);
     h.key_press(Key::B);
     h.run_steps(2);
     click(&mut h, "K2");
     let key = h.state().overlay_job().unwrap();
     assert!(
-        h.state().jobs.running().is_none(),
+        h.state().overlays.jobs.running().is_none(),
         "nothing runs for the old map"
     );
-    assert!(h.state().jobs.result(key).is_none());
+    assert!(h.state().overlays.jobs.result(key).is_none());
 }

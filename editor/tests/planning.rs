@@ -191,7 +191,7 @@ fn a_range_of_two_hides_a_hex_three_away_in_the_los_panel_and_the_overlays() {
         "two away is still seen"
     );
     // The viewshed overlay follows the same range.
-    h.state_mut().overlay = Some(hexsight_editor::canvas::Overlay::Viewshed);
+    h.state_mut().overlays.shown = Some(hexsight_editor::canvas::Overlay::Viewshed);
     h.run_steps(2);
     h.state_mut().finish_jobs();
     h.run_steps(2);
@@ -200,7 +200,12 @@ fn a_range_of_two_hides_a_hex_three_away_in_the_los_panel_and_the_overlays() {
         kind: hexsight_editor::jobs::JobKind::Viewshed(from),
         range: 2,
     };
-    let out = h.state().jobs.result(key).expect("the ranged viewshed");
+    let out = h
+        .state()
+        .overlays
+        .jobs
+        .result(key)
+        .expect("the ranged viewshed");
     let hexsight_editor::jobs::JobOutput::Viewshed(v) = out.as_ref() else {
         panic!("a viewshed");
     };
@@ -237,13 +242,7 @@ fn the_deploy_job_chooses_what_the_library_chooses() {
     h.state_mut().planning.deploy_job.wait();
     h.run_steps(2);
     let m = h.state().doc.map().clone();
-    let got = h
-        .state()
-        .planning
-        .deploy_job
-        .result
-        .clone()
-        .expect("a plan");
+    let (_, got) = h.state().planning.deploy_job.latest().expect("a plan");
     let req = Request {
         zone: resolve(&m, "east").unwrap(),
         watch: resolve(&m, "west").unwrap(),
@@ -256,8 +255,8 @@ fn the_deploy_job_chooses_what_the_library_chooses() {
         exact_limit: deploy::EXACT_LIMIT,
     };
     let want = deploy::deploy(&Engine::new(&m), &req, &Control::default()).unwrap();
-    assert_eq!(got.plan, want);
-    assert_eq!(got.plan.chosen.len(), 3);
+    assert_eq!(*got, want);
+    assert_eq!(got.chosen.len(), 3);
     // Listed in the panel with what each adds.
     for (k, &i) in want.chosen.iter().enumerate() {
         let text = format!(
@@ -281,10 +280,7 @@ fn the_deploy_job_chooses_what_the_library_chooses() {
         ..req
     };
     let want = deploy::deploy(&Engine::new(&m), &ranged, &Control::default()).unwrap();
-    assert_eq!(
-        h.state().planning.deploy_job.result.as_ref().unwrap().plan,
-        want
-    );
+    assert_eq!(*h.state().planning.deploy_job.latest().unwrap().1, want);
 }
 
 #[test]
@@ -301,14 +297,15 @@ fn a_cancelled_deploy_search_leaves_no_answer() {
         ..Default::default()
     };
     let req = form.request(&m, 0).unwrap();
-    let mut job = hexsight_editor::app::DeployJob::default();
-    job.start(&m, 1, req.clone(), || {});
+    let mut job = hexsight_editor::jobs::DeployJobs::default();
+    job.search(&m, 1, req.clone(), || {});
     job.cancel();
     job.wait();
-    assert!(job.result.is_none() && !job.busy());
-    job.start(&m, 1, req, || {});
+    assert!(job.latest().is_none() && !job.busy());
+    job.search(&m, 1, req, || {});
     job.wait();
-    assert!(job.result.is_some());
+    let (key, _) = job.latest().expect("an answer");
+    assert_eq!((key.generation, key.run), (1, 1), "the second run's answer");
     assert!(
         hexsight_editor::app::DeployForm::default()
             .request(&m, 0)

@@ -241,6 +241,31 @@ fn unsaved_changes_are_asked_about_before_a_new_map() {
     assert_eq!(h.state().doc.map().name, "New map");
 }
 
+/// Save in the unsaved-changes dialog writes the map and then does what was asked:
+/// the new map form opens (it used to be closed again with the saved dialog).
+#[test]
+fn saving_the_unsaved_changes_goes_on_to_the_new_map() {
+    let s = setup();
+    let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
+    key(&mut h, Key::B);
+    click(&mut h, "J2");
+    ctrl(&mut h, Key::N);
+    h.get_by_label("Unsaved changes");
+    h.get_by_label("Save").click();
+    h.run_steps(2);
+    assert!(!h.state().doc.is_dirty(), "saved");
+    let back = Map::load(&s.map).unwrap();
+    assert!(same_content(&back, h.state().doc.map()));
+    assert!(
+        matches!(
+            h.state().dialog,
+            Some(hexsight_editor::app::Dialog::NewMap(_))
+        ),
+        "{:?}",
+        h.state().dialog
+    );
+}
+
 #[test]
 fn hexsides_are_put_by_clicking_near_a_side() {
     let s = setup();
@@ -267,7 +292,7 @@ fn overlays_are_computed_in_the_background_and_dropped_after_an_edit() {
     let s = setup();
     let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
     h.state_mut().selected = Some(hex(&h, "G5"));
-    h.state_mut().overlay = Some(hexsight_editor::canvas::Overlay::Viewshed);
+    h.state_mut().overlays.shown = Some(hexsight_editor::canvas::Overlay::Viewshed);
     h.run_steps(2);
     h.state_mut().finish_jobs();
     h.run_steps(2);
@@ -277,7 +302,7 @@ fn overlays_are_computed_in_the_background_and_dropped_after_an_edit() {
         kind: hexsight_editor::jobs::JobKind::Viewshed(hex(&h, "G5")),
         range: 0,
     };
-    assert!(h.state().jobs.result(key).is_some());
+    assert!(h.state().overlays.jobs.result(key).is_some());
     key_then_paint(&mut h);
     assert!(h.state().doc.generation() != gen1);
     let key2 = hexsight_editor::jobs::JobKey {
@@ -287,11 +312,11 @@ fn overlays_are_computed_in_the_background_and_dropped_after_an_edit() {
     h.state_mut().finish_jobs();
     h.run_steps(2);
     assert!(
-        h.state().jobs.result(key2).is_some(),
+        h.state().overlays.jobs.result(key2).is_some(),
         "recomputed after the edit"
     );
     assert!(
-        h.state().jobs.result(key).is_none(),
+        h.state().overlays.jobs.result(key).is_none(),
         "the result for the old map is gone"
     );
 }
@@ -327,7 +352,7 @@ fn the_view_exports_to_svg_with_its_overlay() {
     let s = setup();
     let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
     h.state_mut().selected = Some(hex(&h, "G5"));
-    h.state_mut().overlay = Some(hexsight_editor::canvas::Overlay::Blind);
+    h.state_mut().overlays.shown = Some(hexsight_editor::canvas::Overlay::Blind);
     h.run_steps(2);
     h.state_mut().finish_jobs();
     h.run_steps(2);
@@ -485,7 +510,7 @@ fn brackets_step_through_the_palette_and_the_readout_follows_the_pointer() {
     key(&mut h, Key::OpenBracket);
     assert_eq!(h.state().settings.terrain, 5, "wraps to the last terrain");
     // Exposure, then hover a hex: its count is shown.
-    h.state_mut().overlay = Some(hexsight_editor::canvas::Overlay::Exposure);
+    h.state_mut().overlays.shown = Some(hexsight_editor::canvas::Overlay::Exposure);
     h.run_steps(2);
     h.state_mut().finish_jobs();
     let p = pos(&h, "A1");
@@ -569,9 +594,9 @@ fn spotting_is_offered_where_the_ruleset_has_it() {
     // Combat Commander has no spotting table: the overlay cannot be chosen.
     let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
     h.state_mut().selected = Some(hex(&h, "G5"));
-    h.state_mut().overlay = Some(hexsight_editor::canvas::Overlay::Spotting);
+    h.state_mut().overlays.shown = Some(hexsight_editor::canvas::Overlay::Spotting);
     h.run_steps(3);
-    assert_eq!(h.state().overlay, None);
+    assert_eq!(h.state().overlays.shown, None);
     // The miniatures table has one.
     let minis = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -582,13 +607,13 @@ fn spotting_is_offered_where_the_ruleset_has_it() {
     }
     let mut h = harness(&s.dir.path().join("data2"), Some(minis));
     h.state_mut().selected = Some(hex(&h, "M9"));
-    h.state_mut().overlay = Some(hexsight_editor::canvas::Overlay::Spotting);
+    h.state_mut().overlays.shown = Some(hexsight_editor::canvas::Overlay::Spotting);
     h.run_steps(2);
     h.state_mut().finish_jobs();
     h.event(Event::PointerMoved(pos(&h, "M10")));
     h.run_steps(3);
     assert_eq!(
-        h.state().overlay,
+        h.state().overlays.shown,
         Some(hexsight_editor::canvas::Overlay::Spotting)
     );
     h.get_by_label_contains("M10: spotted automatically");
@@ -620,13 +645,13 @@ fn every_bundled_map_opens_and_draws_its_sight_lines() {
             (m.hex_of(0), m.hex_of(m.len() - 1))
         };
         h.state_mut().selected = Some(first);
-        h.state_mut().los_from = Some(first);
-        h.state_mut().los_to = Some(last);
+        h.state_mut().line_of_sight.from = Some(first);
+        h.state_mut().line_of_sight.to = Some(last);
         for o in [
             hexsight_editor::canvas::Overlay::Viewshed,
             hexsight_editor::canvas::Overlay::Blind,
         ] {
-            h.state_mut().overlay = Some(o);
+            h.state_mut().overlays.shown = Some(o);
             h.run_steps(2);
             h.state_mut().finish_jobs();
             h.run_steps(2);
@@ -858,9 +883,9 @@ fn an_overlay_refused_for_memory_says_why_in_the_window() {
     let s = setup();
     let mut h = harness(&s.dir.path().join("data"), Some(s.map.clone()));
     // The engine's memory check with a budget of one byte: refused as a huge map would be.
-    h.state_mut().jobs.memory_limit = Some(1);
+    h.state_mut().overlays.jobs.memory_limit = Some(1);
     h.state_mut().selected = Some(hex(&h, "G5"));
-    h.state_mut().overlay = Some(hexsight_editor::canvas::Overlay::Viewshed);
+    h.state_mut().overlays.shown = Some(hexsight_editor::canvas::Overlay::Viewshed);
     for _ in 0..100 {
         h.run_steps(1);
         if h.state().status.starts_with("No overlay") {
@@ -876,7 +901,7 @@ fn an_overlay_refused_for_memory_says_why_in_the_window() {
     h.run_steps(2);
     h.get_by_label_contains("Not computed: preparing a");
     assert!(
-        !h.state().jobs.busy(),
+        !h.state().overlays.jobs.busy(),
         "the refused job is not retried every frame"
     );
 }

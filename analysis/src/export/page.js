@@ -358,7 +358,7 @@
       g.lineCap = "round";
       g.beginPath(); g.moveTo(sx(cx(a)), sy(cy(a))); g.lineTo(sx(cx(b)), sy(cy(b)));
       g.strokeStyle = "#fff"; g.lineWidth = 5; g.stroke();
-      g.strokeStyle = k < 0 ? "#888" : k === 0 ? "#1a1a1a" : k === 1 ? "#21918c" : "#c81e1e"; g.lineWidth = 2.5;
+      g.strokeStyle = k < 0 ? "#888" : D.palette.lines[Math.min(k, 2)]; g.lineWidth = 2.5;
       if (k !== 0 && k !== 1) g.setLineDash([7, 4]);
       g.stroke(); g.setLineDash([]);
       const p = new Path2D(); hexPath(p, b);
@@ -368,7 +368,7 @@
         const x = sx(cx(w.blocker)), y = sy(cy(w.blocker)), r = Math.max(s * 0.45, 5);
         g.strokeStyle = "#fff"; g.lineWidth = 5;
         g.beginPath(); g.moveTo(x - r, y - r); g.lineTo(x + r, y + r); g.moveTo(x + r, y - r); g.lineTo(x - r, y + r); g.stroke();
-        g.strokeStyle = "#c81e1e"; g.lineWidth = 2.5; g.stroke();
+        g.strokeStyle = D.palette.lines[2]; g.lineWidth = 2.5; g.stroke();
       }
     }
     if (S.sel >= 0) ring(S.sel, "#dc1e1e");

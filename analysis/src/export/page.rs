@@ -41,6 +41,7 @@ use crate::error::Result;
 use crate::los::line_of_sight;
 use crate::map::Map;
 use crate::query::range::Range;
+use crate::rules::Verdict;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
@@ -471,6 +472,9 @@ fn map_json(map: &Map) -> Value {
 
 /// The palette of classes and heatmaps, the same as every picture's.
 fn palette_json() -> Value {
+    // The sight line to the pointed hex: clear, hindered, blocked.
+    let lines =
+        [Verdict::Clear, Verdict::Hindered, Verdict::Blocked].map(|v| colour(style::sight_line(v)));
     json!({
         "classes": [
             {"name": "visible", "colour": colour(VISIBLE)},
@@ -478,6 +482,7 @@ fn palette_json() -> Value {
             {"name": "blocked", "colour": colour(BLOCKED)},
             {"name": "blind hex", "colour": colour(BLIND)},
         ],
+        "lines": lines,
         "heat": (0..256).map(|k| colour(style::heat(k as f64 / 255.0))).collect::<Vec<_>>(),
         "diverging": (0..256).map(|k| colour(style::diverging(k as f64 / 127.5 - 1.0))).collect::<Vec<_>>(),
         "overlay": OVERLAY,

@@ -9,6 +9,7 @@
 
 use crate::hex::Hex;
 use crate::map::Map;
+use crate::rules::Verdict;
 
 /// An RGBA colour.
 pub type Rgba = [u8; 4];
@@ -34,6 +35,41 @@ pub const HINDERED: Rgba = [33, 145, 140, 255];
 pub const BLOCKED: Rgba = [68, 1, 84, 255];
 /// Blind hexes: blocked, but only by something lower than the observer.
 pub const BLIND: Rgba = [230, 85, 13, 255];
+
+/// The viewshed class colour of a verdict: [`VISIBLE`], [`HINDERED`] or [`BLOCKED`].
+pub fn verdict(v: Verdict) -> Rgba {
+    match v {
+        Verdict::Clear => VISIBLE,
+        Verdict::Hindered => HINDERED,
+        Verdict::Blocked => BLOCKED,
+    }
+}
+
+/// A clear sight line drawn over the map (dark, as yellow would not read on the ground).
+pub const SIGHT_CLEAR: Rgba = [26, 26, 26, 255];
+/// A blocked sight line, and the cross on its blocker.
+pub const SIGHT_BLOCKED: Rgba = [200, 30, 30, 255];
+
+/// The colour a sight line of verdict `v` is drawn in over the map (the report's
+/// line to the pointed hex, the editor's line of sight): a hindered line in the
+/// class colour [`HINDERED`].
+pub fn sight_line(v: Verdict) -> Rgba {
+    match v {
+        Verdict::Clear => SIGHT_CLEAR,
+        Verdict::Hindered => HINDERED,
+        Verdict::Blocked => SIGHT_BLOCKED,
+    }
+}
+
+/// Hexes a viewshed gained in a before/after change: the top of [`diverging`].
+pub fn gained() -> Rgba {
+    diverging(1.0)
+}
+
+/// Hexes a viewshed lost in a before/after change: the bottom of [`diverging`].
+pub fn lost() -> Rgba {
+    diverging(-1.0)
+}
 
 /// What is laid over the terrain.
 #[derive(Clone, Debug)]
@@ -149,13 +185,15 @@ pub struct Picture<'a> {
     pub zone: Vec<Hex>,
 }
 
-pub(crate) fn parse_hex_colour(s: &Option<String>) -> Rgba {
+/// A `#rrggbb` colour of a ruleset (light grey when unset or unreadable).
+pub fn parse_hex_colour(s: &Option<String>) -> Rgba {
     let s = s.as_deref().unwrap_or("#c8c8c8").trim_start_matches('#');
     let v = u32::from_str_radix(s, 16).unwrap_or(0xc8c8c8);
     [(v >> 16) as u8, (v >> 8) as u8, v as u8, 255]
 }
 
-pub(crate) fn mix(a: Rgba, b: Rgba, t: f64) -> Rgba {
+/// `a` mixed with `b`, `t` of the way (0: `a`, 1: `b`); opaque.
+pub fn mix(a: Rgba, b: Rgba, t: f64) -> Rgba {
     let m = |x: u8, y: u8| (x as f64 * (1.0 - t) + y as f64 * t).round() as u8;
     [m(a[0], b[0]), m(a[1], b[1]), m(a[2], b[2]), 255]
 }
@@ -163,28 +201,36 @@ pub(crate) fn mix(a: Rgba, b: Rgba, t: f64) -> Rgba {
 /// How strongly a layer's colour covers the ground under it (0: not at all, 1: hidden).
 pub const OVERLAY: f64 = 0.68;
 
-/// The map's lowest and highest level.
-pub(crate) fn level_span(map: &Map) -> (i32, i32) {
-    map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
+/// The map's lowest and highest level (`(0, 0)` for a map without cells).
+pub fn level_span(map: &Map) -> (i32, i32) {
+    let (lo, hi) = map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
         (a.min(c.level), b.max(c.level))
-    })
+    });
+    if lo > hi { (0, 0) } else { (lo, hi) }
+}
+
+/// The ground colour of a hex of `terrain` colour at `level`, the map's levels
+/// spanning `(lmin, lmax)` ([`level_span`]): the terrain's colour, a little darker,
+/// lightened with its level.
+pub fn ground(terrain: Rgba, level: i32, (lmin, lmax): (i32, i32)) -> Rgba {
+    let span = (lmax - lmin).max(1) as f64;
+    let lift = (level - lmin) as f64 / span;
+    mix(
+        mix(terrain, [40, 40, 40, 255], 0.25),
+        [255, 255, 255, 255],
+        0.55 * lift,
+    )
 }
 
 /// The ground colour of each hex, in index order: its terrain's colour, a little
 /// darker, lightened with its level, as every picture draws the ground.
-pub(crate) fn ground_colours(map: &Map) -> Vec<Rgba> {
-    let (lmin, lmax) = level_span(map);
-    let span = (lmax - lmin).max(1) as f64;
+pub fn ground_colours(map: &Map) -> Vec<Rgba> {
+    let span = level_span(map);
     map.cells()
         .iter()
         .map(|c| {
             let terrain = parse_hex_colour(&map.ruleset.terrain[c.terrain as usize].color);
-            let lift = (c.level - lmin) as f64 / span;
-            mix(
-                mix(terrain, [40, 40, 40, 255], 0.25),
-                [255, 255, 255, 255],
-                0.55 * lift,
-            )
+            ground(terrain, c.level, span)
         })
         .collect()
 }

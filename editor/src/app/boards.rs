@@ -58,9 +58,7 @@ impl EditorApp {
         self.doc.edit("Combine boards", |m| *m = combined.map);
         // Hexes of the open map may have moved (west, north): old picks are stale.
         self.selected = None;
-        self.los_from = None;
-        self.los_to = None;
-        self.los = None;
+        self.line_of_sight.clear();
         self.fit_pending = true;
         let m = self.doc.map();
         self.status = format!(

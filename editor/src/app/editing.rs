@@ -82,7 +82,7 @@ impl EditorApp {
             && moved
             && let Some(h) = self.hover
         {
-            self.los_to = Some(h);
+            self.line_of_sight.to = Some(h);
         }
 
         if !panning && !space {
@@ -121,7 +121,7 @@ impl EditorApp {
             rect,
             labels: self.labels,
             overlay: overlay.as_ref().map(|(o, d, s)| (*o, d.as_ref(), *s)),
-            los: if self.tool == Tool::Los || self.los_from.is_some() {
+            los: if self.tool == Tool::Los || self.line_of_sight.from.is_some() {
                 self.los()
             } else {
                 None
@@ -144,7 +144,7 @@ impl EditorApp {
             canvas::draw_legend(
                 &mut surface,
                 map,
-                self.overlay,
+                self.overlays.shown,
                 rect.left_top() + vec2(8.0, 8.0),
             );
         }
@@ -266,13 +266,13 @@ impl EditorApp {
                 } else if let Some(u) = self.doc.map().units_at(h).last()
                     && !ctx.input(|i| i.modifiers.shift)
                 {
-                    self.editing_unit = Some(u.id.clone());
+                    self.hex.editing_unit = Some(u.id.clone());
                     self.selected = Some(h);
                 } else {
                     let t = self.settings.unit.clone();
                     let mut id = None;
                     self.paint("Place unit", |m| id = tools::unit::place(m, h, &t));
-                    self.editing_unit = id;
+                    self.hex.editing_unit = id;
                     self.selected = Some(h);
                 }
             }
@@ -295,12 +295,12 @@ impl EditorApp {
             }
             Tool::Los => {
                 if primary {
-                    self.los_from = Some(h);
-                    self.los_to = Some(h);
+                    self.line_of_sight.from = Some(h);
+                    self.line_of_sight.to = Some(h);
                     self.selected = Some(h);
                 } else {
-                    self.los_from = None;
-                    self.los_to = None;
+                    self.line_of_sight.from = None;
+                    self.line_of_sight.to = None;
                 }
             }
             _ => {}

@@ -6,8 +6,11 @@ mod boards;
 mod browser;
 mod dialogs;
 mod editing;
+mod hex_panel;
 mod import;
 mod layers;
+mod los;
+mod overlays;
 mod panels;
 mod planning;
 mod properties;
@@ -17,17 +20,19 @@ use crate::canvas::{self, EguiSurface, Overlay, Scene, SvgSurface, View};
 use crate::commands::Command;
 use crate::document::Document;
 use crate::files::{self, Recovery, Store};
-use crate::jobs::{JobKey, JobKind, JobOutput, Jobs, Polled};
+use crate::jobs::{JobKey, JobKind, JobOutput, Polled};
 use crate::stamp::Stamp;
 use crate::tools::{self, LevelMode, Tool, ToolSettings};
 pub use boards::CombineForm;
 pub use browser::{Browser, Outcome};
 use egui::{Color32, Key, PointerButton, Pos2, Rect, RichText, Sense, Ui, vec2};
+pub use hex_panel::HexPanel;
 use hexsight_analysis::hex::{Hex, HexLine, Layout, Orientation, Side, Stagger};
-use hexsight_analysis::rules::Effect;
 use hexsight_analysis::{LosResult, Map, Ruleset};
 pub use import::DemForm;
-pub use planning::{DeployForm, DeployJob, Deployment, Planning};
+pub use los::LosPanel;
+pub use overlays::{DiffBase, OverlayPanel};
+pub use planning::{DeployForm, Planning};
 pub use properties::PropertiesForm;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -158,26 +163,12 @@ pub struct EditorApp {
     pub legend: bool,
     /// The selected hex: source of the overlays.
     pub selected: Option<Hex>,
-    /// The LOS observer.
-    pub los_from: Option<Hex>,
-    /// The LOS target (follows the pointer).
-    pub los_to: Option<Hex>,
-    /// The LOS tool's line: ends, generation and range it was computed for, its profile.
-    los: Option<(
-        Hex,
-        Hex,
-        u64,
-        u32,
-        hexsight_analysis::query::profile::Profile,
-    )>,
+    /// The LOS panel: the tool's ends and their line, with its profile.
+    pub line_of_sight: LosPanel,
     /// Range, zones and deployment (`planning`).
     pub planning: Planning,
-    /// The overlay shown, if any.
-    pub overlay: Option<Overlay>,
-    /// Spotting targets that move or fire (else do nothing).
-    pub spot_moving: bool,
-    /// Background analysis.
-    pub jobs: Jobs,
+    /// The overlay panel: the overlay shown, its options and its jobs.
+    pub overlays: OverlayPanel,
     store: Store,
     /// The open dialog.
     pub dialog: Option<Dialog>,
@@ -195,7 +186,8 @@ pub struct EditorApp {
     pub canvas_rect: Rect,
     hover: Option<Hex>,
     hover_side: Option<Side>,
-    editing_unit: Option<String>,
+    /// The hex panel: the unit being edited.
+    pub hex: HexPanel,
     last_autosave: Instant,
     autosaved_generation: Option<u64>,
     /// PNG export scale: pixels per point of the canvas (2: twice the screen size).
@@ -211,30 +203,11 @@ pub struct EditorApp {
     /// PNG export draws the background picture too.
     pub export_background: bool,
     show_help: bool,
-    /// The unit id field: (unit it belongs to, text typed).
-    id_buf: Option<(String, String)>,
     frame: u64,
     /// Where painting goes: a layer (index into the document's layers) or the map (`None`).
     pub target: Option<usize>,
-    /// What the diff overlay compares the shown map against.
-    pub diff_against: DiffBase,
-    /// How long the map must rest after an edit before the diff overlay is
-    /// recomputed (two whole-map analyses; tests set zero).
-    pub diff_debounce: Duration,
-    /// The document generation last seen and when it was first seen.
-    changed: (u64, Instant),
     /// The last layer file that could not be loaded, in one line.
     pub layer_problem: Option<String>,
-}
-
-/// What the diff overlay compares against.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum DiffBase {
-    /// The map as last saved or opened, without layers.
-    #[default]
-    Saved,
-    /// The map as it is now, without layers.
-    NoLayers,
 }
 
 /// Exports requested on the command line, run after the window has drawn.
@@ -264,13 +237,9 @@ impl EditorApp {
             labels: true,
             legend: true,
             selected: None,
-            los_from: None,
-            los_to: None,
-            los: None,
+            line_of_sight: LosPanel::default(),
             planning: Planning::default(),
-            overlay: None,
-            spot_moving: false,
-            jobs: Jobs::default(),
+            overlays: OverlayPanel::default(),
             store,
             dialog: None,
             pending: None,
@@ -282,7 +251,7 @@ impl EditorApp {
             canvas_rect: Rect::from_min_size(Pos2::ZERO, vec2(800.0, 600.0)),
             hover: None,
             hover_side: None,
-            editing_unit: None,
+            hex: HexPanel::default(),
             last_autosave: Instant::now(),
             autosaved_generation: None,
             export_scale: 1.0,
@@ -293,12 +262,8 @@ impl EditorApp {
             script: None,
             export_background: false,
             show_help: false,
-            id_buf: None,
             frame: 0,
             target: None,
-            diff_against: DiffBase::Saved,
-            diff_debounce: Duration::from_millis(400),
-            changed: (0, Instant::now()),
             layer_problem: None,
         };
         app.settings.terrain = app.doc.map().ruleset.terrain.len().min(2).saturating_sub(1) as u16;
@@ -319,7 +284,12 @@ impl EditorApp {
 
     /// The LOS currently shown, if any.
     pub fn los(&self) -> Option<&LosResult> {
-        self.los.as_ref().map(|l| &l.4.los)
+        self.line_of_sight.los()
+    }
+
+    /// The profile of the line the LOS panel shows.
+    pub fn profile(&self) -> Option<&hexsight_analysis::query::profile::Profile> {
+        self.line_of_sight.profile()
     }
 
     /// The screen position of a hex centre on the canvas (for tests and scripting).
@@ -357,14 +327,12 @@ impl EditorApp {
 
     fn set_document(&mut self, doc: Document) {
         self.doc = doc;
-        self.jobs.clear();
+        self.overlays.jobs.clear();
         self.fit_pending = true;
         self.selected = None;
-        self.los_from = None;
-        self.los_to = None;
-        self.los = None;
+        self.line_of_sight.clear();
         self.stroke = None;
-        self.editing_unit = None;
+        self.hex.editing_unit = None;
         self.autosaved_generation = None;
         self.target = None;
         self.layer_problem = None;
@@ -516,7 +484,7 @@ impl EditorApp {
     /// The legend of [`Self::draw_view`], drawn over the scene.
     fn draw_view_legend(&self, s: &mut impl canvas::Surface) {
         if self.legend {
-            canvas::draw_legend(s, self.doc.map(), self.overlay, Pos2::new(8.0, 8.0));
+            canvas::draw_legend(s, self.doc.map(), self.overlays.shown, Pos2::new(8.0, 8.0));
         }
     }
 
@@ -707,9 +675,9 @@ impl EditorApp {
                 }
             }
             Command::CancelJob => {
-                if self.jobs.busy() {
-                    self.jobs.cancel();
-                    self.overlay = None;
+                if self.overlays.jobs.busy() {
+                    self.overlays.jobs.cancel();
+                    self.overlays.shown = None;
                     self.status = "Analysis cancelled".into();
                 }
             }
@@ -765,7 +733,7 @@ impl EditorApp {
         self.handle_close_request(&ctx);
         self.handle_shortcuts(&ctx, &mut cmds);
         self.handle_dropped_files(&ctx, &mut cmds);
-        match self.jobs.poll() {
+        match self.overlays.jobs.poll() {
             Polled::Ready => self.status = "Overlay ready".into(),
             Polled::Refused(why) => self.status = format!("No overlay: {why}"),
             Polled::Nothing => {}
@@ -794,14 +762,15 @@ impl EditorApp {
         for c in cmds {
             self.run(&ctx, c);
         }
-        self.update_los();
+        self.line_of_sight
+            .update(self.doc.map(), self.doc.generation(), self.planning.range);
         self.request_overlay(&ctx);
         self.autosave(false);
         self.run_script(&ctx);
         if self.doc.is_dirty() {
             ctx.request_repaint_after(Duration::from_secs(AUTOSAVE_SECS));
         }
-        if self.jobs.busy() {
+        if self.overlays.jobs.busy() {
             ctx.request_repaint_after(Duration::from_millis(100));
         }
         let title = format!(
@@ -826,7 +795,7 @@ impl EditorApp {
         }
         if self.frame == 5 {
             self.finish_jobs();
-            self.jobs.poll();
+            self.overlays.jobs.poll();
             ctx.request_repaint();
             return;
         }
@@ -897,33 +866,8 @@ impl EditorApp {
     }
 
     fn overlay_key(&self) -> Option<JobKey> {
-        let on_map = |h: Hex| self.doc.map().contains(h);
-        let kind = match self.overlay? {
-            Overlay::Viewshed | Overlay::Blind => {
-                JobKind::Viewshed(self.selected.filter(|h| on_map(*h))?)
-            }
-            Overlay::Exposure => JobKind::Exposure,
-            Overlay::Spotting => {
-                JobKind::Spotting(self.selected.filter(|h| on_map(*h))?, self.spot_moving)
-            }
-            Overlay::Diff => JobKind::Diff {
-                from: self.selected.filter(|h| on_map(*h)),
-                base: match self.diff_against {
-                    DiffBase::Saved => (0, self.doc.saved_serial()),
-                    DiffBase::NoLayers => (1, 0),
-                },
-            },
-        };
-        Some(JobKey {
-            generation: self.doc.generation(),
-            kind,
-            // The diff compares every pair, as `hexsight diff` does.
-            range: if matches!(kind, JobKind::Diff { .. }) {
-                0
-            } else {
-                self.planning.range
-            },
-        })
+        self.overlays
+            .key(&self.doc, self.selected, self.planning.range)
     }
 
     /// The overlay job wanted now, if any (tests and scripting).
@@ -933,65 +877,27 @@ impl EditorApp {
 
     /// Notes when the document last changed (for the diff overlay's debounce).
     fn note_change(&mut self) {
-        if self.doc.generation() != self.changed.0 {
-            self.changed = (self.doc.generation(), Instant::now());
-        }
+        self.overlays.note_change(self.doc.generation());
     }
 
     fn request_overlay(&mut self, ctx: &egui::Context) {
         let key = self.overlay_key();
-        let diff = key.is_some_and(|k| matches!(k.kind, JobKind::Diff { .. }));
-        // A diff made for an older map is of no use: cancelled as soon as an edit comes.
-        if diff && self.jobs.running().is_some_and(|r| Some(r) != key) {
-            self.jobs.cancel();
-        }
-        // While a stroke is open the map changes every frame: wait for the stroke to end.
-        if self.doc.editing() {
-            return;
-        }
-        let Some(key) = key else { return };
-        let c = ctx.clone();
-        if !diff {
-            self.jobs
-                .request(key, self.doc.map(), move || c.request_repaint());
-            return;
-        }
-        if self.jobs.settled(key) {
-            return;
-        }
-        // The diff runs the engine twice over every pair: wait until the map rests.
-        let rested = self.changed.1.elapsed();
-        if rested < self.diff_debounce {
-            ctx.request_repaint_after(self.diff_debounce - rested);
-            return;
-        }
-        let before = match self.diff_against {
-            DiffBase::Saved => self.doc.saved_map(),
-            DiffBase::NoLayers => Arc::new(self.doc.file_map().clone()),
-        };
-        self.jobs
-            .request_diff(key, &before, self.doc.map(), move || c.request_repaint());
+        self.overlays.request(ctx, &self.doc, key);
     }
 
     /// The overlay to draw: its kind, data and whether it is stale.
     fn overlay_data(&self) -> Option<(Overlay, Arc<JobOutput>, bool)> {
-        let overlay = self.overlay?;
-        let key = self.overlay_key()?;
-        if let Some(d) = self.jobs.result(key) {
-            return Some((overlay, d, false));
-        }
-        let d = self.jobs.stale_result(key.kind)?;
-        (d.len() == self.doc.map().len()).then_some((overlay, d, true))
+        self.overlays.data(self.doc.map(), self.overlay_key())
     }
 
     /// Waits for the overlay job (tests, scripted screenshots).
     pub fn finish_jobs(&mut self) {
-        self.jobs.wait();
+        self.overlays.jobs.wait();
     }
 
     /// Called by eframe when the app exits cleanly: the autosave is no longer needed.
     pub fn on_clean_exit(&mut self) {
-        self.jobs.cancel();
+        self.overlays.jobs.cancel();
         if self.doc.is_dirty() && !self.allow_close {
             // Exiting without our confirmation (killed window manager): keep the work.
             self.autosave(true);

@@ -107,8 +107,8 @@ impl EditorApp {
             ui.separator();
             ui.label(format!("zoom {:.0}%", self.view.zoom / 24.0 * 100.0));
             ui.separator();
-            if let Some((kind, frac, secs)) = self.jobs.progress() {
-                let what = match kind {
+            if let Some((key, frac, secs)) = self.overlays.jobs.progress() {
+                let what = match key.kind {
                     JobKind::Viewshed(_) => "viewshed",
                     JobKind::Exposure => "exposure",
                     JobKind::Spotting(..) => "spotting",
@@ -128,8 +128,8 @@ impl EditorApp {
                     .on_hover_text("Cancel the analysis (Esc)")
                     .clicked()
                 {
-                    self.jobs.cancel();
-                    self.overlay = None;
+                    self.overlays.jobs.cancel();
+                    self.overlays.shown = None;
                     self.status = "Analysis cancelled".into();
                 }
                 ui.separator();
@@ -237,10 +237,17 @@ impl EditorApp {
             Tool::Los => {
                 ui.label("Click an observer, then move over targets.");
             }
-            Tool::Zones => self.zone_options(ui),
+            Tool::Zones => self
+                .planning
+                .zones_ui(ui, &mut self.doc, &mut self.settings.brush),
             Tool::Deploy => {
-                let ctx = ui.ctx().clone();
-                self.deploy_options(ui, &ctx);
+                self.planning.deploy_ui(
+                    ui,
+                    self.doc.map(),
+                    self.doc.generation(),
+                    &mut self.selected,
+                    &mut self.status,
+                );
             }
             _ => {}
         }
@@ -285,12 +292,13 @@ impl EditorApp {
         ui.add_space(4.0);
         self.layer_panel(ui);
         ui.separator();
-        self.los_panel(ui);
+        self.line_of_sight
+            .ui(ui, self.doc.map(), self.planning.range);
         ui.separator();
         ui.heading("Overlays");
-        self.range_setting(ui);
+        self.planning.range_ui(ui);
         self.overlay_choice(ui);
-        match (self.overlay, self.selected) {
+        match (self.overlays.shown, self.selected) {
             (Some(Overlay::Viewshed | Overlay::Blind | Overlay::Spotting), None) => {
                 ui.colored_label(
                     Color32::from_rgb(240, 180, 60),
@@ -303,7 +311,7 @@ impl EditorApp {
                 {
                     ui.label(format!("From {}", self.doc.map().label(h)));
                 }
-                if let Some((_, frac, secs)) = self.jobs.progress() {
+                if let Some((_, frac, secs)) = self.overlays.jobs.progress() {
                     ui.horizontal(|ui| {
                         ui.add(
                             egui::ProgressBar::new(frac)
@@ -317,7 +325,10 @@ impl EditorApp {
                     ui.label(crate::jobs::elapsed_and_left(frac, secs));
                 }
                 // The engine's own line: what it needs, what there is, what to change.
-                if let Some(why) = self.overlay_key().and_then(|k| self.jobs.refusal(k)) {
+                if let Some(why) = self
+                    .overlay_key()
+                    .and_then(|k| self.overlays.jobs.refusal(k))
+                {
                     ui.colored_label(
                         Color32::from_rgb(240, 110, 90),
                         format!("Not computed: {why}"),
@@ -328,7 +339,8 @@ impl EditorApp {
         }
         self.overlay_readout(ui);
         ui.separator();
-        self.hex_panel(ui);
+        let target = self.selected.or(self.hover);
+        self.hex.ui(ui, &mut self.doc, target);
     }
 
     /// A window listing every shortcut and what each tool does.
@@ -453,274 +465,7 @@ impl EditorApp {
     }
 
     pub(super) fn overlay_choice(&mut self, ui: &mut Ui) {
-        ui.radio_value(&mut self.overlay, None, "No overlay");
-        ui.radio_value(&mut self.overlay, Some(Overlay::Viewshed), "Viewshed")
-            .on_hover_text("Hexes the selected hex sees: green clear, amber hindered.");
-        ui.radio_value(&mut self.overlay, Some(Overlay::Blind), "Blind hexes")
-            .on_hover_text("Blind hexes of the selected hex (hidden only by a lower obstacle), hatched; other hexes it does not see, darkened.");
-        ui.radio_value(&mut self.overlay, Some(Overlay::Exposure), "Exposure")
-            .on_hover_text("For every hex, how many hexes see it (all pairs: slow on big maps).");
-        ui.radio_value(&mut self.overlay, Some(Overlay::Diff), "Change in sight")
-            .on_hover_text("What changed in sight: red where more hexes see a hex, blue where fewer; rings round the hexes the selected hex gained (green) and lost (pink). Recomputed when the map rests after an edit.");
-        if self.overlay == Some(Overlay::Diff) {
-            ui.horizontal(|ui| {
-                ui.label("against");
-                ui.selectable_value(&mut self.diff_against, DiffBase::Saved, "the saved map");
-                ui.selectable_value(&mut self.diff_against, DiffBase::NoLayers, "no layers");
-            });
-        }
-        match crate::jobs::spotting_unavailable(self.doc.map()) {
-            None => {
-                ui.radio_value(&mut self.overlay, Some(Overlay::Spotting), "Spotting").on_hover_text(
-                    "From the selected hex: hexes spotted automatically, and the chance of one spotting test elsewhere in LOS.",
-                );
-                if self.overlay == Some(Overlay::Spotting) {
-                    ui.horizontal(|ui| {
-                        ui.label("Targets");
-                        ui.selectable_value(&mut self.spot_moving, false, "do nothing");
-                        ui.selectable_value(&mut self.spot_moving, true, "move or fire");
-                    });
-                }
-            }
-            Some(why) => {
-                if self.overlay == Some(Overlay::Spotting) {
-                    self.overlay = None;
-                }
-                ui.add_enabled(false, egui::RadioButton::new(false, "Spotting"))
-                    .on_disabled_hover_text(why);
-            }
-        }
-    }
-
-    pub(super) fn los_panel(&mut self, ui: &mut Ui) {
-        ui.heading("Line of sight");
-        let Some(los) = self.los() else {
-            let hint = if self.los_from.is_some() {
-                "Move over a target hex."
-            } else {
-                "LOS tool (O): click an observer hex."
-            };
-            ui.label(hint);
-            return;
-        };
-        let map = self.doc.map();
-        let col = canvas::verdict_color(los.verdict);
-        ui.label(
-            RichText::new(format!(
-                "{} -> {}",
-                map.label(los.line.from),
-                map.label(los.line.to)
-            ))
-            .strong(),
-        );
-        ui.label(
-            RichText::new(format!("Verdict: {}", los.verdict.as_str()))
-                .color(col)
-                .strong()
-                .size(16.0),
-        );
-        self.profile_plot(ui);
-        if los.hindrance > 0 {
-            ui.label(format!("Hindrance: {}", los.hindrance));
-        }
-        if let Some(b) = &los.blocked_by {
-            ui.label(format!(
-                "Blocked by: {}",
-                b.place
-                    .hexes()
-                    .iter()
-                    .map(|h| map.label(*h))
-                    .collect::<Vec<_>>()
-                    .join("/")
-            ));
-        }
-        ui.label(RichText::new("Reason").strong());
-        ui.label(&los.reason);
-        ui.label(RichText::new("Trace").strong());
-        ui.monospace(los.trace_text(map));
-        if !los.events.is_empty() {
-            ui.label(RichText::new("Along the line").strong());
-            for e in &los.events {
-                let (tag, c) = match e.effect {
-                    Effect::Block => (
-                        "blocks".to_string(),
-                        canvas::verdict_color(hexsight_analysis::Verdict::Blocked),
-                    ),
-                    Effect::Hinder(v) => (
-                        format!("hinders {v}"),
-                        canvas::verdict_color(hexsight_analysis::Verdict::Hindered),
-                    ),
-                };
-                ui.horizontal_wrapped(|ui| {
-                    ui.colored_label(c, tag);
-                    ui.label(&e.reason);
-                });
-            }
-        }
-        if !los.modifiers.is_empty() {
-            ui.label(RichText::new("Modifiers").strong());
-            for m in &los.modifiers {
-                ui.label(format!("{} {:+}: {}", m.name, m.value, m.text));
-            }
-        }
-        let text = los.explain(map);
-        ui.collapsing("Full explanation", |ui| {
-            ui.monospace(&text);
-            if ui.button("Copy").clicked() {
-                ui.ctx().copy_text(text.clone());
-            }
-        });
-    }
-
-    pub(super) fn hex_panel(&mut self, ui: &mut Ui) {
-        let target = self.selected.or(self.hover);
-        ui.heading("Hex");
-        let map = self.doc.map();
-        let Some(h) = target.filter(|h| map.contains(*h)) else {
-            ui.label("Hover or select a hex.");
-            return;
-        };
-        let c = map.cell(h).copied().unwrap_or_default();
-        let t = map
-            .ruleset
-            .terrain
-            .get(c.terrain as usize)
-            .map(|t| t.name.clone())
-            .unwrap_or_default();
-        ui.label(RichText::new(map.label(h)).strong());
-        ui.label(format!(
-            "{t}, level {}{}",
-            c.level,
-            if c.slope { ", slope" } else { "" }
-        ));
-        for m in map.markers_at(h) {
-            ui.label(format!(
-                "Marker: {}",
-                map.ruleset
-                    .markers
-                    .get(m.kind as usize)
-                    .map(|x| x.name.as_str())
-                    .unwrap_or("?")
-            ));
-        }
-        for d in 0..6 {
-            if let Some(f) = map.hexside(h, h.neighbor(d)) {
-                let name = map
-                    .ruleset
-                    .hexsides
-                    .get(f.kind as usize)
-                    .map(|x| x.name.as_str())
-                    .unwrap_or("?");
-                ui.label(format!("{} side: {name}", map.layout.side_names()[d]));
-            }
-        }
-        let units: Vec<String> = map.units_at(h).map(|u| u.id.clone()).collect();
-        for id in units {
-            let Some(u) = self.doc.map().unit(&id).cloned() else {
-                continue;
-            };
-            let editing = self.editing_unit.as_deref() == Some(id.as_str());
-            ui.horizontal(|ui| {
-                swatch(ui, canvas::side_color(&u.side), false);
-                if ui
-                    .selectable_label(
-                        editing,
-                        format!("{} ({} {} {})", u.id, u.side, u.kind, u.state),
-                    )
-                    .clicked()
-                {
-                    self.editing_unit = if editing { None } else { Some(id.clone()) };
-                }
-            });
-        }
-        self.unit_editor(ui);
-    }
-
-    /// The unit's id, renamed as typed while it stays unique and non-empty
-    /// (the loader refuses a file with two units of one id).
-    fn unit_id_field(&mut self, ui: &mut Ui, id: &str) {
-        if self.id_buf.as_ref().is_none_or(|(for_id, _)| for_id != id) {
-            self.id_buf = Some((id.to_string(), id.to_string()));
-        }
-        let mut text = self
-            .id_buf
-            .as_ref()
-            .map(|b| b.1.clone())
-            .unwrap_or_default();
-        ui.horizontal(|ui| {
-            let label = ui.label("Id");
-            ui.add(egui::TextEdit::singleline(&mut text).desired_width(150.0))
-                .labelled_by(label.id);
-        });
-        let new = text.trim().to_string();
-        let mut current = id.to_string();
-        if new != id {
-            let warn = Color32::from_rgb(240, 180, 60);
-            if new.is_empty() {
-                ui.colored_label(warn, "A unit needs an id.");
-            } else if self.doc.map().unit(&new).is_some() {
-                ui.colored_label(warn, format!("`{new}` is already used."));
-            } else {
-                let old = id.to_string();
-                let renamed = new.clone();
-                self.doc.edit_merging("Rename unit", move |m| {
-                    if let Some(x) = m.units.iter_mut().find(|x| x.id == old) {
-                        x.id = renamed;
-                    }
-                });
-                self.editing_unit = Some(new.clone());
-                current = new;
-            }
-        }
-        self.id_buf = Some((current, text));
-    }
-
-    pub(super) fn unit_editor(&mut self, ui: &mut Ui) {
-        let Some(id) = self.editing_unit.clone() else {
-            return;
-        };
-        let Some(u) = self.doc.map().unit(&id).cloned() else {
-            self.editing_unit = None;
-            return;
-        };
-        ui.group(|ui| {
-            ui.label(RichText::new(format!("Unit {id}")).strong());
-            let (mut side, mut kind, mut state, mut facing) =
-                (u.side.clone(), u.kind.clone(), u.state.clone(), u.facing);
-            let names = self.doc.map().layout.side_names();
-            unit_fields(
-                ui,
-                &id,
-                &mut side,
-                &mut kind,
-                &mut state,
-                &mut facing,
-                &names,
-            );
-            if (side.as_str(), kind.as_str(), state.as_str(), facing)
-                != (u.side.as_str(), u.kind.as_str(), u.state.as_str(), u.facing)
-            {
-                self.doc.edit_merging(&format!("Edit unit {id}"), |m| {
-                    if let Some(x) = m.units.iter_mut().find(|x| x.id == id) {
-                        x.side = side;
-                        x.kind = kind;
-                        x.state = state;
-                        x.facing = facing;
-                    }
-                });
-            }
-            self.unit_id_field(ui, &id);
-            unit_sight(ui, self.doc.map(), &id);
-            // The family's unit rules (a prone unit in woods, a crest unit out of a depression).
-            if let Err(e) = hexsight_analysis::rules::check_units(self.doc.map()) {
-                ui.colored_label(Color32::from_rgb(240, 180, 60), e.to_string());
-            }
-            if ui.button("Remove unit").clicked() {
-                self.doc
-                    .edit("Remove unit", |m| m.units.retain(|x| x.id != id));
-                self.editing_unit = None;
-            }
-        });
+        self.overlays.choice_ui(ui, self.doc.map());
     }
 }
 
@@ -730,7 +475,7 @@ const SIGHT_ROWS: usize = 24;
 /// What the edited unit sees and can fire at among the other sides' units, from the
 /// library's unit answers (so the ruleset's arcs and unit rules apply as on the
 /// command line): its arc, then one line per enemy with the first reason of a "no".
-fn unit_sight(ui: &mut Ui, map: &hexsight_analysis::Map, id: &str) {
+pub(super) fn unit_sight(ui: &mut Ui, map: &hexsight_analysis::Map, id: &str) {
     use hexsight_analysis::query::units::unit_answers;
     use hexsight_analysis::rules::asl::FireKind;
     let Some(a) = map.unit(id) else {
@@ -773,7 +518,7 @@ fn menu_item(ui: &mut Ui, c: Command, enabled: bool, cmds: &mut Vec<Command>) {
     }
 }
 
-fn swatch(ui: &mut Ui, col: Color32, thin: bool) {
+pub(super) fn swatch(ui: &mut Ui, col: Color32, thin: bool) {
     let size = if thin {
         vec2(18.0, 6.0)
     } else {
@@ -789,7 +534,7 @@ fn swatch(ui: &mut Ui, col: Color32, thin: bool) {
     );
 }
 
-fn unit_fields(
+pub(super) fn unit_fields(
     ui: &mut Ui,
     id: &str,
     side: &mut String,

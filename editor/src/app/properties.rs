@@ -101,9 +101,7 @@ impl EditorApp {
         self.doc.edit("Georeference", |m| m.geo = geo);
         // Hexes may have moved or gone: old picks are stale.
         self.selected = None;
-        self.los_from = None;
-        self.los_to = None;
-        self.los = None;
+        self.line_of_sight.clear();
         self.fit_pending = true;
         Ok(notes)
     }
