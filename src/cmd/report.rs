@@ -26,11 +26,11 @@ use hexsight_analysis::export::raster::{self, HexRaster, PixelLayout, Sample, Ti
 use hexsight_analysis::export::style::{Layer, Picture, Scene};
 use hexsight_analysis::export::{overlays, per_hex, pictures, profile, write_with};
 use hexsight_analysis::map::write_atomic;
+use hexsight_analysis::map::zones::{self, side_zones};
 use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Request, deploy};
 use hexsight_analysis::query::profile::profile as side_view;
 use hexsight_analysis::query::range::Range;
 use hexsight_analysis::query::spotting::SpotCell;
-use hexsight_analysis::query::zones::{self, side_zones};
 use hexsight_analysis::rules::asl::FireKind;
 use hexsight_analysis::rules::miniatures::Activity;
 use hexsight_analysis::{Map, Verdict};

@@ -31,7 +31,6 @@ pub(crate) mod testmaps;
 mod vector;
 pub mod viewshed;
 pub mod walker;
-pub mod zone;
 
 use crate::map::Map;
 use std::sync::atomic::AtomicBool;

@@ -830,7 +830,7 @@ pub(crate) fn read_unit(
 pub enum ZoneNameProblem {
     /// Empty, longer than [`MAX_ID_CHARS`], or with spaces, commas or colons.
     NotOneWord,
-    /// A hex label of the map, which `--from` would read as that hex.
+    /// A hex label of the map, which a zone would read as that hex.
     HexLabel,
 }
 
@@ -847,7 +847,7 @@ pub fn zone_name_problem(map: &Map, name: &str) -> Option<ZoneNameProblem> {
 }
 
 /// Checks the `zones` object: at most [`MAX_ZONES`], each name a plain word that is
-/// not a hex label, each value a zone of this map (as `--from` reads one).
+/// not a hex label, each value a zone of this map (as [`super::zones::parse_zone`] reads one).
 fn named_zones(
     map: &Map,
     zones: serde_json::Map<String, serde_json::Value>,
@@ -884,8 +884,8 @@ fn named_zones(
                 "a zone is a string of rectangles and hexes, like \"A1:F10,G3\"",
             ));
         };
-        // The command line's reading, so a zone that loads is one `--from` accepts.
-        crate::engine::zone::parse_zone(map, zone).map_err(|e| e.at(place.clone()))?;
+        // The one zone reader's reading, so a zone that loads is one a query accepts.
+        super::zones::parse_zone(map, zone).map_err(|e| e.at(place.clone()))?;
         out.push(NamedZone {
             name,
             zone: zone.to_string(),

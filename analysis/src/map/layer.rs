@@ -351,7 +351,7 @@ impl Reach {
 fn substitute(map: &mut Map, s: &Substitute) -> Result<()> {
     let reach = Reach(match &s.zone {
         Some(z) => Some(
-            crate::query::zones::resolve(map, z)
+            super::zones::resolve(map, z)
                 .map_err(|e| Error::new(e.kind, format!("zone: {}", e.message)))?
                 .into_iter()
                 .collect(),
@@ -613,7 +613,7 @@ mod tests {
         } else {
             (from + 1) % rs.terrain.len()
         };
-        let zone: Vec<usize> = crate::query::zones::resolve(map, "A1:E6").unwrap();
+        let zone: Vec<usize> = crate::map::zones::resolve(map, "A1:E6").unwrap();
         for &i in &zone {
             let h = map.hex_of(i);
             if map.cells()[i].terrain as usize == from {

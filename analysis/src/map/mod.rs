@@ -7,6 +7,7 @@ pub mod layer;
 pub mod model;
 pub mod relabel;
 pub mod resize;
+pub mod zones;
 
 pub use file::{resolve_ruleset, write_atomic};
 pub use model::{Cell, Extra, HexsideFeature, Map, Marker, NamedZone, Scale, Unit};

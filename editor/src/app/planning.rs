@@ -8,11 +8,11 @@
 use super::*;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::Control;
+use hexsight_analysis::map::zones;
 use hexsight_analysis::query::deploy::{self, Goal, Plan, Request};
 use hexsight_analysis::query::profile::{self, Profile, Sight, StretchEffect};
-use hexsight_analysis::query::zones;
 use hexsight_analysis::rules::LosEffect;
-use hexsight_analysis::{Verdict, engine::zone::parse_zone};
+use hexsight_analysis::{Verdict, map::zones::parse_zone};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 
