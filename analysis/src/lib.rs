@@ -21,6 +21,7 @@ pub mod map;
 pub mod memory;
 pub mod query;
 pub mod rules;
+pub(crate) mod text;
 
 pub use error::{Error, ErrorKind, Result};
 pub use los::{LosResult, line_of_sight, line_of_sight_labels};

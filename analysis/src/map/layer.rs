@@ -119,13 +119,13 @@ impl Add {
 impl Layer {
     /// Reads a layer file (as a map file is read: size-limited, UTF-8, JSON).
     pub fn load(path: &Path) -> Result<Layer> {
-        let text = file::read_text(path, "layer")?;
+        let text = crate::text::read_text(path, "layer")?;
         Layer::parse(&text, path)
     }
 
     /// Parses layer JSON; `origin` names the file in errors.
     pub fn parse(text: &str, origin: &Path) -> Result<Layer> {
-        let text = file::strip_bom(text);
+        let text = crate::text::strip_bom(text);
         let f: LayerFile =
             serde_json::from_str(text).map_err(|e| Error::from_json_text(&e, text, origin))?;
         if f.hexsight_layer != LAYER_VERSION {

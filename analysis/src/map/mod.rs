@@ -1,4 +1,8 @@
 //! The map: in-memory model and the version-1 file format.
+//!
+//! This layer reads and checks a file with its ruleset's tables ([`Map::read`],
+//! [`Map::parse`]); checking the units against the family's rules is the layer above
+//! it, so [`Map::load`], the usual way in, is defined with the rules (`rules/load.rs`).
 
 pub mod combine;
 pub mod file;

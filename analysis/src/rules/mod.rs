@@ -6,6 +6,7 @@ pub mod combat_commander;
 mod family;
 pub mod geometric;
 pub mod kernel;
+mod load;
 pub mod miniatures;
 pub mod napoleonic;
 pub mod registry;

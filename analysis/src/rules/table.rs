@@ -203,14 +203,14 @@ impl Ruleset {
     /// Reads a ruleset file (up to the map files' size limit; a folder or a device
     /// that is not JSON is refused with one line).
     pub fn load(path: &Path) -> Result<Ruleset> {
-        let text = crate::map::file::read_text(path, "ruleset")?;
+        let text = crate::text::read_text(path, "ruleset")?;
         Ruleset::from_json(&text, path)
     }
 
     /// Parses and checks ruleset JSON; `origin` names it in errors. A UTF-8
     /// byte-order mark is skipped.
     pub fn from_json(text: &str, origin: &Path) -> Result<Ruleset> {
-        let text = crate::map::file::strip_bom(text);
+        let text = crate::text::strip_bom(text);
         let rs: Ruleset =
             serde_json::from_str(text).map_err(|e| Error::from_json_text(&e, text, origin))?;
         rs.check().map_err(|e| e.in_file(origin))?;
