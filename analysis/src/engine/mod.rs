@@ -21,7 +21,7 @@ mod level_sweep;
 pub mod lines;
 pub mod matrix;
 pub mod min_height;
-pub mod offsets;
+pub(crate) mod offsets;
 pub mod pairs;
 mod plane;
 pub(crate) mod prepared;

@@ -8,7 +8,7 @@ pub mod combine;
 pub mod file;
 pub mod geo;
 pub mod layer;
-pub mod model;
+pub(crate) mod model;
 pub mod relabel;
 pub mod resize;
 pub mod zones;

@@ -10,7 +10,7 @@ mod load;
 pub mod miniatures;
 pub mod napoleonic;
 pub mod registry;
-pub mod table;
+pub(crate) mod table;
 #[cfg(test)]
 mod test_family;
 pub mod units;
