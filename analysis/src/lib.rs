@@ -105,6 +105,7 @@ pub mod map;
 pub mod memory;
 pub mod query;
 pub mod rules;
+pub mod ruleset;
 pub(crate) mod text;
 
 pub use error::{Error, ErrorKind, Result};

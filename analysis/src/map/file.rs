@@ -3,7 +3,7 @@
 use super::model::{Cell, Extra, HexsideFeature, Map, Marker, NamedZone, Scale, Unit};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hex::{Hex, Layout, Orientation, Side, Stagger};
-use crate::rules::Ruleset;
+use crate::ruleset::Ruleset;
 use crate::text::{read_text, strip_bom};
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -24,7 +24,7 @@ pub const MAX_SIDE: u32 = 20_000;
 /// analyses keep tables per level from the lowest to the highest.
 pub const MAX_LEVEL_SPAN: i64 = 4096;
 /// Longest unit id, side, kind or state, in characters (as ruleset ids).
-pub const MAX_ID_CHARS: usize = crate::rules::table::MAX_ID_CHARS;
+pub const MAX_ID_CHARS: usize = crate::ruleset::MAX_ID_CHARS;
 pub use crate::text::MAX_FILE_BYTES;
 
 #[derive(Serialize, Deserialize)]

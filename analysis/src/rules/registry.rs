@@ -160,12 +160,11 @@ fn eye_and_tops<R: Rules>(map: &Map, from: Hex, hexes: &[Hex]) -> (i64, Vec<Opti
 
 /// One built-in family: its ruleset file and its entry.
 pub struct Builtin {
-    /// The ruleset's name (`combat-commander`).
+    /// The ruleset's name (`combat-commander`; its file is in
+    /// [`crate::ruleset::BUILTIN_FILES`]).
     pub name: &'static str,
     /// The family its ruleset names.
     pub family: Family,
-    /// The ruleset file's text.
-    pub text: &'static str,
     /// The family's entry.
     pub entry: Entry,
 }
@@ -175,25 +174,17 @@ pub static BUILTIN: [Builtin; 6] = [
     builtin(
         "geometric",
         Family::Geometric,
-        include_str!("../../../maps/rulesets/geometric.json"),
         Entry::of::<geometric::Rules>(),
     ),
     builtin(
         "combat-commander",
         Family::CombatCommander,
-        include_str!("../../../maps/rulesets/combat-commander.json"),
         Entry::of::<combat_commander::Rules>().with_movement(combat_commander::movement_cost),
     ),
-    builtin(
-        "asl",
-        Family::Asl,
-        include_str!("../../../maps/rulesets/asl.json"),
-        Entry::of::<asl::Rules>(),
-    ),
+    builtin("asl", Family::Asl, Entry::of::<asl::Rules>()),
     builtin(
         "napoleonic",
         Family::Napoleonic,
-        include_str!("../../../maps/rulesets/napoleonic.json"),
         Entry::of::<napoleonic::Rules>(),
     ),
     // Miniatures LOS is true line of sight over the table: the geometric family's
@@ -201,22 +192,19 @@ pub static BUILTIN: [Builtin; 6] = [
     builtin(
         "miniatures",
         Family::Miniatures,
-        include_str!("../../../maps/rulesets/miniatures.json"),
         Entry::of::<geometric::Rules>(),
     ),
     builtin(
         "battletech",
         Family::Battletech,
-        include_str!("../../../maps/rulesets/battletech.json"),
         Entry::of::<battletech::Rules>(),
     ),
 ];
 
-const fn builtin(name: &'static str, family: Family, text: &'static str, entry: Entry) -> Builtin {
+const fn builtin(name: &'static str, family: Family, entry: Entry) -> Builtin {
     Builtin {
         name,
         family,
-        text,
         entry,
     }
 }
@@ -238,6 +226,16 @@ pub fn of(map: &Map) -> &'static Entry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_family_has_its_ruleset_file_in_the_same_order() {
+        let names: Vec<&str> = crate::ruleset::BUILTIN_FILES.iter().map(|f| f.0).collect();
+        assert_eq!(names, BUILTIN.iter().map(|b| b.name).collect::<Vec<_>>());
+        for b in &BUILTIN {
+            let rs = crate::Ruleset::builtin(b.name).unwrap();
+            assert_eq!(rs.family, b.family, "{}", b.name);
+        }
+    }
 
     #[test]
     fn movement_costs_are_stated_for_combat_commander_alone() {
