@@ -1,9 +1,11 @@
 //! hexsight-analysis: exact line of sight and visibility analysis on hex maps.
 //!
-//! Data flows one way: a map file is loaded into a [`map::Map`] with its
-//! [`rules::Ruleset`]; [`los::line_of_sight`] walks one sight line exactly
-//! ([`hex::HexLine`]) and asks the ruleset's family for a verdict; the
-//! [`engine`] answers whole-map questions built on that.
+//! Data flows one way: a ruleset's tables ([`ruleset::Ruleset`], data only) are
+//! read below the map; a map file is loaded into a [`map::Map`] holding its ruleset,
+//! and its units are checked by the family's code in [`rules`];
+//! [`los::line_of_sight`] walks one sight line exactly ([`hex::HexLine`]) and asks
+//! the ruleset's family for a verdict; the [`engine`] answers whole-map questions
+//! built on that.
 //!
 //! # A tour
 //!
