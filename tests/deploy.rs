@@ -8,7 +8,7 @@ mod common;
 use common::Rng;
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::Control;
-use hexsight_analysis::engine::zone::parse_zone;
+use hexsight_analysis::map::zones::parse_zone;
 use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Method, Plan, Request, deploy};
 use hexsight_analysis::{Map, line_of_sight};
 use std::collections::BTreeSet;

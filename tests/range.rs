@@ -6,7 +6,7 @@ mod common;
 
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::engine::matrix::{Control, Selection, matrix, sight_matrix};
-use hexsight_analysis::engine::zone::parse_zone;
+use hexsight_analysis::map::zones::parse_zone;
 use hexsight_analysis::query::range::{Range, exposure};
 use hexsight_analysis::{Map, Verdict, line_of_sight};
 use serde_json::Value;

@@ -2,9 +2,9 @@
 //! one-line errors, and accepted wherever the command line takes a zone.
 
 use hexsight_analysis::Map;
-use hexsight_analysis::engine::zone::parse_zone;
 use hexsight_analysis::map::file::same_content;
-use hexsight_analysis::query::zones::resolve;
+use hexsight_analysis::map::zones::parse_zone;
+use hexsight_analysis::map::zones::resolve;
 use std::path::{Path, PathBuf};
 mod common;
 use common::{hexsight, hexsight_ok};
@@ -154,7 +154,7 @@ fn the_command_line_takes_zone_names_wherever_it_takes_zones() {
 
 #[test]
 fn zones_of_two_sides_add_exposure_and_deployments_to_the_report() {
-    use hexsight_analysis::query::zones::side_zones;
+    use hexsight_analysis::map::zones::side_zones;
     let dir = tempfile::tempdir().unwrap();
     // Hill 112's units are of sides `allied` and `axis`.
     let zones = r#"{"start": "H1:H3", "allied-setup": "A1:F12", "Axis-entry": "O1:T12"}"#;

@@ -173,7 +173,7 @@ pub fn budget() -> Option<(u64, Limit)> {
 
 /// Refuses, with one line, a run that needs `need` bytes when that is more than
 /// the budget (80% of [`available`]). `what` names the run (`a 2000 x 2000
-/// matrix`), `hint` what to change (`restrict the observers with --from`).
+/// matrix`), `hint` what to change (`restrict the observers to a smaller zone`).
 /// Passes when no limit is known.
 pub fn check(need: u64, what: &str, hint: &str) -> Result<()> {
     match budget() {
@@ -230,13 +230,16 @@ mod tests {
             1 << 30,
             Limit::AddressSpace,
             "a 10 x 10 matrix",
-            "use --from",
+            "restrict the observers to a smaller zone",
         )
         .unwrap_err()
         .to_string();
         assert_eq!(e.lines().count(), 1, "{e}");
         assert!(e.contains("3072 MiB") && e.contains("1024 MiB"), "{e}");
-        assert!(e.contains("ulimit -v") && e.contains("use --from"), "{e}");
+        assert!(
+            e.contains("ulimit -v") && e.contains("restrict the observers to a smaller zone"),
+            "{e}"
+        );
         assert!(check_against(1 << 30, 1 << 30, Limit::Ram, "x", "y").is_ok());
     }
 

@@ -15,7 +15,7 @@ use hexsight_analysis::engine::min_height::{MAX_UP_TO, Stand, min_heights, min_h
 use hexsight_analysis::engine::viewshed::viewshed_of;
 use hexsight_analysis::hex::{Layout, Orientation, Stagger};
 use hexsight_analysis::map::layer;
-use hexsight_analysis::query::zones;
+use hexsight_analysis::map::zones;
 use hexsight_analysis::rules::Verdict;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::create_exception;

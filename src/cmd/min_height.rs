@@ -24,7 +24,11 @@ pub struct KindArgs {
 }
 
 /// The library's parameter names as this command's flags.
-const FLAGS: [(&str, &str); 2] = [("kind", "--kind"), ("observer_kind", "--observer-kind")];
+const FLAGS: [(&str, &str); 3] = [
+    ("kind", "--kind"),
+    ("observer_kind", "--observer-kind"),
+    ("threads", "--threads"),
+];
 
 /// A `--kind` or `--observer-kind` value read against the map's ruleset.
 fn stand(
@@ -63,10 +67,12 @@ pub fn run(a: &super::viewshed::Args, up_to: u32) -> anyhow::Result<ExitCode> {
         "observer_kind",
         a.kinds.observer_kind.as_deref(),
     )?;
-    let heights = progress.run(|ctl| match &target {
-        Some(t) => min_heights_as(&map, i, t, observer.as_ref(), up_to, ctl),
-        None => min_heights(&engine, i, up_to, ctl),
-    })?;
+    let heights = progress
+        .run(|ctl| match &target {
+            Some(t) => min_heights_as(&map, i, t, observer.as_ref(), up_to, ctl),
+            None => min_heights(&engine, i, up_to, ctl),
+        })
+        .map_err(|e| super::flags(e, &FLAGS))?;
     a.run.timing(
         &format!("lowest visible heights from {} computed", a.from),
         progress.seconds(),

@@ -2,8 +2,7 @@
 
 use anyhow::bail;
 use clap::Args as ClapArgs;
-use hexsight_analysis::rules::Family;
-use hexsight_analysis::rules::combat_commander::movement_cost;
+use hexsight_analysis::rules::registry;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -22,13 +21,20 @@ pub struct Args {
 /// Prints the cost and its parts.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let map = super::load_map(&a.map)?;
-    if map.ruleset.family != Family::CombatCommander {
+    let Some(movement_cost) = registry::of(&map).movement() else {
+        // The families whose registry entry states movement costs.
+        let modelled: Vec<&str> = registry::BUILTIN
+            .iter()
+            .filter(|b| b.entry.movement().is_some())
+            .map(|b| b.name)
+            .collect();
         bail!(
-            "{}: movement costs are modelled for the combat-commander family only (T88.1, hedges); this map uses {}",
+            "{}: movement costs are modelled for the {} family only; this map uses {}",
             a.map.display(),
+            modelled.join(", "),
             map.ruleset.name
         );
-    }
+    };
     let hex = |l: &str| super::hex_arg(&map, &a.map, l);
     let (cost, why) = movement_cost(&map, hex(&a.from)?, hex(&a.to)?)?;
     outln!("{} -> {}: {cost} MP ({})", a.from, a.to, why.join(", "))?;

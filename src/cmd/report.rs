@@ -26,11 +26,11 @@ use hexsight_analysis::export::raster::{self, HexRaster, PixelLayout, Sample, Ti
 use hexsight_analysis::export::style::{Layer, Picture, Scene};
 use hexsight_analysis::export::{overlays, per_hex, pictures, profile, write_with};
 use hexsight_analysis::map::write_atomic;
+use hexsight_analysis::map::zones::{self, side_zones};
 use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Request, deploy};
 use hexsight_analysis::query::profile::profile as side_view;
 use hexsight_analysis::query::range::Range;
 use hexsight_analysis::query::spotting::SpotCell;
-use hexsight_analysis::query::zones::{self, side_zones};
 use hexsight_analysis::rules::asl::FireKind;
 use hexsight_analysis::rules::miniatures::Activity;
 use hexsight_analysis::{Map, Verdict};
@@ -219,31 +219,19 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 
 /// Computes and writes every file into the folder being made; returns the number of pictures.
 fn write_all(a: &Args, p: &Prepared, dir: &AtomicDir) -> anyhow::Result<usize> {
-    let (map, sel, range) = (&p.map, &p.sel, p.range.as_ref());
-    let small = map.len() <= SMALL_MAP;
     let mut r = Report {
         a,
-        map,
+        map: &p.map,
         dir,
         files: Vec::new(),
         figures: Vec::new(),
         summary: Vec::new(),
         heats: Vec::new(),
-        svg: a.svg || small,
+        svg: a.svg || p.map.len() <= SMALL_MAP,
     };
-    let engine = Engine::try_new(map)?;
-    let m = compute_matrix(&engine, range, &mut r.summary)?;
-    if a.matrix || small {
-        matrix_files(&mut r, &m)?;
-    }
-    let e = from_matrix(&m, &sel.from, &sel.to);
-    exposure(&mut r, &e)?;
-    let keys = key_hexes(a, map, &e)?;
-    let blind = key_viewsheds(&mut r, &engine, &keys, range)?;
-    blind_zones(&mut r, &keys, &blind)?;
-    profiles(&mut r, &keys)?;
-    spotting(&mut r, &keys)?;
-    sides(&mut r, &engine, &m, range)?;
+    let range = p.range.as_ref();
+    let engine = Engine::try_new(&p.map)?;
+    let keys = sight(&mut r, &engine, &p.sel, range)?;
     let after = match &p.after {
         Some((after, against)) => Some((Engine::try_new(after)?, against.as_str())),
         None => None,
@@ -264,6 +252,29 @@ fn write_all(a: &Args, p: &Prepared, dir: &AtomicDir) -> anyhow::Result<usize> {
     Ok(r.figures.len())
 }
 
+/// The sight sections of the report: the matrix, exposure, the key hexes' viewsheds
+/// and blind zones, profiles, spotting and the sides; returns the key hexes.
+fn sight(
+    r: &mut Report,
+    engine: &Engine,
+    sel: &Selection,
+    range: Option<&Range>,
+) -> anyhow::Result<Vec<usize>> {
+    let m = compute_matrix(engine, range, &mut r.summary)?;
+    if r.a.matrix || r.map.len() <= SMALL_MAP {
+        matrix_files(r, &m)?;
+    }
+    let e = from_matrix(&m, &sel.from, &sel.to);
+    exposure(r, &e)?;
+    let keys = key_hexes(r.a, r.map, &e)?;
+    let blind = key_viewsheds(r, engine, &keys, range)?;
+    blind_zones(r, &keys, &blind)?;
+    profiles(r, &keys)?;
+    spotting(r, &keys)?;
+    sides(r, engine, &m, range)?;
+    Ok(keys)
+}
+
 /// Loads the map and checks every argument and the memory before anything is written.
 fn prepare(a: &Args) -> anyhow::Result<Prepared> {
     if a.out.as_os_str() == "-" {
@@ -273,36 +284,10 @@ fn prepare(a: &Args) -> anyhow::Result<Prepared> {
     let map = super::load_map(&a.map)?;
     let sel = super::selection(&map, &a.map, a.from.as_deref(), a.to.as_deref())?;
     let range = a.range.parse(&map, &a.map)?;
-    super::matrix::check_matrix_memory(&a.map, &map, &Selection::all(&map), 0, None)?;
-    super::check_pictures(&a.map, &map, 1)?;
-    hexsight_analysis::memory::check(
-        raster::tif_bytes(&map, &PixelLayout::of(&map), 2, 4),
-        "the report's GeoTIFFs",
-        "a map imported with a larger hex size",
-    )
-    .with_context(|| a.map.display().to_string())?;
-    if a.geojson {
-        let args = super::GeoJsonArgs {
-            geojson: Some(a.out.clone()),
-            geojson_crs: a.geojson_crs,
-        };
-        args.check(&a.map, &map)?;
-    }
-    if let Some(k) = &a.key {
-        super::zone_arg(&map, &a.map, "--key", k)?;
-    }
+    check_memory(a, &map)?;
+    check_outputs(a, &map)?;
     let after = if a.against.given() {
-        if range.is_some() {
-            anyhow::bail!(
-                "--range does not apply with --against or --against-layer (a diff compares every line)"
-            );
-        }
-        let (after, against) = a.against.after(&map)?;
-        let all = Selection::all(&map);
-        diff::check_same_grid(&map, &after)
-            .and_then(|()| diff::check_memory(&map, &after, &all))
-            .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
-        Some((after, against))
+        Some(after_map(a, &map, range.is_some())?)
     } else {
         None
     };
@@ -312,6 +297,50 @@ fn prepare(a: &Args) -> anyhow::Result<Prepared> {
         range,
         after,
     })
+}
+
+/// Refuses a map whose matrix, pictures or GeoTIFFs do not fit in memory.
+fn check_memory(a: &Args, map: &Map) -> anyhow::Result<()> {
+    super::matrix::check_matrix_memory(&a.map, map, &Selection::all(map), 0, None)?;
+    super::check_pictures(&a.map, map, 1)?;
+    hexsight_analysis::memory::check(
+        raster::tif_bytes(map, &PixelLayout::of(map), 2, 4),
+        "the report's GeoTIFFs",
+        "a map imported with a larger hex size",
+    )
+    .with_context(|| a.map.display().to_string())?;
+    Ok(())
+}
+
+/// Checks the GeoJSON output (`--geojson`) and the key hexes (`--key`) against the map.
+fn check_outputs(a: &Args, map: &Map) -> anyhow::Result<()> {
+    if a.geojson {
+        let args = super::GeoJsonArgs {
+            geojson: Some(a.out.clone()),
+            geojson_crs: a.geojson_crs,
+        };
+        args.check(&a.map, map)?;
+    }
+    if let Some(k) = &a.key {
+        super::zone_arg(map, &a.map, "--key", k)?;
+    }
+    Ok(())
+}
+
+/// The map after the change `--against` or `--against-layer` names, and its name,
+/// checked to be comparable with `map` and to fit in memory beside it.
+fn after_map(a: &Args, map: &Map, ranged: bool) -> anyhow::Result<(Map, String)> {
+    if ranged {
+        anyhow::bail!(
+            "--range does not apply with --against or --against-layer (a diff compares every line)"
+        );
+    }
+    let (after, against) = a.against.after(map)?;
+    let all = Selection::all(map);
+    diff::check_same_grid(map, &after)
+        .and_then(|()| diff::check_memory(map, &after, &all))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.map.display()))?;
+    Ok((after, against))
 }
 
 /// The whole map's matrix (under the range), with a summary line.

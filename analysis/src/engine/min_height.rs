@@ -59,7 +59,7 @@ pub fn min_heights(
         (map.len() as u64 * std::mem::size_of::<crate::map::Cell>() as u64 + 4096)
             .saturating_mul(threads as u64 + 1),
         "the lowest visible heights (a copy of the map per thread)",
-        "fewer --threads, or a smaller map",
+        "fewer `threads`, or a smaller map",
     )?;
     let view = viewshed_of(engine, from, ctl)?;
     let mut out: Vec<Option<u32>> = view
@@ -229,7 +229,7 @@ pub fn min_heights_as(
         (map.len() as u64 * std::mem::size_of::<crate::map::Cell>() as u64 + 4096)
             .saturating_mul(threads as u64 + 1),
         "the lowest visible heights (a copy of the map per thread)",
-        "fewer --threads, or a smaller map",
+        "fewer `threads`, or a smaller map",
     )?;
     let at = map.hex_of(from);
     let (base, a) = with_observer(map, at, target, observer);

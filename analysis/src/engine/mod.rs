@@ -21,7 +21,7 @@ mod level_sweep;
 pub mod lines;
 pub mod matrix;
 pub mod min_height;
-pub mod offsets;
+pub(crate) mod offsets;
 pub mod pairs;
 mod plane;
 pub(crate) mod prepared;
@@ -31,7 +31,6 @@ pub(crate) mod testmaps;
 mod vector;
 pub mod viewshed;
 pub mod walker;
-pub mod zone;
 
 use crate::map::Map;
 use std::sync::atomic::AtomicBool;

@@ -18,7 +18,7 @@ use std::path::Path;
 /// its properties, plus its share of the dissolved areas), for memory checks.
 pub const BYTES_PER_HEX: u64 = 2048;
 
-/// Which coordinates a GeoJSON file is written in (`--geojson-crs`).
+/// Which coordinates a GeoJSON file is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum CrsChoice {
     /// WGS 84 longitude/latitude, as RFC 7946 asks.

@@ -1,6 +1,6 @@
 //! NumPy `.npz` archives of one-dimensional `uint32` arrays (and other members, such as
 //! JSON text), written and read without compression: the shard files of a distributed
-//! exposure run (`hexsight exposure --shard`, `hexsight merge`), readable by `numpy.load`.
+//! exposure run (one file per shard, summed when merged), readable by `numpy.load`.
 
 use std::io::Write;
 

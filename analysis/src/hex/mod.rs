@@ -1,10 +1,10 @@
 //! Hex grid geometry: coordinates, layout, labels and the exact line walk.
 
-pub mod coord;
+pub(crate) mod coord;
 pub mod label;
 pub mod layout;
-pub mod line;
-pub mod ratio;
+pub(crate) mod line;
+pub(crate) mod ratio;
 
 pub use coord::{DIRECTIONS, Hex, Side};
 pub use layout::{Layout, Orientation, Stagger};

@@ -26,9 +26,10 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::hex::Layout;
-use crate::map::file::{MAX_FILE_BYTES, MAX_HEXES};
+use crate::map::file::MAX_HEXES;
 use crate::map::{Map, Marker};
 use crate::rules::Ruleset;
+use crate::text::MAX_FILE_BYTES;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;

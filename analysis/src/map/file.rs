@@ -3,7 +3,8 @@
 use super::model::{Cell, Extra, HexsideFeature, Map, Marker, NamedZone, Scale, Unit};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hex::{Hex, Layout, Orientation, Side, Stagger};
-use crate::rules::Ruleset;
+use crate::ruleset::Ruleset;
+use crate::text::{read_text, strip_bom};
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -23,9 +24,8 @@ pub const MAX_SIDE: u32 = 20_000;
 /// analyses keep tables per level from the lowest to the highest.
 pub const MAX_LEVEL_SPAN: i64 = 4096;
 /// Longest unit id, side, kind or state, in characters (as ruleset ids).
-pub const MAX_ID_CHARS: usize = crate::rules::table::MAX_ID_CHARS;
-/// Largest map or ruleset file read, in bytes (256 MiB).
-pub const MAX_FILE_BYTES: u64 = 256 << 20;
+pub const MAX_ID_CHARS: usize = crate::ruleset::MAX_ID_CHARS;
+pub use crate::text::MAX_FILE_BYTES;
 
 #[derive(Serialize, Deserialize)]
 struct MapFile {
@@ -421,112 +421,6 @@ fn parse_map_file(text: &str, origin: &Path) -> Result<MapFile> {
     serde_json::from_str(text).map_err(|e| Error::from_map_json(&e, text, origin))
 }
 
-/// The text without a leading UTF-8 byte-order mark.
-pub fn strip_bom(text: &str) -> &str {
-    text.strip_prefix('\u{feff}').unwrap_or(text)
-}
-
-/// Reads a map or ruleset file (`what`) as text, refusing with one line a folder,
-/// a file larger than [`MAX_FILE_BYTES`] (devices such as `/dev/zero` included:
-/// at most that much is read) and text that is not UTF-8.
-pub fn read_text(path: &Path, what: &str) -> Result<String> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(&e, path))?;
-    if meta.is_dir() {
-        return Err(
-            Error::new(ErrorKind::Io, format!("is a folder, not a {what} file")).in_file(path),
-        );
-    }
-    let too_big = || {
-        Error::new(
-            ErrorKind::Io,
-            format!(
-                "is larger than {} MiB, the limit for a {what} file",
-                MAX_FILE_BYTES >> 20
-            ),
-        )
-        .in_file(path)
-    };
-    if meta.is_file() && meta.len() > MAX_FILE_BYTES {
-        return Err(too_big());
-    }
-    if meta.is_file() {
-        // The text, and the parsed file beside it: about ten times the file's size
-        // for a file of many small hex entries (measured: 32 MB of entries, 320 MB).
-        crate::memory::check(
-            meta.len().saturating_mul(10),
-            &format!(
-                "reading this {} MiB {what} file",
-                crate::memory::mib(meta.len())
-            ),
-            "more memory (ulimit -v, the container's limit), or a smaller file",
-        )
-        .map_err(|e| e.in_file(path))?;
-    }
-    let f = std::fs::File::open(path).map_err(|e| Error::io(&e, path))?;
-    let mut r = f.take(MAX_FILE_BYTES + 1);
-    // A device or pipe that does not start like JSON is refused from its first bytes.
-    let mut bytes = Vec::new();
-    let mut chunk = vec![0u8; 1 << 16];
-    let mut checked = false;
-    let mut scanned = 0;
-    loop {
-        let n = match r.read(&mut chunk) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::io(&e, path)),
-        };
-        if n == 0 {
-            break;
-        }
-        bytes.extend_from_slice(&chunk[..n]);
-        let bom = if bytes.starts_with("\u{feff}".as_bytes()) {
-            3
-        } else {
-            0
-        };
-        let start = if checked {
-            None
-        } else {
-            bytes[scanned.max(bom)..]
-                .iter()
-                .find(|b| !b.is_ascii_whitespace())
-        };
-        scanned = bytes.len();
-        if let Some(&b) = start {
-            checked = true;
-            if b != b'{' {
-                let shown = if b.is_ascii_graphic() {
-                    format!("`{}`", b as char)
-                } else {
-                    format!("byte 0x{b:02x}")
-                };
-                return Err(Error::new(
-                    ErrorKind::Syntax,
-                    format!(
-                        "not a {what} file: JSON text starting with `{{` expected, found {shown}"
-                    ),
-                )
-                .at("line 1")
-                .in_file(path));
-            }
-        }
-        if bytes.len() as u64 > MAX_FILE_BYTES {
-            return Err(too_big());
-        }
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        Error::new(
-            ErrorKind::Syntax,
-            format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            ),
-        )
-        .in_file(path)
-    })
-}
-
 /// Finds a ruleset: a built-in name, or a file path relative to the map file.
 pub fn resolve_ruleset(reference: &str, map_path: &Path) -> Result<Arc<Ruleset>> {
     if let Some(rs) = Ruleset::builtin(reference) {
@@ -830,7 +724,7 @@ pub(crate) fn read_unit(
 pub enum ZoneNameProblem {
     /// Empty, longer than [`MAX_ID_CHARS`], or with spaces, commas or colons.
     NotOneWord,
-    /// A hex label of the map, which `--from` would read as that hex.
+    /// A hex label of the map, which a zone would read as that hex.
     HexLabel,
 }
 
@@ -847,7 +741,7 @@ pub fn zone_name_problem(map: &Map, name: &str) -> Option<ZoneNameProblem> {
 }
 
 /// Checks the `zones` object: at most [`MAX_ZONES`], each name a plain word that is
-/// not a hex label, each value a zone of this map (as `--from` reads one).
+/// not a hex label, each value a zone of this map (as [`super::zones::parse_zone`] reads one).
 fn named_zones(
     map: &Map,
     zones: serde_json::Map<String, serde_json::Value>,
@@ -884,8 +778,8 @@ fn named_zones(
                 "a zone is a string of rectangles and hexes, like \"A1:F10,G3\"",
             ));
         };
-        // The command line's reading, so a zone that loads is one `--from` accepts.
-        crate::engine::zone::parse_zone(map, zone).map_err(|e| e.at(place.clone()))?;
+        // The one zone reader's reading, so a zone that loads is one a query accepts.
+        super::zones::parse_zone(map, zone).map_err(|e| e.at(place.clone()))?;
         out.push(NamedZone {
             name,
             zone: zone.to_string(),

@@ -119,13 +119,13 @@ impl Add {
 impl Layer {
     /// Reads a layer file (as a map file is read: size-limited, UTF-8, JSON).
     pub fn load(path: &Path) -> Result<Layer> {
-        let text = file::read_text(path, "layer")?;
+        let text = crate::text::read_text(path, "layer")?;
         Layer::parse(&text, path)
     }
 
     /// Parses layer JSON; `origin` names the file in errors.
     pub fn parse(text: &str, origin: &Path) -> Result<Layer> {
-        let text = file::strip_bom(text);
+        let text = crate::text::strip_bom(text);
         let f: LayerFile =
             serde_json::from_str(text).map_err(|e| Error::from_json_text(&e, text, origin))?;
         if f.hexsight_layer != LAYER_VERSION {
@@ -351,7 +351,7 @@ impl Reach {
 fn substitute(map: &mut Map, s: &Substitute) -> Result<()> {
     let reach = Reach(match &s.zone {
         Some(z) => Some(
-            crate::query::zones::resolve(map, z)
+            super::zones::resolve(map, z)
                 .map_err(|e| Error::new(e.kind, format!("zone: {}", e.message)))?
                 .into_iter()
                 .collect(),
@@ -613,7 +613,7 @@ mod tests {
         } else {
             (from + 1) % rs.terrain.len()
         };
-        let zone: Vec<usize> = crate::query::zones::resolve(map, "A1:E6").unwrap();
+        let zone: Vec<usize> = crate::map::zones::resolve(map, "A1:E6").unwrap();
         for &i in &zone {
             let h = map.hex_of(i);
             if map.cells()[i].terrain as usize == from {

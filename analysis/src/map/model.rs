@@ -1,7 +1,7 @@
 //! The in-memory map: dense per-hex arrays plus hexsides, markers and units.
 
 use crate::hex::{Hex, Layout, Side, label};
-use crate::rules::Ruleset;
+use crate::ruleset::Ruleset;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -261,7 +261,7 @@ impl Map {
     }
 
     /// The terrain table entry of a hex.
-    pub fn terrain(&self, h: Hex) -> Option<&crate::rules::TerrainType> {
+    pub fn terrain(&self, h: Hex) -> Option<&crate::ruleset::TerrainType> {
         self.cell(h)
             .map(|c| &self.ruleset.terrain[c.terrain as usize])
     }

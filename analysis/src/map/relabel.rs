@@ -82,7 +82,7 @@ fn renumber_zone(zone: &str, from: u32, to: u32) -> String {
 pub fn with_ruleset(
     m: &Map,
     reference: &str,
-    rs: std::sync::Arc<crate::rules::Ruleset>,
+    rs: std::sync::Arc<crate::ruleset::Ruleset>,
 ) -> Result<Map> {
     let old = &m.ruleset;
     let find = |ids: Vec<&str>, id: &str| ids.iter().position(|x| *x == id).map(|i| i as u16);

@@ -1,6 +1,6 @@
 //! Questions built on the sight rule: the three unit answers, miniatures spotting and
-//! the side view of a line, the range limit laid over sight answers, named zones and
-//! the deployment search.
+//! the side view of a line, the range limit laid over sight answers and the deployment
+//! search.
 //!
 //! They call the explained query or the engine; nothing below them calls them.
 
@@ -10,4 +10,3 @@ pub mod profile;
 pub mod range;
 pub mod spotting;
 pub mod units;
-pub mod zones;

@@ -1,4 +1,5 @@
-//! Rulesets: the tables (data) and the family code that turns a sight line into a verdict.
+//! The family code that turns a sight line into a verdict (the tables it reads are
+//! [`crate::ruleset`]'s).
 
 pub mod asl;
 pub mod battletech;
@@ -6,18 +7,18 @@ pub mod combat_commander;
 mod family;
 pub mod geometric;
 pub mod kernel;
+mod load;
 pub mod miniatures;
 pub mod napoleonic;
 pub mod registry;
-pub mod table;
 #[cfg(test)]
 mod test_family;
 pub mod units;
 
-pub use family::{check_units, details, eye_and_tops, heights, is_blind, warnings};
-pub use table::{
+pub use crate::ruleset::{
     Cover, Family, HexsideType, LevelRange, LosEffect, MarkerType, Ruleset, TerrainType,
 };
+pub use family::{check_units, details, eye_and_tops, heights, is_blind, warnings};
 
 use crate::hex::{Hex, HexLine, Ratio};
 use crate::map::Map;

@@ -46,6 +46,9 @@ pub trait Rules {
 /// The observer's eye and the tops of some hexes (`None` off the map).
 type EyeAndTops = (i64, Vec<Option<i64>>);
 
+/// A family's movement cost into an adjacent hex: the points and the reasons.
+pub type MovementCost = fn(&Map, Hex, Hex) -> crate::Result<(f64, Vec<String>)>;
+
 /// What the library asks of one family, each answer through its kernel.
 pub struct Entry {
     assess: fn(&Map, &HexLine) -> Assessment,
@@ -56,6 +59,7 @@ pub struct Entry {
     details: fn(&Map, &HexLine) -> Option<Value>,
     prepare: for<'m> fn(&'m Map, &crate::engine::grid::Padded) -> Box<dyn Prepared + 'm>,
     hill_levels: i32,
+    movement: Option<MovementCost>,
 }
 
 impl Entry {
@@ -70,7 +74,22 @@ impl Entry {
             details: R::details,
             prepare: prepared::prepare::<R>,
             hill_levels: R::HILL_LEVELS,
+            movement: None,
         }
+    }
+
+    /// The entry with the family's movement costs (`hexsight move`); families
+    /// without it model no movement.
+    pub const fn with_movement(self, cost: MovementCost) -> Entry {
+        Entry {
+            movement: Some(cost),
+            ..self
+        }
+    }
+
+    /// The family's movement cost into an adjacent hex, if it models movement.
+    pub fn movement(&self) -> Option<MovementCost> {
+        self.movement
     }
 
     /// The family's judgement of a walked line, every event with its reason.
@@ -141,12 +160,11 @@ fn eye_and_tops<R: Rules>(map: &Map, from: Hex, hexes: &[Hex]) -> (i64, Vec<Opti
 
 /// One built-in family: its ruleset file and its entry.
 pub struct Builtin {
-    /// The ruleset's name (`combat-commander`).
+    /// The ruleset's name (`combat-commander`; its file is in
+    /// [`crate::ruleset::BUILTIN_FILES`]).
     pub name: &'static str,
     /// The family its ruleset names.
     pub family: Family,
-    /// The ruleset file's text.
-    pub text: &'static str,
     /// The family's entry.
     pub entry: Entry,
 }
@@ -156,25 +174,17 @@ pub static BUILTIN: [Builtin; 6] = [
     builtin(
         "geometric",
         Family::Geometric,
-        include_str!("../../../maps/rulesets/geometric.json"),
         Entry::of::<geometric::Rules>(),
     ),
     builtin(
         "combat-commander",
         Family::CombatCommander,
-        include_str!("../../../maps/rulesets/combat-commander.json"),
-        Entry::of::<combat_commander::Rules>(),
+        Entry::of::<combat_commander::Rules>().with_movement(combat_commander::movement_cost),
     ),
-    builtin(
-        "asl",
-        Family::Asl,
-        include_str!("../../../maps/rulesets/asl.json"),
-        Entry::of::<asl::Rules>(),
-    ),
+    builtin("asl", Family::Asl, Entry::of::<asl::Rules>()),
     builtin(
         "napoleonic",
         Family::Napoleonic,
-        include_str!("../../../maps/rulesets/napoleonic.json"),
         Entry::of::<napoleonic::Rules>(),
     ),
     // Miniatures LOS is true line of sight over the table: the geometric family's
@@ -182,22 +192,19 @@ pub static BUILTIN: [Builtin; 6] = [
     builtin(
         "miniatures",
         Family::Miniatures,
-        include_str!("../../../maps/rulesets/miniatures.json"),
         Entry::of::<geometric::Rules>(),
     ),
     builtin(
         "battletech",
         Family::Battletech,
-        include_str!("../../../maps/rulesets/battletech.json"),
         Entry::of::<battletech::Rules>(),
     ),
 ];
 
-const fn builtin(name: &'static str, family: Family, text: &'static str, entry: Entry) -> Builtin {
+const fn builtin(name: &'static str, family: Family, entry: Entry) -> Builtin {
     Builtin {
         name,
         family,
-        text,
         entry,
     }
 }
@@ -214,4 +221,37 @@ pub fn entry(family: Family) -> &'static Entry {
 /// The entry of a map's family.
 pub fn of(map: &Map) -> &'static Entry {
     entry(map.ruleset.family)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_has_its_ruleset_file_in_the_same_order() {
+        let names: Vec<&str> = crate::ruleset::BUILTIN_FILES.iter().map(|f| f.0).collect();
+        assert_eq!(names, BUILTIN.iter().map(|b| b.name).collect::<Vec<_>>());
+        for b in &BUILTIN {
+            let rs = crate::Ruleset::builtin(b.name).unwrap();
+            assert_eq!(rs.family, b.family, "{}", b.name);
+        }
+    }
+
+    #[test]
+    fn movement_costs_are_stated_for_combat_commander_alone() {
+        for b in &BUILTIN {
+            assert_eq!(
+                b.entry.movement().is_some(),
+                b.family == Family::CombatCommander,
+                "{}",
+                b.name
+            );
+        }
+        let map = crate::engine::testmaps::random_map("combat-commander", 1, 4, 4);
+        let cost = of(&map)
+            .movement()
+            .expect("combat-commander models movement");
+        let (a, b) = (map.hex_of(0), map.hex_of(1));
+        assert!(cost(&map, a, b).unwrap().0 >= 1.0);
+    }
 }

@@ -2,14 +2,13 @@
 //! LOS tool and the overlays, and the deployment search run in the background (the
 //! LOS line's profile is the LOS panel's, in `los`).
 //!
-//! Every answer comes from the library (`query::range`, `query::zones`,
+//! Every answer comes from the library (`query::range`, `map::zones`,
 //! `query::deploy`); this module only asks and draws.
 
 use super::*;
 use crate::jobs::{DeployJobs, Polled};
-use hexsight_analysis::engine::zone::parse_zone;
+use hexsight_analysis::map::zones::{self, parse_zone};
 use hexsight_analysis::query::deploy::{self, Goal, Request};
-use hexsight_analysis::query::zones;
 
 /// The planning settings and the deployment job.
 #[derive(Default)]

@@ -4,10 +4,10 @@
 //! same hexes, so what is painted is what `hexsight deploy --zone NAME` uses.
 
 use hexsight_analysis::Map;
-use hexsight_analysis::engine::zone::parse_zone;
 use hexsight_analysis::hex::Hex;
 use hexsight_analysis::map::NamedZone;
 use hexsight_analysis::map::file::{ZoneNameProblem, zone_name_problem};
+use hexsight_analysis::map::zones::parse_zone;
 
 /// The map indices of the zone called `name`, sorted (empty when there is none).
 pub fn hexes(map: &Map, name: &str) -> Vec<usize> {
@@ -111,7 +111,7 @@ mod tests {
         let set_ = painted(&m, "north", &hs, true).unwrap();
         assert!(set(&mut m, "north", &set_));
         assert_eq!(m.zone_named("north").unwrap().zone, "B2:B4,C1:C2,E5");
-        let back = hexsight_analysis::query::zones::resolve(&m, "north").unwrap();
+        let back = hexsight_analysis::map::zones::resolve(&m, "north").unwrap();
         assert_eq!(back, set_);
         // A run stops at the bottom of a column.
         let col = [m.parse_hex("A5").unwrap(), m.parse_hex("B1").unwrap()];

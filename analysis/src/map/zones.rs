@@ -1,26 +1,61 @@
-//! Zones of hexes named on the command line: `A1:F10,G3` (rectangles of columns
-//! and rows, and single hexes).
+//! Zones of hexes as a user names them: rectangles of columns and rows and single
+//! hexes (`A1:F10,G3`), the names of the map's own zones (`german-setup`), or both
+//! (`german-setup,H5`); and which named zones belong to which side.
+//!
+//! One reader serves both: [`parse_zone`] reads rectangles and hexes only (as a map
+//! file's `zones` values are written), [`resolve`] also reads the map's zone names.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::map::Map;
+use crate::hex::label::parse_label;
+use crate::map::{Map, NamedZone};
 
 /// Most parts (rectangles and single hexes) a zone may list.
 pub const MAX_PARTS: usize = 10_000;
 
-/// The map indices of the hexes in a zone, sorted, without repeats.
+/// The map indices of the hexes in a zone of rectangles and hexes, sorted, without
+/// repeats.
 ///
 /// Memory and time are bounded by the map, whatever the text: every hex named must
 /// be on the map, the hexes are marked in one flag per map hex, and a zone lists at
 /// most [`MAX_PARTS`] parts.
 pub fn parse_zone(map: &Map, text: &str) -> Result<Vec<usize>> {
+    read(map, text, false)
+}
+
+/// The map indices of a zone, sorted, without repeats, as [`parse_zone`] reads it
+/// except that each part that names one of the map's zones stands for that zone's
+/// rectangles and hexes (which count towards [`MAX_PARTS`]).
+pub fn resolve(map: &Map, text: &str) -> Result<Vec<usize>> {
+    read(map, text, true)
+}
+
+/// The non-empty, trimmed parts of a zone's text.
+fn parts(text: &str) -> impl Iterator<Item = &str> {
+    text.split(',').map(str::trim).filter(|p| !p.is_empty())
+}
+
+/// The one zone reader: with `names`, a part naming a zone of the map is replaced by
+/// that zone's parts, and a part that can only be a name must be one.
+fn read(map: &Map, text: &str, names: bool) -> Result<Vec<usize>> {
     let shown = crate::error::clip(text, 60);
-    let parts: Vec<&str> = text
-        .split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .take(MAX_PARTS + 1)
-        .collect();
-    if parts.len() > MAX_PARTS {
+    let mut literal: Vec<&str> = Vec::new();
+    for part in parts(text) {
+        if names {
+            if let Some(z) = map.zone_named(part) {
+                literal.extend(parts(&z.zone).take(MAX_PARTS + 1 - literal.len()));
+            } else if is_word(map, part) {
+                return Err(unknown(map, part));
+            } else {
+                literal.push(part);
+            }
+        } else {
+            literal.push(part);
+        }
+        if literal.len() > MAX_PARTS {
+            break;
+        }
+    }
+    if literal.len() > MAX_PARTS {
         return Err(Error::new(
             ErrorKind::Query,
             format!(
@@ -30,7 +65,7 @@ pub fn parse_zone(map: &Map, text: &str) -> Result<Vec<usize>> {
     }
     let rows = map.rows as usize;
     let mut inside = vec![false; map.len()];
-    for part in parts {
+    for part in literal {
         let pos = |l: &str| -> Result<(u32, u32)> {
             let h = map.parse_hex(l).ok_or_else(|| {
                 Error::new(
@@ -68,6 +103,52 @@ pub fn parse_zone(map: &Map, text: &str) -> Result<Vec<usize>> {
         ));
     }
     Ok(out)
+}
+
+/// True for a part that is neither a rectangle nor a hex label (it must be a name).
+fn is_word(map: &Map, part: &str) -> bool {
+    !map.zones.is_empty() && !part.contains(':') && parse_label(part, map.first_row).is_none()
+}
+
+fn unknown(map: &Map, part: &str) -> Error {
+    let names: Vec<&str> = map.zones.iter().take(30).map(|z| z.name.as_str()).collect();
+    Error::new(
+        ErrorKind::Query,
+        format!(
+            "`{}` is neither a hex nor a zone of this map (its zones: {})",
+            crate::error::clip(part, 30),
+            names.join(", ")
+        ),
+    )
+}
+
+/// The side of the map's units a named zone belongs to: the first whose name is the
+/// zone's name or begins it followed by a hyphen (`german-setup` for `german`), any case.
+pub fn side_of<'m>(map: &'m Map, z: &NamedZone) -> Option<&'m str> {
+    let name = z.name.to_lowercase();
+    map.units.iter().map(|u| u.side.as_str()).find(|s| {
+        let s = s.to_lowercase();
+        !s.is_empty() && (name == s || name.starts_with(&format!("{s}-")))
+    })
+}
+
+/// The zones of two sides, when the map names them: the first two zones whose
+/// names begin with two different sides of the map's units (`german-setup` or
+/// `german` for side `german`, letters in any case), each with its side.
+pub fn side_zones(map: &Map) -> Option<[(&str, &NamedZone); 2]> {
+    let side_of = |z: &NamedZone| side_of(map, z);
+    let mut found: Vec<(&str, &NamedZone)> = Vec::new();
+    for z in &map.zones {
+        if let Some(side) = side_of(z)
+            && found.iter().all(|(s, _)| *s != side)
+        {
+            found.push((side, z));
+        }
+        if let [a, b] = found[..] {
+            return Some([a, b]);
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -1,4 +1,10 @@
-//! Ruleset files: terrain, hexside and marker tables plus named parameters.
+//! Ruleset files: terrain, hexside, marker, unit and spotting tables plus named
+//! parameters, and the built-in rulesets' files. Data only: this layer sits below the
+//! map (which holds a ruleset) and the family code (which reads one), and imports
+//! neither.
+
+pub mod spotting;
+pub mod units;
 
 use crate::error::{Error, ErrorKind, Result};
 use serde::{Deserialize, Serialize};
@@ -178,39 +184,65 @@ pub struct Ruleset {
     pub tags: BTreeMap<String, Vec<String>>,
     /// Unit kinds the family accepts, with the flags its code reads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unit_kinds: Vec<super::units::UnitType>,
+    pub unit_kinds: Vec<units::UnitType>,
     /// Unit states the family accepts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unit_states: Vec<super::units::UnitType>,
+    pub unit_states: Vec<units::UnitType>,
     /// Automatic spotting ranges and the spotting test (miniatures).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spotting: Option<super::miniatures::Spotting>,
+    pub spotting: Option<spotting::Spotting>,
 }
+
+/// The built-in rulesets' files, by name, in the order of the family registry
+/// (`rules::registry::BUILTIN`, which gives each its family's code).
+pub static BUILTIN_FILES: [(&str, &str); 6] = [
+    (
+        "geometric",
+        include_str!("../../../maps/rulesets/geometric.json"),
+    ),
+    (
+        "combat-commander",
+        include_str!("../../../maps/rulesets/combat-commander.json"),
+    ),
+    ("asl", include_str!("../../../maps/rulesets/asl.json")),
+    (
+        "napoleonic",
+        include_str!("../../../maps/rulesets/napoleonic.json"),
+    ),
+    (
+        "miniatures",
+        include_str!("../../../maps/rulesets/miniatures.json"),
+    ),
+    (
+        "battletech",
+        include_str!("../../../maps/rulesets/battletech.json"),
+    ),
+];
 
 impl Ruleset {
     /// Names of the built-in rulesets.
     pub fn builtin_names() -> Vec<&'static str> {
-        super::registry::BUILTIN.iter().map(|b| b.name).collect()
+        BUILTIN_FILES.iter().map(|b| b.0).collect()
     }
 
     /// A built-in ruleset by name.
     pub fn builtin(name: &str) -> Option<Ruleset> {
-        let b = super::registry::BUILTIN.iter().find(|b| b.name == name)?;
+        let (_, text) = BUILTIN_FILES.iter().find(|b| b.0 == name)?;
         let origin = Path::new(name);
-        Some(Ruleset::from_json(b.text, origin).expect("built-in rulesets are valid"))
+        Some(Ruleset::from_json(text, origin).expect("built-in rulesets are valid"))
     }
 
     /// Reads a ruleset file (up to the map files' size limit; a folder or a device
     /// that is not JSON is refused with one line).
     pub fn load(path: &Path) -> Result<Ruleset> {
-        let text = crate::map::file::read_text(path, "ruleset")?;
+        let text = crate::text::read_text(path, "ruleset")?;
         Ruleset::from_json(&text, path)
     }
 
     /// Parses and checks ruleset JSON; `origin` names it in errors. A UTF-8
     /// byte-order mark is skipped.
     pub fn from_json(text: &str, origin: &Path) -> Result<Ruleset> {
-        let text = crate::map::file::strip_bom(text);
+        let text = crate::text::strip_bom(text);
         let rs: Ruleset =
             serde_json::from_str(text).map_err(|e| Error::from_json_text(&e, text, origin))?;
         rs.check().map_err(|e| e.in_file(origin))?;
@@ -263,7 +295,7 @@ impl Ruleset {
                 }
             }
         }
-        super::units::check_tables(self)
+        units::check_tables(self)
     }
 
     /// Bounds on ids and numbers, so nothing downstream overflows or prints a huge
