@@ -5,7 +5,7 @@
 //! shaded behind, the dead ground behind a lower blocker shaded, the sight line from
 //! eye to eye and the first blocking point with the reason it cites.
 
-use super::style::{Circle, Line, Poly, Rgba, Scene, Text, mix, parse_hex_colour};
+use super::style::{self, Circle, Line, Poly, Rgba, Scene, Text, mix, parse_hex_colour};
 use crate::hex::{Hex, SideCrossing};
 use crate::map::Map;
 use crate::query::profile::{Profile, Sight, Stretch, StretchEffect};
@@ -24,9 +24,10 @@ const HINDER_BG: Rgba = [255, 190, 40, 70];
 const BLOCK_BG: Rgba = [230, 50, 40, 60];
 const BLIND_BG: Rgba = [70, 70, 100, 80];
 const SLOPE: Rgba = [110, 60, 20, 255];
-const SEEN: Rgba = [20, 130, 60, 255];
-const HINDERED: Rgba = [220, 130, 0, 255];
-const UNSEEN: Rgba = [210, 30, 30, 255];
+/// The sight line in the colours it has over the map (the report, the editor).
+const SEEN: Rgba = style::SIGHT_CLEAR;
+const HINDERED: Rgba = style::HINDERED;
+const UNSEEN: Rgba = style::SIGHT_BLOCKED;
 const INK: Rgba = [30, 30, 30, 255];
 const GRID: Rgba = [200, 200, 200, 255];
 

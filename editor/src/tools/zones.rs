@@ -1,5 +1,5 @@
 //! Named zones painted on the map: a zone's hexes are read with the library's
-//! own zone reader (`engine::zone::parse_zone`, as `--zone` reads them) and
+//! own zone reader (`map::zones::parse_zone`, as `--zone` reads them) and
 //! written back as column runs (`C3:C7,D4`), which that reader turns into the
 //! same hexes, so what is painted is what `hexsight deploy --zone NAME` uses.
 
