@@ -1,10 +1,10 @@
 //! The engine: exact, verdict-only answers for pairs of one map, from the families' kernels.
 //!
 //! Every family runs here through its kernel ([`crate::rules::kernel`]): the map
-//! is laid into a padded grid of the kernel's cells ([`super::grid`]), walks are
+//! is laid into a padded grid of the kernel's cells (`engine::grid`), walks are
 //! compiled once per hex offset and shared by the twelve grid symmetries
 //! ([`Lines`], or per orbit in [`super::pairs`]), and the kernel's walker
-//! ([`super::walker`]) asks it about each stretch with quiet notes. The kernel is
+//! (`engine::walker`) asks it about each stretch with quiet notes. The kernel is
 //! chosen once, through the family's registry entry ([`crate::rules::registry`]),
 //! and prepared with the whole-map sweeps its declarations earn
 //! (`engine/prepared.rs`). The tests compare all of them with the explained query
@@ -33,7 +33,7 @@ pub struct Sight {
 }
 
 impl Sight {
-    /// The sight of an engine total ([`BLOCK`] when blocked).
+    /// The sight of an engine total (`BLOCK` when blocked).
     pub fn from_total(total: u32) -> Sight {
         match total {
             BLOCK => Sight {
@@ -148,7 +148,7 @@ impl<'m> Engine<'m> {
     /// Per map hex, what the line from map hex `i` to it needs to be settled in a
     /// viewshed, from what it may pass over: nothing where no cell rises above any
     /// line's quiet height, else from bounds on slopes where the kernel blocks above
-    /// the line ([`super::horizon`]), else from the highest tops ([`super::shadow`]).
+    /// the line (`engine::horizon`), else from the highest tops (`engine::shadow`).
     pub fn viewshed_needs(&self, i: usize) -> Vec<super::shadow::Need> {
         self.prepared.viewshed_needs(&self.frame(), i)
     }

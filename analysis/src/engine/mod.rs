@@ -1,11 +1,11 @@
 //! Whole-map analyses: one engine for observers x targets, built on the families' kernels.
 //!
 //! [`fast::Engine`] lays a map's kernel into a padded grid (`prepared`, the
-//! kernel chosen once through its family's registry entry); [`walker`] asks the
+//! kernel chosen once through its family's registry entry); `walker` asks the
 //! kernel about each stretch of a compiled walk ([`lines`]); [`pairs`] runs any
 //! observers x targets request orbit by orbit, compiling only the walks it
 //! needs; [`matrix`], [`viewshed`] and [`exposure`] are thin shapes on them;
-//! [`shadow`] settles a viewshed's open ground without walking it. The
+//! `shadow` settles a viewshed's open ground without walking it. The
 //! whole-map sweeps (`above_sweep`, `level_sweep`) serve any kernel by what it
 //! declares, and are checked against its walker.
 
@@ -14,8 +14,8 @@ mod bits;
 pub mod diff;
 pub mod exposure;
 pub mod fast;
-pub mod grid;
-pub mod horizon;
+pub(crate) mod grid;
+pub(crate) mod horizon;
 mod key_bounds;
 mod level_sweep;
 pub mod lines;
@@ -25,12 +25,12 @@ pub(crate) mod offsets;
 pub mod pairs;
 mod plane;
 pub(crate) mod prepared;
-pub mod shadow;
+pub(crate) mod shadow;
 #[cfg(test)]
 pub(crate) mod testmaps;
 mod vector;
 pub mod viewshed;
-pub mod walker;
+pub(crate) mod walker;
 
 use crate::map::Map;
 use std::sync::atomic::AtomicBool;

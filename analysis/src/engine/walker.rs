@@ -9,7 +9,6 @@
 use super::grid::{Grid, Padded};
 use super::lines::{Edge, NO_DIR, Pools, Symmetry, Walk};
 use crate::hex::{DIRECTIONS, Hex, Ratio};
-use crate::rules::Effect;
 use crate::rules::kernel::{At, End, Kernel, LineEvent, Notes, Quiet, Span, Sum};
 
 /// What one pair's line comes to.
@@ -308,13 +307,3 @@ pub fn total(o: &Outcome) -> u32 {
 
 /// A blocked line's "hindrance", so a sum can never be mistaken for it.
 pub const BLOCK: u32 = u32::MAX;
-
-/// An [`Effect`]'s value as the engine adds it.
-#[inline]
-pub fn value(e: Option<Effect>) -> u32 {
-    match e {
-        None => 0,
-        Some(Effect::Block) => BLOCK,
-        Some(Effect::Hinder(v)) => v.min(BLOCK - 1),
-    }
-}

@@ -373,7 +373,7 @@ pub trait Kernel: Sync {
     /// hexside feature, vertex or whole-line rule acts either: a line that passes over
     /// only such cells is clear. `None` (the default) when the family makes no such
     /// promise. The engine then answers open ground without walking it
-    /// ([`crate::engine::shadow`]); the family's tests check the promise against
+    /// (`engine::shadow`); the family's tests check the promise against
     /// [`Kernel::hex`].
     fn quiet_under(&self, _e: &Self::Ends) -> Option<i64> {
         None
@@ -384,7 +384,7 @@ pub trait Kernel: Sync {
     /// [`Kernel::target_eye`] somewhere in the stretch; nothing hinders; a stretch
     /// along a hexside is blocked only when both hexes block it; no hexside feature,
     /// vertex or whole-line rule acts. The engine then settles most of a viewshed from
-    /// bounds on slopes ([`crate::engine::horizon`]); the family's tests check the
+    /// bounds on slopes (`engine::horizon`); the family's tests check the
     /// promise against [`Kernel::hex`].
     fn blocks_above_line(&self) -> bool {
         false
