@@ -16,7 +16,8 @@ use std::process::ExitCode;
 #[command(
     name = "hexsight",
     version,
-    about = "Who can see whom on hex maps: exact line of sight, matrices, viewsheds"
+    about = "Who can see whom on hex maps: exact line of sight, matrices, viewsheds",
+    after_help = "Example: hexsight los maps/hill-112.json H7 B9"
 )]
 struct Cli {
     #[command(subcommand)]

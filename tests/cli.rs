@@ -468,9 +468,33 @@ fn man_pages_and_completions_cover_every_subcommand() {
     assert!(!out.status.success());
 }
 
-/// Every subcommand's `--help` ends with an example of itself.
+/// Every subcommand's `--help` ends with an example of itself, and `hexsight --help`
+/// with one that runs.
 #[test]
 fn every_help_has_an_example() {
+    let help = String::from_utf8(hexsight(&["--help"]).stdout).unwrap();
+    let example = help
+        .lines()
+        .find_map(|l| l.strip_prefix("Example: hexsight "))
+        .expect("hexsight --help has an example");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/");
+    let args: Vec<String> = example
+        .split_whitespace()
+        .map(|a| {
+            if a.starts_with("maps/") {
+                format!("{root}{a}")
+            } else {
+                a.to_string()
+            }
+        })
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = hexsight(&args);
+    assert!(
+        out.status.success(),
+        "{example}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for sub in subcommands() {
         let help = String::from_utf8(hexsight(&[&sub, "--help"]).stdout).unwrap();
         let example = help
