@@ -22,8 +22,10 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// A scenario layer file laid over the map before any work (repeatable, applied
-    /// in order): terrain substitutions, per-hex changes, markers, units, hexsides.
+    /// A scenario layer file laid over the map first (repeatable).
+    ///
+    /// Applied in order before any work: terrain substitutions, per-hex changes,
+    /// markers, units, hexsides.
     #[arg(long, global = true, value_name = "FILE")]
     layer: Vec<std::path::PathBuf>,
 }
@@ -70,7 +72,49 @@ enum Command {
     Man(cmd::reference::ManArgs),
 }
 
+/// The subcommands by task, for `hexsight -h`: the full list with a line each
+/// (`--help`) does not fit a terminal screen. A test checks every subcommand is here.
+const GROUPS: [(&str, &[&str]); 4] = [
+    (
+        "One hex",
+        &[
+            "los", "profile", "viewshed", "blind", "spot", "units", "move",
+        ],
+    ),
+    (
+        "Whole map",
+        &["matrix", "exposure", "deploy", "diff", "report", "merge"],
+    ),
+    ("Maps", &["validate", "generate", "combine", "import"]),
+    ("Reference", &["completions", "man", "help"]),
+];
+
+/// `hexsight -h`: the commands grouped by task, the options and the example.
+fn short_help() -> String {
+    let mut groups = String::new();
+    for (name, subs) in GROUPS {
+        groups.push_str(&format!(
+            "  {:<11}{}\n",
+            format!("{name}:"),
+            subs.join(", ")
+        ));
+    }
+    let template = format!(
+        "{{about}}\n\n{{usage-heading}} {{usage}}\n\nCommands (`hexsight --help` says what each does):\n{groups}\nOptions:\n{{options}}{{after-help}}"
+    );
+    let mut cmd = Cli::command().help_template(template);
+    cmd.render_help().to_string()
+}
+
 fn main() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    if let (Some(a), None) = (args.next(), args.next())
+        && a == "-h"
+    {
+        // A closed pipe is not an error worth a message.
+        let _ = std::io::Write::write_all(&mut std::io::stdout(), short_help().as_bytes());
+        return ExitCode::SUCCESS;
+    }
     let cli = Cli::parse();
     let one_map = !matches!(
         cli.command,

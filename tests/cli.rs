@@ -504,3 +504,44 @@ fn every_help_has_an_example() {
         assert!(example.starts_with(&sub), "{sub}: {example}");
     }
 }
+
+/// Every subcommand's `-h` fits a terminal screen (24 lines, 100 columns) and shows
+/// its example; `--help` says everything `-h` leaves out (the flags `-h` hides, the
+/// longer explanations), so it is never shorter.
+#[test]
+fn every_short_help_fits_a_screen() {
+    let text = |args: &[&str]| String::from_utf8(hexsight(args).stdout).unwrap();
+    let mut subs = subcommands();
+    subs.push(String::new());
+    for sub in subs {
+        let args: Vec<&str> = [sub.as_str()]
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect();
+        let short = text(&[args.as_slice(), &["-h"]].concat());
+        let long = text(&[args.as_slice(), &["--help"]].concat());
+        let lines = short.lines().count();
+        let widest = short.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(
+            lines <= 24 && widest <= 100,
+            "{sub} -h: {lines} lines, {widest} columns\n{short}"
+        );
+        assert!(
+            short.contains("Example: hexsight"),
+            "{sub} -h has no example"
+        );
+        for flag in short.split_whitespace().filter(|w| w.starts_with("--")) {
+            let flag = flag.trim_end_matches(|c: char| !c.is_alphanumeric());
+            assert!(long.contains(flag), "{sub} --help lacks {flag}");
+        }
+        assert!(long.len() >= short.len(), "{sub}: --help shorter than -h");
+    }
+    // `hexsight -h` groups the commands by name only: every one is there.
+    let short = text(&["-h"]);
+    for sub in subcommands().iter().chain(["help".to_string()].iter()) {
+        assert!(
+            short.split([' ', ',', '\n']).any(|w| w == sub),
+            "hexsight -h lacks {sub}"
+        );
+    }
+}

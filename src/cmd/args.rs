@@ -63,11 +63,13 @@ impl OutputArgs {
 /// `--threads N`, `--timings`: how a long run goes.
 #[derive(clap::Args)]
 pub struct RunArgs {
-    /// Worker threads: 1 to 1024; 0 or absent: one per core.
-    #[arg(long, value_name = "N")]
+    /// Worker threads (default: one per core).
+    ///
+    /// 1 to 1024; 0 or absent: one per core.
+    #[arg(long, value_name = "N", hide_short_help = true)]
     pub threads: Option<usize>,
     /// Print the compute time on stderr (not loading the map or printing).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub timings: bool,
 }
 
@@ -88,7 +90,9 @@ impl RunArgs {
 /// `--range N`: the longest sight line.
 #[derive(clap::Args)]
 pub struct RangeArg {
-    /// Beyond this many hexes, or this length in the map's scale (`300m`), nothing is seen.
+    /// Nothing is seen beyond this many hexes, or this length (`300m`).
+    ///
+    /// A length is in the map's scale.
     #[arg(long)]
     pub range: Option<String>,
 }

@@ -10,7 +10,9 @@ use std::process::ExitCode;
 
 /// Arguments of `blind`.
 #[derive(ClapArgs)]
-#[command(after_help = "Example: hexsight blind maps/hill-112.json --from K6")]
+#[command(
+    after_help = "GIS outputs (see --help): --geojson, --tif, --fgb, --npy\nExample: hexsight blind maps/hill-112.json --from K6"
+)]
 pub struct Args {
     /// The map file.
     map: PathBuf,

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 /// Arguments of `deploy`.
 #[derive(ClapArgs)]
 #[command(
-    after_help = "Example: hexsight deploy maps/hill-112.json --zone A1:C12 --watch H1:T12 --count 2 --png deploy.png",
+    after_help = "GIS outputs (see --help): --geojson, --tif, --fgb, --npy\nExample: hexsight deploy maps/hill-112.json --zone A1:C12 --watch H1:T12 --count 2 --png deploy.png",
     mut_arg("json", |a| a.help("Print one JSON object")),
     mut_arg("png", |a| a.help("Draw the chosen hexes and what they see as a PNG")),
     mut_arg("svg", |a| a.help("The same as SVG")),
@@ -29,22 +29,27 @@ pub struct Args {
     #[arg(long)]
     zone: String,
     /// What they should see together (needed with --goal watch).
-    #[arg(long)]
+    #[arg(long, value_name = "ZONE")]
     watch: Option<String>,
     /// How many hexes to choose.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_name = "N")]
     count: usize,
-    /// The enemy: with --goal watch only hexes no hex of it sees are chosen; with
-    /// --goal hide the fewest of its hexes should see them.
-    #[arg(long)]
+    /// The enemy's zone, to stay unseen by.
+    ///
+    /// With --goal watch only hexes no hex of it sees are chosen; with --goal hide
+    /// the fewest of its hexes should see them.
+    #[arg(long, value_name = "ZONE")]
     hide_from: Option<String>,
     /// Least hex distance between two chosen hexes.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_name = "N")]
     min_spacing: u32,
     /// Only hexes of these terrains (`woods,building`).
-    #[arg(long)]
+    #[arg(long, value_name = "IDS")]
     terrain: Option<String>,
-    /// `watch`: see most of --watch; `hide`: be seen least by --hide-from.
+    /// `watch`: see most of --watch; `hide`: be seen least.
+    ///
+    /// `watch`: together see most of --watch; `hide`: be seen by the fewest hexes of
+    /// --hide-from.
     #[arg(long, default_value = "watch", value_parser = parse_goal)]
     goal: Goal,
     #[command(flatten)]

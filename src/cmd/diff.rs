@@ -19,8 +19,8 @@ use std::process::ExitCode;
 #[derive(ClapArgs)]
 #[command(
     group(clap::ArgGroup::new("after").args(["against", "against_layer"]).required(true)),
-    after_help = "Example: hexsight diff maps/asl-stream-crest.json --against-layer orchard-cut.json --view C5 --png change.png",
-    mut_arg("json", |a| a.help("Print JSON instead of a summary: every changed hex and the example pairs")),
+    after_help = "GIS outputs (see --help): --tif, --fgb, --npy\nExample: hexsight diff maps/asl-stream-crest.json --against-layer orchard-cut.json --view C5 --png change.png",
+    mut_arg("json", |a| a.help("Print JSON: every changed hex and the example pairs")),
     mut_arg("png", |a| a.help("Also draw the change in observers that see each hex, as a PNG")),
 )]
 pub struct Args {
@@ -52,7 +52,9 @@ pub struct Against {
     /// After: another map file of the same grid, read as it is.
     #[arg(long, value_name = "MAP", conflicts_with = "against_layer")]
     pub against: Option<PathBuf>,
-    /// After: the map as before with these layer files on top (repeatable, in order).
+    /// After: the map as before with these layer files on top.
+    ///
+    /// Repeatable, applied in order.
     #[arg(long, value_name = "FILE")]
     pub against_layer: Vec<PathBuf>,
 }

@@ -17,18 +17,22 @@ use std::process::ExitCode;
 /// Arguments of `exposure`.
 #[derive(ClapArgs)]
 #[command(
-    after_help = "Example: hexsight exposure maps/hill-112.json --from A1:C12 --png seen-by.png --tif exposure.tif",
+    after_help = "GIS outputs (see --help): --geojson, --tif, --fgb, --npy\nExample: hexsight exposure maps/hill-112.json --from A1:C12 --png seen-by.png --tif exposure.tif",
     mut_arg("png", |a| a.help("Heatmap of \"seen by\" (how exposed each hex is) as PNG")),
     mut_arg("svg", |a| a.help("The same as SVG")),
 )]
 pub struct Args {
     /// The map file.
     map: PathBuf,
-    /// Count only observers in this zone (`A1:F10,G3`), e.g. the enemy's start area
-    /// (default: the `--to` zone when that is given, else all).
+    /// Count only observers in this zone (`A1:F10,G3`).
+    ///
+    /// For example the enemy's start area (default: the `--to` zone when that is
+    /// given, else all).
     #[arg(long)]
     from: Option<String>,
-    /// Count only targets in this zone (default: the `--from` zone when that is given, else all).
+    /// Count only targets in this zone.
+    ///
+    /// Default: the `--from` zone when that is given, else all.
     #[arg(long)]
     to: Option<String>,
     #[command(flatten)]
@@ -44,8 +48,10 @@ pub struct Args {
     range: super::args::RangeArg,
     #[command(flatten)]
     run: super::args::RunArgs,
-    /// Compute only shard K of N (`3/8`, K from 0): the counts of the lines walked from
-    /// the K-th of N equal runs of map hexes, written to `--out` for `hexsight merge`.
+    /// Compute only shard K of N (`3/8`), for `hexsight merge`.
+    ///
+    /// The counts of the lines walked from the K-th (from 0) of N equal runs of map
+    /// hexes, written to `--out` for `hexsight merge`.
     #[arg(long, requires = "out")]
     shard: Option<String>,
     /// The shard's partial counts as `.npz` (`sees`, `seen_by` uint32 and `meta.json`).

@@ -13,18 +13,29 @@ use std::path::{Path, PathBuf};
 /// The GIS outputs of a command.
 #[derive(clap::Args)]
 pub struct GisArgs {
-    /// Also write the answer as a GeoTIFF: on the DEM's own pixel grid for a map
-    /// imported from one, else one pixel per hex (offset layout).
-    #[arg(long, value_name = "FILE")]
+    /// Also write the answer as a GeoTIFF.
+    ///
+    /// On the DEM's own pixel grid for a map imported from one, else one pixel per
+    /// hex (offset layout).
+    #[arg(long, value_name = "FILE", hide_short_help = true)]
     pub tif: Option<PathBuf>,
     /// Lay the GeoTIFF on this GeoTIFF's pixel grid (size, transform; same CRS as the map).
-    #[arg(long, value_name = "GRID.tif", requires = "tif")]
+    #[arg(
+        long,
+        value_name = "GRID.tif",
+        requires = "tif",
+        hide_short_help = true
+    )]
     pub tif_grid: Option<PathBuf>,
-    /// Also write the answer as FlatGeobuf (QGIS, GDAL): the --geojson features, in the map's CRS.
-    #[arg(long, value_name = "FILE")]
+    /// Also write the answer as FlatGeobuf (QGIS, GDAL).
+    ///
+    /// The --geojson features, in the map's CRS.
+    #[arg(long, value_name = "FILE", hide_short_help = true)]
     pub fgb: Option<PathBuf>,
-    /// Also write the per-hex values as a .npy array (rows x columns, offset layout).
-    #[arg(long, value_name = "FILE")]
+    /// Also write the per-hex values as a .npy array.
+    ///
+    /// Rows x columns, offset layout.
+    #[arg(long, value_name = "FILE", hide_short_help = true)]
     pub npy: Option<PathBuf>,
 }
 

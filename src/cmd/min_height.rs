@@ -13,13 +13,20 @@ use std::process::ExitCode;
 /// The unit kinds of `viewshed --min-height`.
 #[derive(ClapArgs)]
 pub struct KindArgs {
-    /// With --min-height: the target is a unit of this kind (and state), standing alone
-    /// in each hex (`mech`, `infantry:prone`).
+    /// With --min-height: the target is a unit of this kind (`infantry:prone`).
+    ///
+    /// A unit of this kind (and state), standing alone in each hex (`mech`,
+    /// `infantry:prone`).
     #[arg(long, value_name = "KIND[:STATE]", requires = "min_height")]
     pub(super) kind: Option<String>,
     /// With --kind: the observer is a unit of this kind (and state); without it, the
     /// first unit in the observer's hex, or one of the target's kind if it holds none.
-    #[arg(long, value_name = "KIND[:STATE]", requires = "kind")]
+    #[arg(
+        long,
+        value_name = "KIND[:STATE]",
+        requires = "kind",
+        hide_short_help = true
+    )]
     pub(super) observer_kind: Option<String>,
 }
 

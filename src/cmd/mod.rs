@@ -346,11 +346,18 @@ pub fn save_picture<'a>(
 /// `--geojson FILE [--geojson-crs lonlat|native]`, shared by the commands that map answers.
 #[derive(clap::Args)]
 pub struct GeoJsonArgs {
-    /// Also write the answer as GeoJSON: hexes as polygons, dissolved areas, sight lines.
-    #[arg(long, value_name = "FILE")]
+    /// Also write the answer as GeoJSON.
+    ///
+    /// Hexes as polygons, dissolved areas, sight lines.
+    #[arg(long, value_name = "FILE", hide_short_help = true)]
     pub geojson: Option<std::path::PathBuf>,
     /// GeoJSON coordinates for a map with `geo`: `lonlat` (WGS 84) or `native` (the map's CRS).
-    #[arg(long, default_value = "lonlat", value_name = "CRS")]
+    #[arg(
+        long,
+        default_value = "lonlat",
+        value_name = "CRS",
+        hide_short_help = true
+    )]
     pub geojson_crs: hexsight_analysis::export::geojson::CrsChoice,
 }
 

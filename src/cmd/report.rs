@@ -41,14 +41,16 @@ use std::process::ExitCode;
 #[derive(ClapArgs)]
 #[command(
     after_help = "Example: hexsight report maps/hill-112.json --out report/",
-    mut_arg("against", |a| a.help("Also show what changes against another map of the same grid, read as it is (as `diff --against`)")),
-    mut_arg("against_layer", |a| a.help("Also show what changes with these layer files on top (repeatable; as `diff --against-layer`)")),
+    mut_arg("against", |a| a.help("Also show what changes against another map of the same grid").long_help("Also show what changes against another map of the same grid, read as it is (as `diff --against`)")),
+    mut_arg("against_layer", |a| a.help("Also show what changes with these layer files on top").long_help("Also show what changes with these layer files on top (repeatable; as `diff --against-layer`)")),
 )]
 pub struct Args {
     /// The map file.
     map: PathBuf,
-    /// Output folder: written whole into a temporary sibling, then put in place (a
-    /// previous report there is replaced; a folder of other files is refused).
+    /// Output folder.
+    ///
+    /// Written whole into a temporary sibling, then put in place (a previous report
+    /// there is replaced; a folder of other files is refused).
     #[arg(long)]
     out: PathBuf,
     /// Key hexes for viewsheds (`C5,H3`); default: the hexes that see most.
@@ -67,18 +69,29 @@ pub struct Args {
     range: super::args::RangeArg,
     #[command(flatten)]
     run: super::args::RunArgs,
-    /// Also write the raw matrix (`matrix.bin`, `matrix.npy` up to 20,000 hexes,
-    /// `matrix.csv` up to 2,500); written anyway on maps up to 2,500 hexes.
+    /// Also write the raw matrix.
+    ///
+    /// `matrix.bin`, `matrix.npy` up to 20,000 hexes, `matrix.csv` up to 2,500;
+    /// written anyway on maps up to 2,500 hexes.
     #[arg(long)]
     matrix: bool,
-    /// Also write each picture as SVG; written anyway on maps up to 2,500 hexes.
+    /// Also write each picture as SVG.
+    ///
+    /// Written anyway on maps up to 2,500 hexes.
     #[arg(long)]
     svg: bool,
-    /// Also write a GeoJSON file beside the exposure, viewshed and spotting pictures.
+    /// Also write GeoJSON files beside the pictures.
+    ///
+    /// One beside each of the exposure, viewshed and spotting pictures.
     #[arg(long)]
     geojson: bool,
     /// GeoJSON coordinates for a map with `geo`: `lonlat` (WGS 84) or `native` (the map's CRS).
-    #[arg(long, default_value = "lonlat", value_name = "CRS")]
+    #[arg(
+        long,
+        default_value = "lonlat",
+        value_name = "CRS",
+        hide_short_help = true
+    )]
     geojson_crs: CrsChoice,
     // Also compare (a "What changes" section), as `hexsight diff` does.
     #[command(flatten)]

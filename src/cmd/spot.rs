@@ -13,7 +13,7 @@ use std::process::ExitCode;
 /// Arguments of `spot`.
 #[derive(ClapArgs)]
 #[command(
-    after_help = "Example: hexsight spot maps/miniatures-hamlet.json --from H6 --activity moving",
+    after_help = "GIS outputs (see --help): --geojson, --tif, --fgb, --npy\nExample: hexsight spot maps/miniatures-hamlet.json --from H6 --activity moving",
     mut_arg("json", |a| a.help("Print a JSON list, one object per hex")),
 )]
 pub struct Args {

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 /// Arguments of `viewshed`.
 #[derive(ClapArgs)]
 #[command(
-    after_help = "Example: hexsight viewshed maps/hill-112.json --from K6 --png k6.png --tif k6.tif",
+    after_help = "GIS outputs (see --help): --geojson, --tif, --fgb, --npy\nExample: hexsight viewshed maps/hill-112.json --from K6 --png k6.png --tif k6.tif",
     mut_arg("json", |a| a.help("Print JSON instead of a summary: every hex, listed by class")),
     mut_arg("timings", |a| a.help("Print on stderr the compute time, then the time to write the answer (not loading the map)")),
 )]
@@ -34,8 +34,10 @@ pub struct Args {
     pub(super) range: super::args::RangeArg,
     #[command(flatten)]
     pub(super) run: super::args::RunArgs,
-    /// Instead of the viewshed, each hex's lowest visible height: how many levels
-    /// above its ground a target must stand to be seen (hindered counts), up to N (10).
+    /// Instead of the viewshed, each hex's lowest visible height, up to N (10).
+    ///
+    /// How many levels above its ground a target must stand to be seen (hindered
+    /// counts), up to N levels (10 when N is not given).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
     pub(super) min_height: Option<u32>,
     #[command(flatten)]

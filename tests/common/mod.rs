@@ -2,10 +2,12 @@
 
 use std::process::{Command, Output};
 
-/// Runs the `hexsight` binary with `args`, capturing its output.
+/// Runs the `hexsight` binary with `args`, capturing its output (help wrapped at
+/// 100 columns whatever the terminal running the tests).
 #[allow(dead_code)] // Not every test file runs the binary.
 pub fn hexsight(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_hexsight"))
+        .env("COLUMNS", "100")
         .args(args)
         .output()
         .expect("the binary runs")
