@@ -274,33 +274,49 @@ impl Bounds {
             return Verdict::default();
         }
         #[cfg(target_arch = "x86_64")]
-        if let Some(Vector(isa)) = v {
+        if let Some(Vector(isa)) = v
+            && let Some(last) = self.last_window(read)
+        {
             // SAFETY: a `Vector` is made only where the CPU has its instructions.
             return unsafe {
                 match (isa, read) {
                     (Isa::Avx512, Read::Blocks) => {
-                        self.judge_avx512::<false, false>(base0, at, keys, 0, sum)
+                        self.judge_avx512::<false, false>(base0, at, keys, (0, last), sum)
                     }
                     (Isa::Avx512, Read::Hindered) => {
-                        self.judge_avx512::<true, false>(base0, at, keys, 0, sum)
+                        self.judge_avx512::<true, false>(base0, at, keys, (0, last), sum)
                     }
                     (Isa::Avx512, Read::Counted(l)) => {
-                        self.judge_avx512::<true, true>(base0, at, keys, l, sum)
+                        self.judge_avx512::<true, true>(base0, at, keys, (l, last), sum)
                     }
                     (Isa::Avx2, Read::Blocks) => {
-                        self.judge_avx2::<false, false>(base0, at, keys, 0, sum)
+                        self.judge_avx2::<false, false>(base0, at, keys, (0, last), sum)
                     }
                     (Isa::Avx2, Read::Hindered) => {
-                        self.judge_avx2::<true, false>(base0, at, keys, 0, sum)
+                        self.judge_avx2::<true, false>(base0, at, keys, (0, last), sum)
                     }
                     (Isa::Avx2, Read::Counted(l)) => {
-                        self.judge_avx2::<true, true>(base0, at, keys, l, sum)
+                        self.judge_avx2::<true, true>(base0, at, keys, (l, last), sum)
                     }
                 }
             };
         }
         let _ = v;
         self.judge_bytes(base0, at, keys, read, sum)
+    }
+
+    /// The last cell whose 64-byte window lies within every layer `read` reads, so
+    /// that the vector paths check each window with one compare
+    /// (`x as u64 <= last`: a negative `x` fails it); `None` when no window fits.
+    fn last_window(&self, read: Read) -> Option<u64> {
+        let mut len = self.block.len();
+        if read != Read::Blocks {
+            len = len.min(self.hinder.len());
+        }
+        if matches!(read, Read::Counted(_)) {
+            len = len.min(self.amount.len());
+        }
+        len.checked_sub(64).map(|l| l as u64)
     }
 
     /// The 64 bytes of `v` from cell `x` (bounds-checked).
@@ -372,24 +388,28 @@ impl Bounds {
         base0: i64,
         at: &[i64],
         keys: &Keys,
-        limit: u8,
+        (limit, last): (u8, u64),
         sum_io: &mut [u8; 64],
     ) -> Verdict {
         use std::arch::x86_64::*;
         // SAFETY: reads the 64 bytes of a bounds-checked slice, unaligned.
         let load = |v: &[u8; 64]| unsafe { _mm512_loadu_si512(v.as_ptr().cast()) };
+        // SAFETY: reads 64 bytes from cell `x`, which the loop checked against `last`.
+        let load_at =
+            |v: &[u8], x: i64| unsafe { _mm512_loadu_si512(v.as_ptr().add(x as usize).cast()) };
         let k = load(&keys.key);
         let (mut top, mut reach, mut sum) =
             (_mm512_setzero_si512(), _mm512_setzero_si512(), load(sum_io));
         for (n, &d) in at.iter().enumerate() {
             let x = base0 + d;
-            top = _mm512_max_epu8(top, load(Self::lanes(&self.block, x)));
+            assert!(x as u64 <= last, "cell {x} has no 64-lane window");
+            top = _mm512_max_epu8(top, load_at(&self.block, x));
             if HINDERED {
-                let h = load(Self::lanes(&self.hinder, x));
+                let h = load_at(&self.hinder, x);
                 reach = _mm512_max_epu8(reach, h);
                 if COUNTED {
                     let add = _mm512_cmplt_epu8_mask(k, h);
-                    let a = load(Self::lanes(&self.amount, x));
+                    let a = load_at(&self.amount, x);
                     sum = _mm512_mask_adds_epu8(sum, add, sum, a);
                 }
             }
@@ -426,7 +446,7 @@ impl Bounds {
         base0: i64,
         at: &[i64],
         keys: &Keys,
-        limit: u8,
+        (limit, last): (u8, u64),
         sum_io: &mut [u8; 64],
     ) -> Verdict {
         use std::arch::x86_64::*;
@@ -437,6 +457,16 @@ impl Bounds {
                 [
                     _mm256_loadu_si256(v.as_ptr().cast()),
                     _mm256_loadu_si256(v.as_ptr().add(32).cast()),
+                ]
+            }
+        };
+        // SAFETY: reads 64 bytes from cell `x`, which the loop checked against `last`.
+        let load_at = |v: &[u8], x: i64| -> Pair {
+            unsafe {
+                let p = v.as_ptr().add(x as usize);
+                [
+                    _mm256_loadu_si256(p.cast()),
+                    _mm256_loadu_si256(p.add(32).cast()),
                 ]
             }
         };
@@ -456,12 +486,13 @@ impl Bounds {
         let (mut top, mut reach, mut sum) = (zero, zero, load(sum_io));
         for (n, &d) in at.iter().enumerate() {
             let x = base0 + d;
-            top = max(top, load(Self::lanes(&self.block, x)));
+            assert!(x as u64 <= last, "cell {x} has no 64-lane window");
+            top = max(top, load_at(&self.block, x));
             if HINDERED {
-                let h = load(Self::lanes(&self.hinder, x));
+                let h = load_at(&self.hinder, x);
                 reach = max(reach, h);
                 if COUNTED {
-                    let a = load(Self::lanes(&self.amount, x));
+                    let a = load_at(&self.amount, x);
                     for i in 0..2 {
                         // The amount where the key lies below the bound, else 0.
                         let clear = _mm256_cmpeq_epi8(_mm256_max_epu8(k[i], h[i]), k[i]);
@@ -534,6 +565,30 @@ mod tests {
                 std::array::from_fn(|l| if mask >> l & 1 == 1 { 200 } else { l as u8 });
             for path in paths() {
                 assert_eq!(blend(mask, &a, &b, path), want, "{path:?}, mask {mask:x}");
+            }
+        }
+    }
+
+    /// Every path reads the last whole window and refuses, with a panic rather than
+    /// a read out of bounds, a window that starts before the layer or runs past it.
+    #[test]
+    fn every_path_refuses_a_window_outside_the_layers() {
+        let mut b = Builder::new(10, Read::Counted(3));
+        b.record(0, 9, sum(false, 2));
+        let b = b.finish().expect("fits");
+        let last = b.block.len() as i64 - 64;
+        let keys = Keys {
+            mask: u64::MAX,
+            ..Keys::default()
+        };
+        for path in paths() {
+            for read in [Read::Blocks, Read::Hindered, Read::Counted(3)] {
+                let judge = |at: i64| {
+                    std::panic::catch_unwind(|| b.judge(0, &[0, at], &keys, read, path)).is_ok()
+                };
+                assert!(judge(last), "{path:?} {read:?}");
+                assert!(!judge(last + 1), "{path:?} {read:?}");
+                assert!(!judge(-1), "{path:?} {read:?}");
             }
         }
     }
