@@ -1173,20 +1173,25 @@ mod tests {
         }
     }
 
+    /// A blank Combat Commander map of `n` x `n` hexes.
+    fn blank(n: u32) -> Map {
+        let rs = hexsight_analysis::Ruleset::builtin("combat-commander").unwrap();
+        Map::new(
+            "t",
+            "combat-commander",
+            std::sync::Arc::new(rs),
+            n,
+            n,
+            hexsight_analysis::hex::Layout::default(),
+        )
+    }
+
     /// The legend shows, for each overlay, the library's colours laid over the
     /// map's ground as the hexes are: a viewshed's three classes, the ends of the
     /// heat scale, gained and lost.
     #[test]
     fn the_legend_draws_the_librarys_colours() {
-        let rs = hexsight_analysis::Ruleset::builtin("combat-commander").unwrap();
-        let map = Map::new(
-            "t",
-            "combat-commander",
-            std::sync::Arc::new(rs),
-            4,
-            4,
-            hexsight_analysis::hex::Layout::default(),
-        );
+        let map = blank(4);
         let ground = shaded(
             terrain_color(&map, map.default.terrain as usize),
             map.default.level,
@@ -1214,15 +1219,7 @@ mod tests {
     /// polygon, line and text of the scene in its colour, scaled.
     #[test]
     fn a_library_scene_is_painted_shape_for_shape() {
-        let rs = hexsight_analysis::Ruleset::builtin("combat-commander").unwrap();
-        let map = Map::new(
-            "t",
-            "combat-commander",
-            std::sync::Arc::new(rs),
-            6,
-            6,
-            hexsight_analysis::hex::Layout::default(),
-        );
+        let map = blank(6);
         let (a, b) = (map.hex_of(0), map.hex_of(map.len() - 1));
         let p = hexsight_analysis::query::profile::profile(&map, a, b);
         let scene = hexsight_analysis::export::profile::scene(&map, &p);

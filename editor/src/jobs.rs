@@ -158,6 +158,19 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// Runs library work with this progress as its [`Control`]: its counts reported
+    /// here, its cancellation read from here.
+    fn run<R>(&self, work: impl FnOnce(&Control) -> R) -> R {
+        let report = |done: u64, total: u64| {
+            self.total.store(total as usize, Ordering::Relaxed);
+            self.done.store(done as usize, Ordering::Relaxed);
+        };
+        work(&Control {
+            cancel: &self.cancel,
+            progress: &report,
+        })
+    }
+
     /// True once cancelled; workers check it between hexes.
     pub fn cancelled(&self) -> bool {
         self.cancel.load(Ordering::Relaxed)
@@ -217,15 +230,9 @@ pub fn viewshed(map: &Map, from: Hex, range: u32, progress: &Progress) -> Outcom
         .ok_or_else(|| Stop::Refused(format!("{} is not on the map", map.label(from))))?;
     // A map too large for the memory there is gives a message rather than an abort.
     let engine = engine(map, progress)?;
-    let report = |done: u64, total: u64| {
-        progress.total.store(total as usize, Ordering::Relaxed);
-        progress.done.store(done as usize, Ordering::Relaxed);
-    };
-    let ctl = Control {
-        cancel: &progress.cancel,
-        progress: &report,
-    };
-    let mut v = viewshed_of(&engine, i, &ctl).map_err(stopped)?;
+    let mut v = progress
+        .run(|ctl| viewshed_of(&engine, i, ctl))
+        .map_err(stopped)?;
     if let Some(r) = range_of(range) {
         r.viewshed(map, &mut v);
     }
@@ -245,20 +252,13 @@ pub fn viewshed(map: &Map, from: Hex, range: u32, progress: &Progress) -> Outcom
 pub fn exposure(map: &Map, range: u32, progress: &Progress) -> Outcome<Vec<u32>> {
     // A map too large for the memory there is gives a message rather than an abort.
     let engine = engine(map, progress)?;
-    let report = |done: u64, total: u64| {
-        progress.total.store(total as usize, Ordering::Relaxed);
-        progress.done.store(done as usize, Ordering::Relaxed);
-    };
-    let ctl = Control {
-        cancel: &progress.cancel,
-        progress: &report,
-    };
     let sel = Selection::all(map);
-    let e = match range_of(range) {
-        Some(r) => hexsight_analysis::query::range::exposure(&engine, &sel, &r, &ctl),
-        None => exposure::exposure(&engine, &sel, &ctl),
-    }
-    .map_err(stopped)?;
+    let e = progress
+        .run(|ctl| match range_of(range) {
+            Some(r) => hexsight_analysis::query::range::exposure(&engine, &sel, &r, ctl),
+            None => exposure::exposure(&engine, &sel, ctl),
+        })
+        .map_err(stopped)?;
     // Every hex sees itself; count only the others.
     let counts = e.seen_by.iter().map(|n| n.saturating_sub(1)).collect();
     progress.finish(counts)
@@ -273,16 +273,10 @@ pub fn diff(before: &Map, after: &Map, from: Option<Hex>, progress: &Progress) -
         engine_diff::check_memory(before, after, &sel).map_err(|e| Stop::Refused(e.to_string()))?;
     }
     let (b, a) = (engine(before, progress)?, engine(after, progress)?);
-    let report = |done: u64, total: u64| {
-        progress.total.store(total as usize, Ordering::Relaxed);
-        progress.done.store(done as usize, Ordering::Relaxed);
-    };
-    let ctl = Control {
-        cancel: &progress.cancel,
-        progress: &report,
-    };
     let views: Vec<usize> = from.and_then(|h| after.index(h)).into_iter().collect();
-    let d = engine_diff::diff(&b, &a, &sel, &views, &ctl).map_err(stopped)?;
+    let d = progress
+        .run(|ctl| engine_diff::diff(&b, &a, &sel, &views, ctl))
+        .map_err(stopped)?;
     progress.finish(d)
 }
 
@@ -565,15 +559,9 @@ pub type DeployJobs = Runner<DeployKey, Plan>;
 /// The library's deployment answer for `req` on `map`, cancellable and with progress.
 pub fn deployment(map: &Map, req: &Request, progress: &Progress) -> Outcome<Plan> {
     let engine = engine(map, progress)?;
-    let report = |done: u64, total: u64| {
-        progress.total.store(total as usize, Ordering::Relaxed);
-        progress.done.store(done as usize, Ordering::Relaxed);
-    };
-    let ctl = Control {
-        cancel: &progress.cancel,
-        progress: &report,
-    };
-    let plan = deploy::deploy(&engine, req, &ctl).map_err(stopped)?;
+    let plan = progress
+        .run(|ctl| deploy::deploy(&engine, req, ctl))
+        .map_err(stopped)?;
     progress.finish(plan)
 }
 

@@ -53,14 +53,7 @@ pub fn min_heights(
     ctl: &Control,
 ) -> Result<Vec<Option<u32>>> {
     let map = engine.map();
-    let threads = rayon::current_num_threads().max(1);
-    // One copy of the map's cells per worker, beside the viewshed.
-    crate::memory::check(
-        (map.len() as u64 * std::mem::size_of::<crate::map::Cell>() as u64 + 4096)
-            .saturating_mul(threads as u64 + 1),
-        "the lowest visible heights (a copy of the map per thread)",
-        "fewer `threads`, or a smaller map",
-    )?;
+    check_copies(map)?;
     let view = viewshed_of(engine, from, ctl)?;
     let mut out: Vec<Option<u32>> = view
         .targets
@@ -68,22 +61,50 @@ pub fn min_heights(
         .map(|t| t.verdict.sees().then_some(0))
         .collect();
     let hidden: Vec<usize> = (0..map.len()).filter(|&j| out[j].is_none()).collect();
-    let total = hidden.len() as u64;
-    let done = AtomicU64::new(0);
     let observer = map.hex_of(from);
-    let chunk = hidden.len().div_ceil(threads * 4).max(1);
-    let found: Vec<Vec<(usize, Option<u32>)>> = hidden
+    let found = first_heights(map, &hidden, ctl, |copy, to| {
+        (1..=up_to).find(|&h| sees_raised(copy, observer, to, h as i32))
+    })?;
+    for (&j, h) in hidden.iter().zip(found) {
+        out[j] = h;
+    }
+    Ok(out)
+}
+
+/// Refuses, before any work, a map too large to copy once per worker thread.
+fn check_copies(map: &Map) -> Result<()> {
+    let threads = rayon::current_num_threads().max(1);
+    crate::memory::check(
+        (map.len() as u64 * std::mem::size_of::<crate::map::Cell>() as u64 + 4096)
+            .saturating_mul(threads as u64 + 1),
+        "the lowest visible heights (a copy of the map per thread)",
+        "fewer `threads`, or a smaller map",
+    )
+}
+
+/// For each map hex of `hexes`, in order, `first(copy, hex)`: the lowest height at
+/// which it is seen, asked in parallel, each worker on its own copy of `base` (which
+/// `first` may change and must restore), with progress and cancellation.
+fn first_heights(
+    base: &Map,
+    hexes: &[usize],
+    ctl: &Control,
+    first: impl Fn(&mut Map, Hex) -> Option<u32> + Sync,
+) -> Result<Vec<Option<u32>>> {
+    let threads = rayon::current_num_threads().max(1);
+    let total = hexes.len() as u64;
+    let done = AtomicU64::new(0);
+    let chunk = hexes.len().div_ceil(threads * 4).max(1);
+    let found: Vec<Vec<Option<u32>>> = hexes
         .par_chunks(chunk)
         .map(|part| {
-            let mut copy = map.clone();
+            let mut copy = base.clone();
             let mut answers = Vec::with_capacity(part.len());
             for &j in part {
                 if ctl.cancel.load(Ordering::Relaxed) {
                     break;
                 }
-                let to = map.hex_of(j);
-                let h = (1..=up_to).find(|&h| sees_raised(&mut copy, observer, to, h as i32));
-                answers.push((j, h));
+                answers.push(first(&mut copy, base.hex_of(j)));
                 (ctl.progress)(done.fetch_add(1, Ordering::Relaxed) + 1, total);
             }
             answers
@@ -92,10 +113,7 @@ pub fn min_heights(
     if ctl.cancel.load(Ordering::Relaxed) {
         return Err(cancelled());
     }
-    for (j, h) in found.into_iter().flatten() {
-        out[j] = h;
-    }
-    Ok(out)
+    Ok(found.into_iter().flatten().collect())
 }
 
 /// A hypothetical unit: a unit kind of the ruleset and a state (empty: the ruleset's
@@ -224,41 +242,13 @@ pub fn min_heights_as(
     up_to: u32,
     ctl: &Control,
 ) -> Result<Vec<Option<u32>>> {
-    let threads = rayon::current_num_threads().max(1);
-    crate::memory::check(
-        (map.len() as u64 * std::mem::size_of::<crate::map::Cell>() as u64 + 4096)
-            .saturating_mul(threads as u64 + 1),
-        "the lowest visible heights (a copy of the map per thread)",
-        "fewer `threads`, or a smaller map",
-    )?;
+    check_copies(map)?;
     let at = map.hex_of(from);
     let (base, a) = with_observer(map, at, target, observer);
-    let total = map.len() as u64;
-    let done = AtomicU64::new(0);
     let all: Vec<usize> = (0..map.len()).collect();
-    let chunk = all.len().div_ceil(threads * 4).max(1);
-    let found: Vec<Vec<Option<u32>>> = all
-        .par_chunks(chunk)
-        .map(|part| {
-            let mut copy = base.clone();
-            let mut answers = Vec::with_capacity(part.len());
-            for &j in part {
-                if ctl.cancel.load(Ordering::Relaxed) {
-                    break;
-                }
-                let to = map.hex_of(j);
-                let h = (0..=up_to)
-                    .find(|&h| unit_sees_raised(&mut copy, &base.units, &a, target, to, h as i32));
-                answers.push(h);
-                (ctl.progress)(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-            }
-            answers
-        })
-        .collect();
-    if ctl.cancel.load(Ordering::Relaxed) {
-        return Err(cancelled());
-    }
-    Ok(found.into_iter().flatten().collect())
+    first_heights(&base, &all, ctl, |copy, to| {
+        (0..=up_to).find(|&h| unit_sees_raised(copy, &base.units, &a, target, to, h as i32))
+    })
 }
 
 #[cfg(test)]
