@@ -1,35 +1,97 @@
-//! The AVX-512 paths of the fast engine, taken only where the CPU has them
-//! ([`available`]); everywhere else the engine runs the same tests one line at
-//! a time. Both give the same answers: the engine's tests compare them.
+//! The vector paths of the fast engine, on AVX-512F or AVX2, taken only where the
+//! CPU has them ([`available`]); everywhere else the engine runs the same tests
+//! one line at a time. All give the same answers: the engine's tests compare them.
 
 use crate::rules::kernel::MILLI;
 
-/// True when the CPU has the vector instructions used here.
-pub fn available() -> bool {
+/// The instructions a vector path here runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Isa {
+    /// AVX-512F: 16 lanes of `i32`, 8 of `f64`.
+    Avx512,
+    /// AVX2: 8 lanes of `i32`, 4 of `f64`.
+    Avx2,
+}
+
+/// The widest instructions this CPU has for the paths here, if any.
+pub(crate) fn best() -> Option<Isa> {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx512f")
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return Some(Isa::Avx512);
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Some(Isa::Avx2);
+        }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    None
+}
+
+/// Every set of instructions this CPU has for the paths here, for the tests.
+#[cfg(test)]
+pub(crate) fn every() -> Vec<Isa> {
+    let mut all = Vec::new();
+    #[cfg(target_arch = "x86_64")]
     {
-        false
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            all.push(Isa::Avx512);
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            all.push(Isa::Avx2);
+        }
     }
+    all
+}
+
+/// True when the CPU has vector instructions used here.
+pub fn available() -> bool {
+    best().is_some()
 }
 
 /// Bit `l` set where `a[l] == b[l]`, for the first 64 values of each;
-/// with `simd` (which callers set only where [`available`]) 16 at a time.
+/// with `simd` (which callers set only where [`available`]) 8 or 16 at a time.
 pub fn equal_lanes(a: &[i32], b: &[i32], simd: bool) -> u64 {
+    equal_lanes_on(a, b, if simd { best() } else { None })
+}
+
+/// [`equal_lanes`] on `isa`, or one lane at a time.
+fn equal_lanes_on(a: &[i32], b: &[i32], isa: Option<Isa>) -> u64 {
     let (a, b): (&[i32; 64], &[i32; 64]) = (
         a[..64].try_into().expect("64 lanes"),
         b[..64].try_into().expect("64 lanes"),
     );
     #[cfg(target_arch = "x86_64")]
-    if simd {
-        // SAFETY: `simd` is set only where `available` found AVX-512F.
-        return unsafe { equal_lanes_avx512(a, b) };
+    match isa {
+        // SAFETY: an `Isa` comes from `best` or `every`, which found its instructions.
+        Some(Isa::Avx512) => return unsafe { equal_lanes_avx512(a, b) },
+        // SAFETY: as above.
+        Some(Isa::Avx2) => return unsafe { equal_lanes_avx2(a, b) },
+        None => {}
     }
-    let _ = simd;
+    let _ = isa;
     (0..64).fold(0, |m, l| m | ((a[l] == b[l]) as u64) << l)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn equal_lanes_avx2(a: &[i32; 64], b: &[i32; 64]) -> u64 {
+    use std::arch::x86_64::*;
+    let mut m = 0u64;
+    for c in 0..8 {
+        let (x, y): (&[i32; 8], &[i32; 8]) = (
+            a[8 * c..][..8].try_into().expect("8 lanes"),
+            b[8 * c..][..8].try_into().expect("8 lanes"),
+        );
+        // SAFETY: reads the 8 values of `x` and of `y`, unaligned.
+        let eq = unsafe {
+            _mm256_cmpeq_epi32(
+                _mm256_loadu_si256(x.as_ptr().cast()),
+                _mm256_loadu_si256(y.as_ptr().cast()),
+            )
+        };
+        m |= (_mm256_movemask_ps(_mm256_castsi256_ps(eq)) as u8 as u64) << (8 * c);
+    }
+    m
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -65,6 +127,10 @@ fn equal_lanes_avx512(a: &[i32; 64], b: &[i32; 64]) -> u64 {
 /// floor is in the table. The floors are exact: see [`floors_avx512`]
 /// ([`Thresholds::of`] checks the bound it needs).
 pub struct Thresholds {
+    /// The instructions the tests run on.
+    isa: Isa,
+    /// Level differences up to 7 only: table columns 9 to 23.
+    narrow: bool,
     /// Index deltas as wrapping `usize` offsets.
     steps: Vec<usize>,
     /// Per stretch: `floor(a * k / den)` for level difference `j - 16`.
@@ -81,9 +147,17 @@ impl Thresholds {
     /// a product would not be exact in `f64`, or the CPU lacks the vector
     /// instructions (so a `Thresholds` exists only where they run).
     pub fn of(steps: &[(i32, u32, u32)], den: i64, span: i32, eye_diff: i64) -> Option<Thresholds> {
-        if !available() {
-            return None;
-        }
+        Self::on(best()?, steps, den, span, eye_diff)
+    }
+
+    /// [`Thresholds::of`] on `isa`, which the CPU has.
+    fn on(
+        isa: Isa,
+        steps: &[(i32, u32, u32)],
+        den: i64,
+        span: i32,
+        eye_diff: i64,
+    ) -> Option<Thresholds> {
         let span = span.clamp(0, Self::SPAN);
         let a_max = span as i64 * MILLI + eye_diff.abs();
         if (a_max as i128) * (den as i128) >= 1 << 52 {
@@ -91,6 +165,8 @@ impl Thresholds {
         }
         let n = steps.len();
         let mut t = Thresholds {
+            isa,
+            narrow: span <= 7,
             steps: Vec::with_capacity(n),
             rows: vec![[0; 32]; n],
         };
@@ -103,9 +179,12 @@ impl Thresholds {
         // Columns 16 - span ..= 16 + span, eight at a time.
         let chunks = (16 - span as usize) / 8..(16 + span as usize) / 8 + 1;
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `available` found AVX-512F above.
+        // SAFETY: an `Isa` comes from `best` or `every`, which found its instructions.
         unsafe {
-            floors_avx512(&mut t.rows, &ks, den, eye_diff, chunks);
+            match isa {
+                Isa::Avx512 => floors_avx512(&mut t.rows, &ks, den, eye_diff, chunks),
+                Isa::Avx2 => floors_avx2(&mut t.rows, &ks, den, eye_diff, chunks),
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (ks, chunks);
@@ -126,9 +205,12 @@ impl Thresholds {
         open: u64,
     ) -> u64 {
         #[cfg(target_arch = "x86_64")]
-        {
-            // SAFETY: `of` builds thresholds only where `available` found AVX-512F.
-            unsafe { self.survivors_avx512(surface, level, base0, dt, eye_o, open) }
+        // SAFETY: thresholds are built only on instructions the CPU has.
+        unsafe {
+            match self.isa {
+                Isa::Avx512 => self.survivors_avx512(surface, level, base0, dt, eye_o, open),
+                Isa::Avx2 => self.survivors_avx2(surface, level, base0, dt, eye_o, open),
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -172,7 +254,7 @@ impl Thresholds {
                 continue;
             }
             let at = base0 + 16 * c;
-            let (lo, lt) = (load(level, at), load(level, at + dt));
+            let (lo, lt) = (load(level, at), load(level, at.wrapping_add(dt)));
             // The table column of each lane's level difference, and its eye.
             let col = _mm512_add_epi32(_mm512_sub_epi32(lt, lo), _mm512_set1_epi32(16));
             let e0 = _mm512_add_epi32(
@@ -201,6 +283,88 @@ impl Thresholds {
                 }
             }
             left |= (lanes as u64) << (16 * c);
+        }
+        left
+    }
+}
+
+impl Thresholds {
+    /// [`Thresholds::survivors`] eight lanes at a time: the table column of each
+    /// lane is picked by permutes of the row's eight-column quarters and blends on
+    /// the index's bits 3 and 4 (five bits, as AVX-512's two-register permute).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn survivors_avx2(
+        &self,
+        surface: &[i32],
+        level: &[i32],
+        base0: usize,
+        dt: usize,
+        eye_o: i32,
+        open: u64,
+    ) -> u64 {
+        use std::arch::x86_64::*;
+        // Eight lanes' values from a slice with 64 spare cells past any
+        // observer's (bounds-checked).
+        let load = |v: &[i32], at: usize| {
+            let v: &[i32; 8] = v[at..][..8].try_into().expect("8 lanes");
+            // SAFETY: reads the 8 values of `v`, unaligned.
+            unsafe { _mm256_loadu_si256(v.as_ptr().cast()) }
+        };
+        let mut left = 0u64;
+        for c in 0..8 {
+            let mut lanes = (open >> (8 * c)) as u8;
+            if lanes == 0 {
+                continue;
+            }
+            let at = base0 + 8 * c;
+            let (lo, lt) = (load(level, at), load(level, at.wrapping_add(dt)));
+            // The table column of each lane's level difference, and its eye.
+            let col = _mm256_add_epi32(_mm256_sub_epi32(lt, lo), _mm256_set1_epi32(16));
+            // Bits 3 and 4 of the column moved to the sign bit, which blends read.
+            let (b3, b4) = (
+                _mm256_castsi256_ps(_mm256_slli_epi32::<28>(col)),
+                _mm256_castsi256_ps(_mm256_slli_epi32::<27>(col)),
+            );
+            let pick = |q: &[i32]| {
+                // SAFETY: reads the eight values of a quarter of a row, unaligned.
+                let t = unsafe { _mm256_loadu_si256(q.as_ptr().cast()) };
+                _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(t, col))
+            };
+            let e0 = _mm256_add_epi32(
+                _mm256_mullo_epi32(lo, _mm256_set1_epi32(MILLI as i32)),
+                _mm256_set1_epi32(eye_o),
+            );
+            let hit = |i: usize| {
+                let row = &self.rows[i];
+                let t = if self.narrow {
+                    // Columns 9 to 23: the middle quarters only (bit 3 set: 8 to 15).
+                    _mm256_blendv_ps(pick(&row[16..24]), pick(&row[8..16]), b3)
+                } else {
+                    let low = _mm256_blendv_ps(pick(&row[..8]), pick(&row[8..16]), b3);
+                    let high = _mm256_blendv_ps(pick(&row[16..24]), pick(&row[24..]), b3);
+                    _mm256_blendv_ps(low, high, b4)
+                };
+                let line = _mm256_add_epi32(_mm256_castps_si256(t), e0);
+                let s = load(surface, at.wrapping_add(self.steps[i]));
+                _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(s, line))) as u8
+            };
+            // Four stretches per round, as on AVX-512.
+            let n = self.steps.len();
+            let mut i = 0;
+            while i + 4 <= n {
+                lanes &= !(hit(i) | hit(i + 1) | hit(i + 2) | hit(i + 3));
+                if lanes == 0 {
+                    break;
+                }
+                i += 4;
+            }
+            if lanes != 0 {
+                for i in i..n {
+                    lanes &= !hit(i);
+                }
+            }
+            left |= (lanes as u64) << (8 * c);
         }
         left
     }
@@ -253,6 +417,43 @@ fn floors_avx512(
     }
 }
 
+/// [`floors_avx512`] four columns at a time. `q * den` and `a * k - q * den` are
+/// integers below 2^53, so exact without a fused multiply-add.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn floors_avx2(
+    rows: &mut [[i32; 32]],
+    ks: &[(u32, u32)],
+    den: i64,
+    eye_diff: i64,
+    chunks: std::ops::Range<usize>,
+) {
+    use std::arch::x86_64::*;
+    let denv = _mm256_set1_pd(den as f64);
+    let inv = _mm256_set1_pd(1.0 / den as f64);
+    let zero = _mm256_setzero_pd();
+    let one = _mm256_set1_pd(1.0);
+    let a: [[f64; 4]; 8] = std::array::from_fn(|c| {
+        std::array::from_fn(|j| ((4 * c + j) as i64 - 16) as f64 * MILLI as f64 + eye_diff as f64)
+    });
+    for (row, &(k0, k1)) in rows.iter_mut().zip(ks) {
+        let (k0, k1) = (_mm256_set1_pd(k0 as f64), _mm256_set1_pd(k1 as f64));
+        for q in chunks.clone().flat_map(|c| [2 * c, 2 * c + 1]) {
+            // SAFETY: reads the four values of `a[q]`, unaligned.
+            let a = unsafe { _mm256_loadu_pd(a[q].as_ptr()) };
+            let k = _mm256_blendv_pd(k1, k0, _mm256_cmp_pd::<_CMP_GE_OQ>(a, zero));
+            let prod = _mm256_mul_pd(a, k);
+            let f = _mm256_floor_pd(_mm256_mul_pd(prod, inv));
+            let r = _mm256_sub_pd(prod, _mm256_mul_pd(f, denv));
+            let f = _mm256_sub_pd(f, _mm256_and_pd(_mm256_cmp_pd::<_CMP_LT_OQ>(r, zero), one));
+            let f = _mm256_add_pd(f, _mm256_and_pd(_mm256_cmp_pd::<_CMP_GE_OQ>(r, denv), one));
+            let out: &mut [i32; 4] = (&mut row[4 * q..4 * q + 4]).try_into().expect("4 columns");
+            // SAFETY: writes the four values of `out`, unaligned.
+            unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), _mm256_cvtpd_epi32(f)) };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,10 +498,15 @@ mod tests {
 
     #[test]
     fn thresholds_decide_like_the_exact_products() {
-        if !available() {
-            eprintln!("no AVX-512F here: the vector path is not used on this CPU");
-            return;
+        if every().is_empty() {
+            eprintln!("no AVX2 or AVX-512F here: the vector path is not used on this CPU");
         }
+        for isa in every() {
+            thresholds_decide_like_the_exact_products_on(isa);
+        }
+    }
+
+    fn thresholds_decide_like_the_exact_products_on(isa: Isa) {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let mut decided = [0usize; 2];
         for round in 0..400 {
@@ -325,7 +531,7 @@ mod tests {
                 })
                 .collect();
             steps.sort_by_key(|s| s.1);
-            let Some(t) = Thresholds::of(&steps, den, span, eye_t - eye_o) else {
+            let Some(t) = Thresholds::on(isa, &steps, den, span, eye_t - eye_o) else {
                 continue;
             };
             // A grid of 600 cells plus the 64 spare ones, observers from 250 on.
@@ -373,15 +579,21 @@ mod tests {
             }
         }
         // Both answers occur often enough for the comparison to mean something.
-        eprintln!("seen {}, blocked {}", decided[0], decided[1]);
-        assert!(decided[0] > 1000 && decided[1] > 1000, "{decided:?}");
+        eprintln!("{isa:?}: seen {}, blocked {}", decided[0], decided[1]);
+        assert!(
+            decided[0] > 1000 && decided[1] > 1000,
+            "{isa:?}: {decided:?}"
+        );
     }
 
     #[test]
     fn table_floors_are_exact() {
-        if !available() {
-            return;
+        for isa in every() {
+            table_floors_are_exact_on(isa);
         }
+    }
+
+    fn table_floors_are_exact_on(isa: Isa) {
         let mut rng = Rng(11);
         let mut dens: Vec<i64> = (1..400).collect();
         dens.extend((0..400).map(|_| rng.between(400, 1 << 32)));
@@ -393,7 +605,7 @@ mod tests {
                 .collect();
             let steps: Vec<(i32, u32, u32)> = ks.iter().map(|&k| (0, k, k)).collect();
             let eye_diff = rng.between(-500, 500);
-            let t = Thresholds::of(&steps, den, Thresholds::SPAN, eye_diff).expect("exact");
+            let t = Thresholds::on(isa, &steps, den, Thresholds::SPAN, eye_diff).expect("exact");
             // `of` orders stretches from both ends inwards; every k is both k0 and k1.
             for (row, i) in t.rows.iter().zip(inwards(steps.len())) {
                 let k = ks[i] as i64;
@@ -402,7 +614,7 @@ mod tests {
                     assert_eq!(
                         got as i64,
                         (a * k).div_euclid(den),
-                        "a {a}, k {k}, den {den}"
+                        "{isa:?}: a {a}, k {k}, den {den}"
                     );
                 }
             }
@@ -430,7 +642,9 @@ mod tests {
             let b: Vec<i32> = (0..64).map(|_| rng.between(0, 3) as i32).collect();
             let want = (0..64).fold(0u64, |m, l| m | ((a[l] == b[l]) as u64) << l);
             assert_eq!(equal_lanes(&a, &b, false), want);
-            assert_eq!(equal_lanes(&a, &b, available()), want);
+            for isa in every() {
+                assert_eq!(equal_lanes_on(&a, &b, Some(isa)), want, "{isa:?}");
+            }
         }
     }
 }
