@@ -468,8 +468,8 @@ fn exercise(map: &Map, rng: &mut Rng) {
     if units.len() >= 2 {
         let (a, b) = (rng.pick(units), rng.pick(units));
         for fire in [
-            hexsight_analysis::rules::asl::FireKind::Direct,
-            hexsight_analysis::rules::asl::FireKind::Indirect,
+            hexsight_analysis::rules::units::FireKind::Direct,
+            hexsight_analysis::rules::units::FireKind::Indirect,
         ] {
             let _ = hexsight_analysis::query::units::unit_answers(map, a, b, fire);
         }

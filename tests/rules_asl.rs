@@ -7,7 +7,8 @@ use hexsight_analysis::Map;
 use hexsight_analysis::los::line_of_sight;
 use hexsight_analysis::query::units::unit_answers;
 use hexsight_analysis::rules::Verdict;
-use hexsight_analysis::rules::asl::{FireKind, blind_hexes};
+use hexsight_analysis::rules::asl::blind_hexes;
+use hexsight_analysis::rules::units::FireKind;
 use serde_json::{Value, json};
 use std::path::Path;
 

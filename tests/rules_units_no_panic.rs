@@ -8,8 +8,8 @@ use hexsight_analysis::Map;
 use hexsight_analysis::los::line_of_sight;
 use hexsight_analysis::query::spotting::spot;
 use hexsight_analysis::query::units::unit_answers;
-use hexsight_analysis::rules::asl::FireKind;
 use hexsight_analysis::rules::miniatures::Activity;
+use hexsight_analysis::rules::units::FireKind;
 use serde_json::{Value, json};
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 
 use hexsight_analysis::Map;
 use hexsight_analysis::query::units::unit_answers;
-use hexsight_analysis::rules::asl::FireKind;
+use hexsight_analysis::rules::units::FireKind;
 use serde_json::Value;
 use std::path::Path;
 mod common;

@@ -186,11 +186,10 @@ fn painting_into_a_layer_records_it_there_and_not_in_the_map() {
         "the map file is untouched"
     );
     // The saved layer is what the CLI's --layer reads, and gives the same map.
-    let again = hexsight_analysis::map::layer::apply_files(
-        hexsight_analysis::Map::load(&s.map).unwrap(),
-        &[layer_path],
-    )
-    .unwrap();
+    let again = hexsight_analysis::Map::load(&s.map)
+        .unwrap()
+        .with_layers(&[layer_path])
+        .unwrap();
     assert_eq!(terrain(&again, "J2"), "woods");
 }
 

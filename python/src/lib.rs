@@ -14,7 +14,6 @@ use hexsight_analysis::engine::matrix::{Control, Selection, matrix as matrix_of}
 use hexsight_analysis::engine::min_height::{MAX_UP_TO, Stand, min_heights, min_heights_as};
 use hexsight_analysis::engine::viewshed::viewshed_of;
 use hexsight_analysis::hex::{Layout, Orientation, Stagger};
-use hexsight_analysis::map::layer;
 use hexsight_analysis::map::zones;
 use hexsight_analysis::rules::Verdict;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
@@ -303,7 +302,7 @@ impl Map {
     /// This map with layer files laid on it in order (the map itself is unchanged).
     fn with_layers(&self, py: Python<'_>, layers: Vec<PathBuf>) -> PyResult<Map> {
         let map = py
-            .detach(|| layer::apply_files(self.map.clone(), &layers))
+            .detach(|| self.map.clone().with_layers(&layers))
             .map_err(err)?;
         Ok(Map { map })
     }
@@ -427,7 +426,7 @@ fn load(py: Python<'_>, path: PathBuf, layers: Option<Vec<PathBuf>>) -> PyResult
     let map = py
         .detach(|| {
             let map = hexsight_analysis::Map::load(&path)?;
-            layer::apply_files(map, layers.as_deref().unwrap_or_default())
+            map.with_layers(layers.as_deref().unwrap_or_default())
         })
         .map_err(err)?;
     Ok(Map { map })

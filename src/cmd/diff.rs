@@ -9,7 +9,6 @@ use hexsight_analysis::Map;
 use hexsight_analysis::engine::diff::{self, Diff};
 use hexsight_analysis::engine::fast::Engine;
 use hexsight_analysis::export::{overlays, per_hex, pictures};
-use hexsight_analysis::map::layer;
 use serde::Serialize;
 use serde_json::json;
 use std::path::PathBuf;
@@ -76,7 +75,7 @@ impl Against {
                     .map(|p| p.display().to_string())
                     .collect();
                 (
-                    layer::apply_files(before.clone(), &self.against_layer)?,
+                    before.clone().with_layers(&self.against_layer)?,
                     format!("layers {}", names.join(", ")),
                 )
             }

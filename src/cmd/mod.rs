@@ -55,7 +55,7 @@ pub fn layers() -> &'static [std::path::PathBuf] {
 /// names the file (map or layer) and the place.
 pub fn load_map(path: &Path) -> anyhow::Result<Map> {
     let map = Map::load(path)?;
-    Ok(hexsight_analysis::map::layer::apply_files(map, layers())?)
+    Ok(map.with_layers(layers())?)
 }
 
 /// Parses a hex label of the map, with a one-line error naming the map and, when

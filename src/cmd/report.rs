@@ -31,8 +31,8 @@ use hexsight_analysis::query::deploy::{EXACT_LIMIT, Goal, Request, deploy};
 use hexsight_analysis::query::profile::profile as side_view;
 use hexsight_analysis::query::range::Range;
 use hexsight_analysis::query::spotting::SpotCell;
-use hexsight_analysis::rules::asl::FireKind;
 use hexsight_analysis::rules::miniatures::Activity;
+use hexsight_analysis::rules::units::FireKind;
 use hexsight_analysis::{Map, Verdict};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -387,7 +387,7 @@ fn matrix_files(r: &mut Report, m: &Matrix) -> anyhow::Result<()> {
     super::matrix::write_matrix(map, m, &r.path("matrix.bin"))?;
     r.file(
         "matrix.bin",
-        "visibility matrix, bit-packed (format in the guide: docs/guide/whole-map.md)",
+        "visibility matrix, bit-packed (format in the guide: docs/guide/big-maps.md)",
     );
     if map.len() <= NPY_LIMIT {
         super::matrix::write_matrix(map, m, &r.path("matrix.npy"))?;

@@ -10,7 +10,7 @@ use hexsight_analysis::Map;
 use hexsight_analysis::export::pictures;
 use hexsight_analysis::map::Unit;
 use hexsight_analysis::query::units::{UnitAnswers, network, unit_answers};
-use hexsight_analysis::rules::asl::FireKind;
+use hexsight_analysis::rules::units::FireKind;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

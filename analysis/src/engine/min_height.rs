@@ -26,7 +26,7 @@ use crate::hex::Hex;
 use crate::los::line_of_sight;
 use crate::map::{Map, Unit};
 use crate::query::units::unit_answers;
-use crate::rules::asl::FireKind;
+use crate::rules::units::FireKind;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -201,14 +201,20 @@ impl Layer {
         })
     }
 
-    /// The map with this layer's changes; `map` itself is not changed. The units are
-    /// checked against the family's rules afterwards, as when a map loads.
-    pub fn apply(&self, map: &Map) -> Result<Map> {
+    /// The map with this layer's changes and the file format's checks; `map` itself is
+    /// not changed. [`Layer::apply`], a layer up, also checks the units against the
+    /// family's rules, as loading a map does.
+    pub(crate) fn apply_unchecked(&self, map: &Map) -> Result<Map> {
         let mut out = map.clone();
         self.apply_parts(&mut out)
             .and_then(|()| finish_checks(&out))
             .map_err(|e| e.in_file(&self.path))?;
         Ok(out)
+    }
+
+    /// The layer file's path, for errors.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
     }
 
     fn apply_parts(&self, map: &mut Map) -> Result<()> {
@@ -303,13 +309,8 @@ fn difference(a: &Map, b: &Map) -> (Entries, Remove, Add) {
     (Entries(hexes), remove, add)
 }
 
-/// Applies layer files in order to a map.
-pub fn apply_files(map: Map, paths: &[PathBuf]) -> Result<Map> {
-    paths.iter().try_fold(map, |m, p| Layer::load(p)?.apply(&m))
-}
-
 /// What must hold of the whole map once a layer is in: the level span the engine
-/// keeps tables for, no marker where its (new) terrain forbids it, lawful units.
+/// keeps tables for, no marker where its (new) terrain forbids it.
 fn finish_checks(map: &Map) -> Result<()> {
     file::check_level_span(map)?;
     let mut seen = HashSet::new();
@@ -329,7 +330,7 @@ fn finish_checks(map: &Map) -> Result<()> {
             ));
         }
     }
-    crate::rules::check_units(map).map(|_| ())
+    Ok(())
 }
 
 /// An error for a layer entry naming what the map does not hold.

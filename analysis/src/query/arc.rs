@@ -209,7 +209,7 @@ mod tests {
 
     fn answers(map: &Map, a: &str, b: &str) -> crate::query::units::UnitAnswers {
         let u = |id: &str| map.units.iter().find(|u| u.id == id).unwrap();
-        crate::query::units::unit_answers(map, u(a), u(b), crate::rules::asl::FireKind::Direct)
+        crate::query::units::unit_answers(map, u(a), u(b), crate::rules::units::FireKind::Direct)
     }
 
     /// A battalion facing away does not see; turned about, it sees; the terrain line

@@ -50,7 +50,8 @@
 //!   protected hexside that is a `cliff`.
 
 use super::kernel::{At, Explained, FarKey, LineEvent, Notes, Span, What};
-use super::units::{self, Problem};
+use super::units::FireKind;
+use super::units::{self, Problem, UnitAnswers};
 use super::{Assessment, Effect, LevelSide, LosEffect, Modifier, marker_ids};
 use crate::hex::{Hex, HexLine, SideCrossing};
 use crate::map::{Map, Unit};
@@ -66,17 +67,6 @@ pub enum Pos {
     In,
     /// On the crest of a depression, at rim level, facing this direction.
     Crest(usize),
-}
-
-/// What kind of fire, for the crest TEM (B20.9).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FireKind {
-    /// Direct fire.
-    Direct,
-    /// Indirect fire (mortars, artillery).
-    Indirect,
-    /// An overrun.
-    Overrun,
 }
 
 /// True when the terrain of `h` is tagged `tag`.
@@ -628,6 +618,9 @@ impl super::registry::Rules for Rules {
     fn unit_problems(map: &Map) -> Vec<Problem> {
         unit_problems(map)
     }
+    fn unit_answers(map: &Map, a: &Unit, b: &Unit, fire: FireKind) -> UnitAnswers {
+        unit_answers(map, a, b, fire)
+    }
     fn details(map: &Map, line: &HexLine) -> Option<Value> {
         details(map, line)
     }
@@ -941,6 +934,43 @@ pub fn details(map: &Map, line: &HexLine) -> Option<Value> {
 pub fn unit_trace(map: &Map, a: &Unit, b: &Unit, fire: FireKind) -> Assessment {
     let line = HexLine::new(a.hex, b.hex);
     trace(map, &line, unit_pos(map, a), unit_pos(map, b), fire)
+}
+
+/// Sees, can be targeted, can fire between two units: the crest answer (B20.9) decides
+/// sight, a seen unit may be fired at (A6.1), and a unit in a `no-fire` state fires at nothing.
+fn unit_answers(map: &Map, a: &Unit, b: &Unit, fire: FireKind) -> UnitAnswers {
+    let mut assessment = unit_trace(map, a, b, fire);
+    let c = assessment.conclude(map, &HexLine::new(a.hex, b.hex));
+    let (verdict, reason) = (c.verdict, c.reason);
+    let mut ans = UnitAnswers::default();
+    let (fa, fb) = (map.label(a.hex), map.label(b.hex));
+    if verdict.sees() {
+        ans.sees.yes(format!(
+            "LOS from `{}` ({fa}) to `{}` ({fb}) is {}: {reason}",
+            a.id,
+            b.id,
+            verdict.as_str()
+        ));
+        ans.targeted
+            .yes(format!("`{}` is seen, so it may be fired at (A6.1)", b.id));
+    } else {
+        ans.sees.no(format!(
+            "no LOS from `{}` ({fa}) to `{}` ({fb}): {reason}",
+            a.id, b.id
+        ));
+        ans.targeted.no(format!("`{}` is not seen (A6.1)", b.id));
+    }
+    if units::state_has(map, a, "no-fire") {
+        ans.fires
+            .no(format!("`{}` is {} and cannot fire", a.id, a.state));
+    } else if ans.targeted.ok {
+        ans.fires.yes(format!("`{}` can fire at `{}`", a.id, b.id));
+    } else {
+        ans.fires
+            .no(format!("`{}` cannot fire at what it does not see", a.id));
+    }
+    ans.modifiers = assessment.modifiers;
+    ans
 }
 
 /// Crest Status rules (B20.9) for every unit of the map.

@@ -6,7 +6,8 @@
 use super::{Ruleset, check_units};
 use crate::error::{Error, Result};
 use crate::map::Map;
-use std::path::Path;
+use crate::map::layer::Layer;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Loading a map is where its units first meet their family's rules: the format
@@ -41,5 +42,23 @@ impl Map {
         let map = Map::read(path)?;
         let problems = check_units(&map).err().map(|e| e.in_file(path));
         Ok((map, problems))
+    }
+
+    /// This map with layer files applied in order, each checked as [`Layer::apply`] checks.
+    pub fn with_layers(self, paths: &[PathBuf]) -> Result<Map> {
+        paths
+            .iter()
+            .try_fold(self, |m, p| Layer::load(p)?.apply(&m))
+    }
+}
+
+/// A layer is where edited units meet their family's rules again.
+impl Layer {
+    /// The map with this layer's changes; `map` itself is not changed. The units are
+    /// checked against the family's rules afterwards, as when a map loads.
+    pub fn apply(&self, map: &Map) -> Result<Map> {
+        let out = self.apply_unchecked(map)?;
+        check_units(&out).map_err(|e| e.in_file(self.path()))?;
+        Ok(out)
     }
 }

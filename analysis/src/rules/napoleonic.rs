@@ -28,10 +28,10 @@
 //!   light company (`light-company`), no artillery (`artillery`), no standing unit, and no
 //!   British/KGL units mixed with others.
 
-use super::kernel::{At, End, Explained, Notes, What};
-use super::units::{self, Problem};
-use super::{Assessment, Effect, LosEffect};
-use crate::hex::{Hex, HexLine};
+use super::kernel::{At, End, Explained, Notes, What, explain};
+use super::units::{self, FireKind, Problem, UnitAnswers};
+use super::{Assessment, Effect, LosEffect, Modifier, Verdict};
+use crate::hex::{Crossing, Hex, HexLine, SideCrossing};
 use crate::map::{Map, Unit};
 use std::collections::{BTreeMap, HashMap};
 
@@ -270,11 +270,175 @@ impl super::registry::Rules for Rules {
     fn unit_problems(map: &Map) -> Vec<Problem> {
         unit_problems(map)
     }
+    fn unit_answers(map: &Map, a: &Unit, b: &Unit, _fire: FireKind) -> UnitAnswers {
+        unit_answers(map, a, b)
+    }
 }
 
 /// True when the unit lies prone (its state is flagged `prone`).
 pub fn is_prone(map: &Map, u: &Unit) -> bool {
     units::state_has(map, u, "prone")
+}
+
+/// Why a prone target cannot be seen from along `line`, if it is hidden.
+fn concealed(map: &Map, line: &HexLine, b: &Unit) -> Option<String> {
+    if !is_prone(map, b) {
+        return None;
+    }
+    let rs = &map.ruleset;
+    let t = map.terrain(b.hex)?;
+    if units::tagged(rs, "conceals-prone", &t.id) {
+        return Some(format!(
+            "`{}` lies prone in {} ({}): not seen at all, cannot be targeted (prone rule, fire)",
+            b.id,
+            t.id,
+            map.label(b.hex)
+        ));
+    }
+    if line.from == line.to {
+        return None;
+    }
+    let hides = |x: Hex, y: Hex| {
+        map.hexside(x, y)
+            .filter(|f| units::tagged(rs, "conceals-prone", &rs.hexsides[f.kind as usize].id))
+            .map(|f| rs.hexsides[f.kind as usize].id.clone())
+    };
+    let sides: Vec<(Hex, Option<String>)> = match line.side_crossings().last() {
+        Some(SideCrossing::One(x, y, _)) if *y == b.hex => vec![(*x, hides(*x, *y))],
+        Some(SideCrossing::Pair(x, y, z, _)) if *x == b.hex => {
+            vec![(*y, hides(*x, *y)), (*z, hides(*x, *z))]
+        }
+        _ => Vec::new(),
+    };
+    if !sides.is_empty() && sides.iter().all(|s| s.1.is_some()) {
+        let what: Vec<String> = sides
+            .iter()
+            .map(|(n, id)| {
+                format!(
+                    "{} on {}",
+                    id.clone().unwrap_or_default(),
+                    map.side_label(*n, b.hex)
+                )
+            })
+            .collect();
+        return Some(format!(
+            "`{}` lies prone behind the {} that the line crosses into {}: not seen at all, cannot be targeted (prone rule, fire)",
+            b.id,
+            what.join(" and "),
+            map.label(b.hex)
+        ));
+    }
+    None
+}
+
+/// Friendly units of `a` (other than `a`) in the hexes the line crosses between the ends.
+fn friends_between(map: &Map, line: &HexLine, a: &Unit) -> Vec<(String, Hex)> {
+    let friends_in = |h: Hex| -> Vec<String> {
+        map.units_at(h)
+            .filter(|u| u.side == a.side && u.id != a.id)
+            .map(|u| u.id.clone())
+            .collect()
+    };
+    let mut out = Vec::new();
+    for s in line.between() {
+        match s.crossing {
+            Crossing::Hex(h) => out.extend(friends_in(h).into_iter().map(|id| (id, h))),
+            Crossing::Side(x, y) => {
+                let (fx, fy) = (friends_in(x), friends_in(y));
+                if !fx.is_empty() && !fy.is_empty() {
+                    out.extend(fx.into_iter().map(|id| (id, x)));
+                    out.extend(fy.into_iter().map(|id| (id, y)));
+                }
+            }
+            Crossing::Vertex(_) => {}
+        }
+    }
+    out
+}
+
+/// Can see, can be targeted, can fire: the three answers for a pair of units.
+fn unit_answers(map: &Map, a: &Unit, b: &Unit) -> UnitAnswers {
+    let over = units::kind_has(map, a, "fires-over-friends");
+    let line = HexLine::new(a.hex, b.hex);
+    let c = if over {
+        explain(&Kernel::ignoring(map, &a.side), &line).conclude(map, &line)
+    } else {
+        explain(&Kernel::new(map), &line).conclude(map, &line)
+    };
+    let (verdict, reason) = (c.verdict, c.reason);
+    let mut ans = UnitAnswers::default();
+    if !verdict.sees() {
+        ans.sees.no(format!(
+            "no LOS from {} to {}: {reason}",
+            map.label(a.hex),
+            map.label(b.hex)
+        ));
+    } else if let Some(why) = concealed(map, &line, b) {
+        ans.sees.no(why);
+    } else {
+        let v = if verdict == Verdict::Clear {
+            "clear"
+        } else {
+            "hindered"
+        };
+        let over_text = if over {
+            " (howitzers see and fire over friendly units, prone or not: prone rule, LOS EXC)"
+        } else {
+            ""
+        };
+        ans.sees.yes(format!(
+            "LOS from {} to {} is {v}: {reason}{over_text}",
+            map.label(a.hex),
+            map.label(b.hex)
+        ));
+    }
+    if !ans.sees.ok {
+        ans.targeted
+            .no(format!("`{}` cannot target what it does not see", a.id));
+    } else if is_prone(map, b) && !units::kind_has(map, a, "fires-at-prone") {
+        ans.targeted.no(format!("`{}` is prone: only artillery and skirmishers may fire at prone units, not `{}` ({}) (prone rule, fire)", b.id, a.id, a.kind));
+    } else {
+        ans.targeted
+            .yes(format!("`{}` sees `{}` and may fire at it", a.id, b.id));
+    }
+    if is_prone(map, a) {
+        ans.fires.no(format!(
+            "`{}` is prone: prone units cannot fire (prone rule, fire)",
+            a.id
+        ));
+    } else if !ans.targeted.ok {
+        ans.fires.no(format!("`{}` cannot target `{}`", a.id, b.id));
+    } else {
+        let friends = friends_between(map, &line, a);
+        if friends.is_empty() {
+            ans.fires
+                .yes("no friendly unit stands in the line of fire".to_string());
+        } else {
+            let list = friends
+                .iter()
+                .map(|(id, h)| format!("{id} in {}", map.label(*h)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if units::kind_has(map, a, "fires-over-friends") {
+                ans.fires.yes(format!("howitzers fire over friendly units, prone or not ({list}) (prone rule, LOS EXC)"));
+            } else {
+                ans.fires.no(format!(
+                    "friendly unit(s) {list} in the line of fire: a line of fire is not a line of sight, friends block it prone or standing (prone rule, LOS)"
+                ));
+            }
+        }
+    }
+    if ans.targeted.ok && is_prone(map, b) {
+        ans.modifiers.push(Modifier {
+            name: "prone".into(),
+            value: 2,
+            text: format!(
+                "`{}` is prone: fire defence +2; no ricochet against it (prone rule, fire)",
+                b.id
+            ),
+        });
+    }
+    ans
 }
 
 /// The prone rules (terrain, stacking, nations) for every unit of the map.

@@ -10,11 +10,11 @@
 //! ([`crate::los::line_of_sight_with`]).
 
 use super::kernel::{self, Heights, Kernel};
-use super::units::Problem;
+use super::units::{self, FireKind, Problem, UnitAnswers};
 use super::{Assessment, Family, asl, battletech, combat_commander, geometric, napoleonic};
 use crate::engine::prepared::{self, Prepared};
 use crate::hex::{Hex, HexLine};
-use crate::map::Map;
+use crate::map::{Map, Unit};
 use serde_json::Value;
 
 /// A family: its kernel, and what the family adds around the sight rule.
@@ -30,6 +30,11 @@ pub trait Rules {
     /// The units that break the family's rules (none by default).
     fn unit_problems(_map: &Map) -> Vec<Problem> {
         Vec::new()
+    }
+    /// "Can see", "can be targeted" and "can fire" for unit `a` at unit `b`, before the
+    /// firer's arc: by default all three are the line between their hexes.
+    fn unit_answers(map: &Map, a: &Unit, b: &Unit, _fire: FireKind) -> UnitAnswers {
+        units::line_answers(map, a, b, Self::assess(map, &HexLine::new(a.hex, b.hex)))
     }
     /// Legal but suspicious features of a map, for `validate` (none by default).
     fn warnings(_map: &Map) -> Vec<String> {
@@ -55,6 +60,7 @@ pub struct Entry {
     heights: fn(&Map, &HexLine) -> Heights,
     eye_and_tops: fn(&Map, Hex, &[Hex]) -> EyeAndTops,
     unit_problems: fn(&Map) -> Vec<Problem>,
+    unit_answers: fn(&Map, &Unit, &Unit, FireKind) -> UnitAnswers,
     warnings: fn(&Map) -> Vec<String>,
     details: fn(&Map, &HexLine) -> Option<Value>,
     prepare: for<'m> fn(&'m Map, &crate::engine::grid::Padded) -> Box<dyn Prepared + 'm>,
@@ -70,6 +76,7 @@ impl Entry {
             heights: heights::<R>,
             eye_and_tops: eye_and_tops::<R>,
             unit_problems: R::unit_problems,
+            unit_answers: R::unit_answers,
             warnings: R::warnings,
             details: R::details,
             prepare: prepared::prepare::<R>,
@@ -111,6 +118,12 @@ impl Entry {
     /// The units of a map that break the family's rules.
     pub fn unit_problems(&self, map: &Map) -> Vec<Problem> {
         (self.unit_problems)(map)
+    }
+
+    /// The family's three answers for unit `a` at unit `b`, before the firer's arc
+    /// (`fire` matters to ASL's crest TEM).
+    pub fn unit_answers(&self, map: &Map, a: &Unit, b: &Unit, fire: FireKind) -> UnitAnswers {
+        (self.unit_answers)(map, a, b, fire)
     }
 
     /// Legal but suspicious features of a map.

@@ -149,4 +149,37 @@ mod tests {
             "{differ} {seen} {blocked}"
         );
     }
+
+    /// Units on its maps get the three answers with no unit code of its own: all three
+    /// are its explained query between their hexes.
+    #[test]
+    fn its_units_get_the_three_answers_from_its_line() {
+        use crate::map::Unit;
+        use crate::rules::units::FireKind;
+        let map = random_map("geometric", 5, 9, 8);
+        let unit = |i: usize| Unit {
+            id: format!("u{i}"),
+            hex: map.hex_of(i),
+            side: format!("side{}", i % 2),
+            kind: String::new(),
+            state: String::new(),
+            facing: None,
+            extra: Default::default(),
+        };
+        let (mut yes, mut no) = (0, 0);
+        for i in 0..map.len() {
+            for j in (0..map.len()).step_by(7) {
+                let (a, b) = (unit(i), unit(j));
+                let ans = HORIZON.unit_answers(&map, &a, &b, FireKind::Direct);
+                let r = line_of_sight_with(&HORIZON, &map, a.hex, b.hex);
+                for x in [&ans.sees, &ans.targeted, &ans.fires] {
+                    assert_eq!(x.ok, r.verdict.sees(), "{} -> {}", a.id, b.id);
+                    assert!(x.reasons[0].ends_with(&r.reason), "{:?}", x.reasons);
+                }
+                yes += usize::from(ans.sees.ok);
+                no += usize::from(!ans.sees.ok);
+            }
+        }
+        assert!(yes > 50 && no > 50, "{yes} {no}");
+    }
 }

@@ -5,10 +5,89 @@
 //! Flags are plain strings so that a ruleset file, not code, says which kinds may go
 //! prone or fire over friends; each family documents the flags it reads.
 
+use super::{Assessment, Modifier};
 use crate::error::{Error, Result};
-use crate::hex::Hex;
+use crate::hex::{Hex, HexLine};
 use crate::map::{Map, Unit};
 pub use crate::ruleset::units::{ArcSpec, UnitType, check_tables, tagged};
+use serde::Serialize;
+
+/// What kind of fire, for the families where it changes an answer (ASL's crest TEM, B20.9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FireKind {
+    /// Direct fire.
+    Direct,
+    /// Indirect fire (mortars, artillery).
+    Indirect,
+    /// An overrun.
+    Overrun,
+}
+
+/// A yes/no answer with the reasons, each citing its rule.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Answer {
+    /// The answer.
+    pub ok: bool,
+    /// Why.
+    pub reasons: Vec<String>,
+}
+
+impl Answer {
+    /// Sets the answer to yes, because of `why`.
+    pub fn yes(&mut self, why: String) {
+        self.ok = true;
+        self.reasons.push(why);
+    }
+
+    /// Sets the answer to no, because of `why`.
+    pub fn no(&mut self, why: String) {
+        self.ok = false;
+        self.reasons.push(why);
+    }
+}
+
+/// "Can see", "can be targeted" and "can fire" for one unit at another: three different
+/// answers once units shape the lines (rules.md section 3).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct UnitAnswers {
+    /// The firer sees the target.
+    pub sees: Answer,
+    /// The target may be fired at by this firer.
+    #[serde(rename = "can_be_targeted")]
+    pub targeted: Answer,
+    /// The firer can fire at it now (line of fire free).
+    #[serde(rename = "can_fire")]
+    pub fires: Answer,
+    /// Modifiers of that fire.
+    pub modifiers: Vec<Modifier>,
+    /// The firer's field-of-view arc (`front arc (3 hexsides facing N)`), when its kind has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arc: Option<String>,
+}
+
+/// The answers of a family whose units add nothing to the sight rule: the line between
+/// the units' hexes (its `assessment`) says yes or no to all three, for the same reason.
+pub fn line_answers(map: &Map, a: &Unit, b: &Unit, mut assessment: Assessment) -> UnitAnswers {
+    let line = HexLine::new(a.hex, b.hex);
+    let c = assessment.conclude(map, &line);
+    let mut ans = UnitAnswers::default();
+    let text = format!(
+        "LOS {} -> {} is {}: {}",
+        map.label(a.hex),
+        map.label(b.hex),
+        c.verdict.as_str(),
+        c.reason
+    );
+    for x in [&mut ans.sees, &mut ans.targeted, &mut ans.fires] {
+        if c.verdict.sees() {
+            x.yes(text.clone())
+        } else {
+            x.no(text.clone())
+        }
+    }
+    ans.modifiers = assessment.modifiers;
+    ans
+}
 
 /// A broken unit rule: which unit, where, and what is wrong (citing the rule).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -477,7 +477,7 @@ const SIGHT_ROWS: usize = 24;
 /// command line): its arc, then one line per enemy with the first reason of a "no".
 pub(super) fn unit_sight(ui: &mut Ui, map: &hexsight_analysis::Map, id: &str) {
     use hexsight_analysis::query::units::unit_answers;
-    use hexsight_analysis::rules::asl::FireKind;
+    use hexsight_analysis::rules::units::FireKind;
     let Some(a) = map.unit(id) else {
         return;
     };
