@@ -10,7 +10,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 map="${1:-$root/maps/hill-112.json}"
-out="${2:-$root/docs/editor.png}"
+out="${2:-$root/docs/guide/images/editor.png}"
 shift $(( $# >= 2 ? 2 : $# ))
 [[ "${1:-}" == "--" ]] && shift
 extra=("$@")
