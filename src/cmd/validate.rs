@@ -20,7 +20,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let rs = &map.ruleset;
     outln!("{}: valid", a.map.display())?;
     outln!("name: {}", map.name)?;
-    outln!("ruleset: {} ({:?} family)", map.ruleset_ref, rs.family)?;
+    outln!("ruleset: {} ({} family)", map.ruleset_ref, rs.family)?;
     outln!(
         "grid: {} x {} {:?}-top, {} hexes",
         map.cols,

@@ -76,7 +76,7 @@ pub fn random_map(ruleset: &str, seed: u64, cols: u32, rows: u32) -> Map {
     }
     // BattleTech: every terrain of the table somewhere (woods of each weight, water of
     // each depth, buildings of each height), which the generator's palette leaves out.
-    let battletech = rs.family == crate::rules::Family::Battletech;
+    let battletech = rs.family.name() == "battletech";
     if battletech {
         for _ in 0..n / 4 {
             let h = map.hex_of(rng.below(n) as usize);

@@ -171,64 +171,37 @@ fn eye_and_tops<R: Rules>(map: &Map, from: Hex, hexes: &[Hex]) -> (i64, Vec<Opti
     (eye, tops)
 }
 
-/// One built-in family: its ruleset file and its entry.
+/// One built-in family: its ruleset file's name and its entry.
 pub struct Builtin {
     /// The ruleset's name (`combat-commander`; its file is in
-    /// [`crate::ruleset::BUILTIN_FILES`]).
+    /// [`crate::ruleset::BUILTIN_FILES`], at the same place).
     pub name: &'static str,
-    /// The family its ruleset names.
-    pub family: Family,
     /// The family's entry.
     pub entry: Entry,
 }
 
-/// Every built-in family, one line each.
+/// Every built-in family, one line each, in the order of the ruleset files.
 pub static BUILTIN: [Builtin; 6] = [
-    builtin(
-        "geometric",
-        Family::Geometric,
-        Entry::of::<geometric::Rules>(),
-    ),
+    builtin("geometric", Entry::of::<geometric::Rules>()),
     builtin(
         "combat-commander",
-        Family::CombatCommander,
         Entry::of::<combat_commander::Rules>().with_movement(combat_commander::movement_cost),
     ),
-    builtin("asl", Family::Asl, Entry::of::<asl::Rules>()),
-    builtin(
-        "napoleonic",
-        Family::Napoleonic,
-        Entry::of::<napoleonic::Rules>(),
-    ),
+    builtin("asl", Entry::of::<asl::Rules>()),
+    builtin("napoleonic", Entry::of::<napoleonic::Rules>()),
     // Miniatures LOS is true line of sight over the table: the geometric family's
     // rules; the spotting rules (`super::miniatures`) start once LOS exists.
-    builtin(
-        "miniatures",
-        Family::Miniatures,
-        Entry::of::<geometric::Rules>(),
-    ),
-    builtin(
-        "battletech",
-        Family::Battletech,
-        Entry::of::<battletech::Rules>(),
-    ),
+    builtin("miniatures", Entry::of::<geometric::Rules>()),
+    builtin("battletech", Entry::of::<battletech::Rules>()),
 ];
 
-const fn builtin(name: &'static str, family: Family, entry: Entry) -> Builtin {
-    Builtin {
-        name,
-        family,
-        entry,
-    }
+const fn builtin(name: &'static str, entry: Entry) -> Builtin {
+    Builtin { name, entry }
 }
 
 /// The entry of a family.
 pub fn entry(family: Family) -> &'static Entry {
-    &BUILTIN
-        .iter()
-        .find(|b| b.family == family)
-        .expect("every family has a built-in entry")
-        .entry
+    &BUILTIN[family.index()].entry
 }
 
 /// The entry of a map's family.
@@ -246,7 +219,8 @@ mod tests {
         assert_eq!(names, BUILTIN.iter().map(|b| b.name).collect::<Vec<_>>());
         for b in &BUILTIN {
             let rs = crate::Ruleset::builtin(b.name).unwrap();
-            assert_eq!(rs.family, b.family, "{}", b.name);
+            assert_eq!(rs.family.name(), b.name);
+            assert!(std::ptr::eq(entry(rs.family), &b.entry), "{}", b.name);
         }
     }
 
@@ -255,7 +229,7 @@ mod tests {
         for b in &BUILTIN {
             assert_eq!(
                 b.entry.movement().is_some(),
-                b.family == Family::CombatCommander,
+                b.name == "combat-commander",
                 "{}",
                 b.name
             );

@@ -11,22 +11,62 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-/// The rule family whose code interprets a ruleset's tables.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Family {
-    /// Pure 3-D sight lines over a height field.
-    Geometric,
-    /// Combat Commander hills, crests, blind hexes (rules.md section 1).
-    CombatCommander,
-    /// ASL levels, depressions and Crest Status (rules.md section 2).
-    Asl,
-    /// Napoleonic units that shape sight lines, prone infantry (rules.md section 3).
-    Napoleonic,
-    /// Miniatures spotting ranges and tests (rules.md section 4).
-    Miniatures,
-    /// BattleTech Total Warfare levels, woods, buildings and water (issue 12).
-    Battletech,
+/// The rule family whose code interprets a ruleset's tables: one of the built-in
+/// rulesets, by name (`"family": "combat-commander"`). Which code that is, the family
+/// registry says (`rules::registry::BUILTIN`, in the order of [`BUILTIN_FILES`]); this
+/// layer only knows the names, so a new family is a ruleset file and a registry line.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Family(u8);
+
+impl Family {
+    /// The family of that name, if it is a built-in one.
+    pub fn named(name: &str) -> Option<Family> {
+        BUILTIN_FILES
+            .iter()
+            .position(|b| b.0 == name)
+            .map(|i| Family(i as u8))
+    }
+
+    /// Its name (`combat-commander`).
+    pub fn name(self) -> &'static str {
+        BUILTIN_FILES[self.index()].0
+    }
+
+    /// Its place in [`BUILTIN_FILES`] and in the registry.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+impl std::fmt::Debug for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::fmt::Display for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Family {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Family {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Family, D::Error> {
+        let name = String::deserialize(d)?;
+        Family::named(&name).ok_or_else(|| {
+            let known: Vec<String> = BUILTIN_FILES.iter().map(|b| format!("`{}`", b.0)).collect();
+            serde::de::Error::custom(format!(
+                "unknown family `{name}`, expected one of {}",
+                known.join(", ")
+            ))
+        })
+    }
 }
 
 /// What a terrain, hexside or marker does to a line of sight.
