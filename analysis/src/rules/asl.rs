@@ -1,5 +1,7 @@
 //! The `asl` family: Advanced Squad Leader levels, obstacles, hindrances, blind hexes,
 //! depressions (A6.3) and Crest Status (B20.9) (rules.md section 2, seed 000).
+//! Its readings, with worked examples the docs test runs, are the guide's page
+//! `docs/guide/rules-asl.md`; a change of rule here changes that page too.
 //!
 //! How the rules are read (each verdict cites the rule it applies):
 //! - Positions: a unit in a hex tagged `depression` (gully, stream, sunken road) is IN the

@@ -1,5 +1,7 @@
 //! The `combat-commander` family: hills, slope hexes and crest lines, blind hexes,
 //! hindrances and hexside obstacles (rules.md section 1, seed 004: T88, T89, hedge).
+//! Its readings, with worked examples the docs test runs, are the guide's page
+//! `docs/guide/rules-combat-commander.md`; a change of rule here changes that page too.
 //!
 //! How the rules are read (each verdict cites the rule it applies):
 //! - Only hexes and hexsides *between* the two ends act; a hex the line only touches at

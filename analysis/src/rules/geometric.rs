@@ -1,4 +1,6 @@
 //! The `geometric` family: pure 3-D sight lines over hex heights, as a GIS viewshed sees them.
+//! Its readings, with worked examples the docs test runs, are the guide's page
+//! `docs/guide/rules-geometric.md`; a change of rule here changes that page too.
 //!
 //! Heights are exact in thousandths of a level. A hex between the ends blocks when
 //! its surface is strictly above the sight line somewhere in the stretch the line

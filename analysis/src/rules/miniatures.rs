@@ -1,5 +1,7 @@
 //! The `miniatures` family: automatic spotting ranges and the spotting test of a WWII
 //! miniatures game (rules.md section 4, seed 001 rules 8.E to 8.G), on a hex map with a scale.
+//! Its readings, with worked examples the docs test runs, are the guide's page
+//! `docs/guide/rules-miniatures.md`; a change of rule here changes that page too.
 //!
 //! How the rules are read:
 //! - LOS is true line of sight over the table, traced by the kernel [`super::registry`]

@@ -2,6 +2,8 @@
 //! prone (rules.md section 3, seed 002). Reasons cite the sections of the prone rule by
 //! name: Maniobra (manoeuvre), Terreno (terrain), Apilamiento (stacking), Línea de Visión
 //! (LOS), Abrir fuego (fire), as `prone rule, LOS` and so on.
+//! Its readings, with worked examples the docs test runs, are the guide's page
+//! `docs/guide/rules-napoleonic.md`; a change of rule here changes that page too.
 //!
 //! How the rules are read:
 //! - Terrain: an intervening hex higher than both ends blocks; an obstacle (woods, town) blocks
