@@ -52,8 +52,7 @@
 //!   protected hexside that is a `cliff`.
 
 use super::kernel::{At, Explained, FarKey, LineEvent, Notes, Span, What};
-use super::units::FireKind;
-use super::units::{self, Problem, UnitAnswers};
+use super::units::{self, FireKind, Problem, UnitAnswers};
 use super::{Assessment, Effect, LevelSide, LosEffect, Modifier, marker_ids};
 use crate::hex::{Hex, HexLine, SideCrossing};
 use crate::map::{Map, Unit};
@@ -932,17 +931,12 @@ pub fn details(map: &Map, line: &HexLine) -> Option<Value> {
     Some(v)
 }
 
-/// The crest answer between two units, for `hexsight units`.
-pub fn unit_trace(map: &Map, a: &Unit, b: &Unit, fire: FireKind) -> Assessment {
-    let line = HexLine::new(a.hex, b.hex);
-    trace(map, &line, unit_pos(map, a), unit_pos(map, b), fire)
-}
-
 /// Sees, can be targeted, can fire between two units: the crest answer (B20.9) decides
 /// sight, a seen unit may be fired at (A6.1), and a unit in a `no-fire` state fires at nothing.
 fn unit_answers(map: &Map, a: &Unit, b: &Unit, fire: FireKind) -> UnitAnswers {
-    let mut assessment = unit_trace(map, a, b, fire);
-    let c = assessment.conclude(map, &HexLine::new(a.hex, b.hex));
+    let line = HexLine::new(a.hex, b.hex);
+    let mut assessment = trace(map, &line, unit_pos(map, a), unit_pos(map, b), fire);
+    let c = assessment.conclude(map, &line);
     let (verdict, reason) = (c.verdict, c.reason);
     let mut ans = UnitAnswers::default();
     let (fa, fb) = (map.label(a.hex), map.label(b.hex));

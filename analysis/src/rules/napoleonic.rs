@@ -363,10 +363,11 @@ fn unit_answers(map: &Map, a: &Unit, b: &Unit) -> UnitAnswers {
     let over = units::kind_has(map, a, "fires-over-friends");
     let line = HexLine::new(a.hex, b.hex);
     let c = if over {
-        explain(&Kernel::ignoring(map, &a.side), &line).conclude(map, &line)
+        explain(&Kernel::ignoring(map, &a.side), &line)
     } else {
-        explain(&Kernel::new(map), &line).conclude(map, &line)
-    };
+        assess(map, &line)
+    }
+    .conclude(map, &line);
     let (verdict, reason) = (c.verdict, c.reason);
     let mut ans = UnitAnswers::default();
     if !verdict.sees() {
@@ -421,7 +422,7 @@ fn unit_answers(map: &Map, a: &Unit, b: &Unit) -> UnitAnswers {
                 .map(|(id, h)| format!("{id} in {}", map.label(*h)))
                 .collect::<Vec<_>>()
                 .join(", ");
-            if units::kind_has(map, a, "fires-over-friends") {
+            if over {
                 ans.fires.yes(format!("howitzers fire over friendly units, prone or not ({list}) (prone rule, LOS EXC)"));
             } else {
                 ans.fires.no(format!(

@@ -34,7 +34,8 @@ pub trait Rules {
     /// "Can see", "can be targeted" and "can fire" for unit `a` at unit `b`, before the
     /// firer's arc: by default all three are the line between their hexes.
     fn unit_answers(map: &Map, a: &Unit, b: &Unit, _fire: FireKind) -> UnitAnswers {
-        units::line_answers(map, a, b, Self::assess(map, &HexLine::new(a.hex, b.hex)))
+        let line = HexLine::new(a.hex, b.hex);
+        units::line_answers(map, &line, Self::assess(map, &line))
     }
     /// Legal but suspicious features of a map, for `validate` (none by default).
     fn warnings(_map: &Map) -> Vec<String> {

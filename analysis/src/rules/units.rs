@@ -66,15 +66,14 @@ pub struct UnitAnswers {
 }
 
 /// The answers of a family whose units add nothing to the sight rule: the line between
-/// the units' hexes (its `assessment`) says yes or no to all three, for the same reason.
-pub fn line_answers(map: &Map, a: &Unit, b: &Unit, mut assessment: Assessment) -> UnitAnswers {
-    let line = HexLine::new(a.hex, b.hex);
-    let c = assessment.conclude(map, &line);
+/// the units' hexes (and its `assessment`) says yes or no to all three, for the same reason.
+pub fn line_answers(map: &Map, line: &HexLine, mut assessment: Assessment) -> UnitAnswers {
+    let c = assessment.conclude(map, line);
     let mut ans = UnitAnswers::default();
     let text = format!(
         "LOS {} -> {} is {}: {}",
-        map.label(a.hex),
-        map.label(b.hex),
+        map.label(line.from),
+        map.label(line.to),
         c.verdict.as_str(),
         c.reason
     );

@@ -40,7 +40,7 @@ impl Family {
 
 impl std::fmt::Debug for Family {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        std::fmt::Display::fmt(self, f)
     }
 }
 
@@ -60,7 +60,10 @@ impl<'de> Deserialize<'de> for Family {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Family, D::Error> {
         let name = String::deserialize(d)?;
         Family::named(&name).ok_or_else(|| {
-            let known: Vec<String> = BUILTIN_FILES.iter().map(|b| format!("`{}`", b.0)).collect();
+            let known: Vec<String> = Ruleset::builtin_names()
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect();
             serde::de::Error::custom(format!(
                 "unknown family `{name}`, expected one of {}",
                 known.join(", ")
