@@ -268,6 +268,31 @@ impl Stretches {
     }
 }
 
+/// True when every crossed hexside does the same to lines with far key `(high, low)`
+/// for each higher level as to those its far layers were read from
+/// ([`Kernel::far_ends`]): next to the lower end it then does nothing the far
+/// bounds have not judged, and the near layers need not read crossings again.
+fn sides_alike<K: Kernel>(k: &K, grid: &Grid<K::Cell, K::Side>, (low, hi): (i32, i32)) -> bool {
+    let zero = Hex::new(0, 0);
+    let verdict = |e: &K::Ends, s: &K::Side| {
+        let mut n = Quiet::default();
+        k.cross(e, s, zero, zero, &mut n);
+        n.all()
+    };
+    let with_sides = (0..grid.cells.len()).filter(|&x| grid.side_mask[x] != 0);
+    (low + 1..=hi).all(|high| {
+        let (Some(near), Some(far)) = (k.near_ends(high, low), k.far_ends(high)) else {
+            return false;
+        };
+        with_sides.clone().all(|x| {
+            (0..6u8).all(|d| {
+                grid.side(x, d)
+                    .is_none_or(|s| verdict(&near, s) == verdict(&far, s))
+            })
+        })
+    })
+}
+
 /// In [`LaneKey::Far`], a line walked if the far bounds leave it open.
 const NO_LOW: u8 = u8::MAX;
 
@@ -570,7 +595,12 @@ impl LevelSweep {
                     );
                 }
             }
-            out.push(b.finish()?);
+            let mut layers = b.finish()?;
+            if sides_alike(k, grid, (low, hi)) {
+                // The far layers have judged every crossed hexside as it acts here.
+                layers.sides = None;
+            }
+            out.push(layers);
         }
         Some(out)
     }
@@ -729,6 +759,10 @@ impl LevelSweep {
                     slow |= hindered;
                     open &= !hindered;
                 }
+                // The far count holds the hexes' hindrances only: a lane a crossed
+                // hexside hinders is walked (the near layers may not read crossings).
+                slow |= open & v.by_sides;
+                open &= !v.by_sides;
                 let over = hindered & v.over;
                 while open != 0 {
                     let first = open.trailing_zeros() as usize;
@@ -833,6 +867,201 @@ mod tests {
         }
     }
     use crate::engine::matrix::{Control, Selection, matrix, matrix_plain};
+
+    /// Combat Commander changed two ways: where a hexside feature also blocks every
+    /// line whose lower end stands at level 0 (a crossing that does more next to such
+    /// an end than far from the ends of other lines with its higher level), and
+    /// where hindrances count against a limit of 3 and every hexside feature hinders
+    /// (2) whatever its level.
+    mod variants {
+        use crate::hex::Hex;
+        use crate::map::Map;
+        use crate::rules::combat_commander::{Cell, Ends, Kernel as Cc};
+        use crate::rules::kernel::{At, End, Explained, FarKey, Kernel, Notes, What};
+        use crate::rules::registry::{Entry, Rules};
+        use crate::rules::{Effect, LevelSide};
+
+        pub struct Variant<'m> {
+            cc: Cc<'m>,
+            low_walls: bool,
+            limit: Option<u32>,
+        }
+
+        impl Kernel for Variant<'_> {
+            type Cell = Cell;
+            type Side = LevelSide;
+            type Ends = Ends;
+            fn map(&self) -> &Map {
+                self.cc.map()
+            }
+            fn cell(&self, h: Hex) -> Cell {
+                self.cc.cell(h)
+            }
+            fn side(&self, a: Hex, b: Hex) -> LevelSide {
+                self.cc.side(a, b)
+            }
+            fn ends(&self, a: End<Cell>, b: End<Cell>) -> Ends {
+                self.cc.ends(a, b)
+            }
+            fn hex<N: Notes>(&self, e: &Ends, c: &Cell, at: At, n: &mut N) {
+                self.cc.hex(e, c, at, n)
+            }
+            fn along_reason(
+                &self,
+                a: Hex,
+                b: Hex,
+                x: &Explained,
+                y: &Explained,
+                f: Effect,
+            ) -> String {
+                self.cc.along_reason(a, b, x, y, f)
+            }
+            fn cross<N: Notes>(&self, e: &Ends, s: &LevelSide, a: Hex, b: Hex, n: &mut N) {
+                let low = self.cc.far_key(e).map(|f| f.low);
+                if self.low_walls && low == Some(0) && s.effect(0).is_some() {
+                    n.note(What::Hex, Effect::Block, false, || "a low wall".into());
+                } else if self.limit.is_some() && s.effect(i32::MIN).is_some() {
+                    n.note(What::Hex, Effect::Hinder(2), false, || "a hedge".into());
+                } else {
+                    self.cc.cross(e, s, a, b, n)
+                }
+            }
+            fn level_key(&self, e: &Ends) -> Option<i32> {
+                self.cc.level_key(e)
+            }
+            fn keyed_ends(&self, level: i32) -> Option<Ends> {
+                self.cc.keyed_ends(level)
+            }
+            fn far_key(&self, e: &Ends) -> Option<FarKey> {
+                self.cc.far_key(e)
+            }
+            fn far_ends(&self, level: i32) -> Option<Ends> {
+                self.cc.far_ends(level)
+            }
+            fn near_ends(&self, high: i32, low: i32) -> Option<Ends> {
+                self.cc.near_ends(high, low)
+            }
+            fn near_reach(&self, key: FarKey, length: u32) -> u32 {
+                self.cc.near_reach(key, length)
+            }
+            fn hindrance_limit(&self) -> Option<u32> {
+                self.limit
+            }
+            fn reciprocal(&self) -> bool {
+                true
+            }
+            fn top(&self, c: &Cell) -> i64 {
+                self.cc.top(c)
+            }
+            fn eye(&self, c: &Cell) -> i64 {
+                self.cc.eye(c)
+            }
+        }
+
+        pub struct LowWallsFamily;
+
+        impl Rules for LowWallsFamily {
+            type Kernel<'m> = Variant<'m>;
+            fn kernel(map: &Map) -> Variant<'_> {
+                let (low_walls, limit) = (true, None);
+                Variant {
+                    cc: Cc::new(map),
+                    low_walls,
+                    limit,
+                }
+            }
+        }
+
+        pub struct LimitFamily;
+
+        impl Rules for LimitFamily {
+            type Kernel<'m> = Variant<'m>;
+            fn kernel(map: &Map) -> Variant<'_> {
+                let (low_walls, limit) = (false, Some(3));
+                Variant {
+                    cc: Cc::new(map),
+                    low_walls,
+                    limit,
+                }
+            }
+        }
+
+        pub static LOW_WALLS: Entry = Entry::of::<LowWallsFamily>();
+        pub static LIMIT: Entry = Entry::of::<LimitFamily>();
+    }
+
+    /// In a family with a hindrance limit, lines a crossed hexside hinders are
+    /// counted whole: Combat Commander maps whose hexside features hinder (2) at any
+    /// level, with a limit of 3, every ordered pair with and without the vector path
+    /// as the explained query.
+    #[test]
+    fn hexsides_that_hinder_count_towards_the_limit() {
+        use crate::los::{line_of_sight, line_of_sight_with};
+        let (mut hedged_lines, entry) = (0, &variants::LIMIT);
+        for seed in 0..4 {
+            let map = crate::engine::testmaps::random_map("combat-commander", seed, 16, 12);
+            let mut e = Engine::with_entry(&map, entry);
+            assert!(e.has_sweep(), "seed {seed} has the level sweep");
+            for simd in [true, false] {
+                e.set_simd(simd);
+                let m = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
+                for i in 0..map.len() {
+                    for j in 0..map.len() {
+                        let (a, b) = (map.hex_of(i), map.hex_of(j));
+                        let sees = line_of_sight_with(entry, &map, a, b).verdict.sees();
+                        let what = format!(
+                            "seed {seed} simd {simd}: {} -> {}",
+                            map.label(a),
+                            map.label(b)
+                        );
+                        assert_eq!(m.bits.get(i, j), sees, "{what}");
+                        hedged_lines +=
+                            usize::from(sees != line_of_sight(&map, a, b).verdict.sees());
+                    }
+                }
+            }
+        }
+        assert!(
+            hedged_lines > 100,
+            "the hedges and the limit change {hedged_lines} lines"
+        );
+    }
+
+    /// Where a crossed hexside does more next to the lower end than the far bounds
+    /// judged, the near bounds read crossings again: every ordered pair of random
+    /// maps, with and without the vector path, is the explained query's.
+    #[test]
+    fn crossings_that_act_next_to_the_lower_end_are_judged_there() {
+        use crate::los::line_of_sight_with;
+        let mut differ = 0;
+        for seed in 0..4 {
+            let map = crate::engine::testmaps::random_map("combat-commander", seed, 16, 12);
+            let mut e = Engine::with_entry(&map, &variants::LOW_WALLS);
+            assert!(e.has_sweep(), "seed {seed} has the level sweep");
+            for simd in [true, false] {
+                e.set_simd(simd);
+                let m = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
+                for i in 0..map.len() {
+                    for j in 0..map.len() {
+                        let (a, b) = (map.hex_of(i), map.hex_of(j));
+                        let sees = line_of_sight_with(&variants::LOW_WALLS, &map, a, b)
+                            .verdict
+                            .sees();
+                        let what = format!(
+                            "seed {seed} simd {simd}: {} -> {}",
+                            map.label(a),
+                            map.label(b)
+                        );
+                        assert_eq!(m.bits.get(i, j), sees, "{what}");
+                        differ += usize::from(
+                            sees != crate::los::line_of_sight(&map, a, b).verdict.sees(),
+                        );
+                    }
+                }
+            }
+        }
+        assert!(differ > 100, "the low walls change {differ} lines");
+    }
 
     /// Every ordered pair of maps large enough for lines whose blind hexes lie far
     /// out, with and without the vector path: the sweep's matrix is the explained
