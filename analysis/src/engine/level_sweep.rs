@@ -990,14 +990,12 @@ mod tests {
         pub static LIMIT: Entry = Entry::of::<LimitFamily>();
     }
 
-    /// In a family with a hindrance limit, lines a crossed hexside hinders are
-    /// counted whole: Combat Commander maps whose hexside features hinder (2) at any
-    /// level, with a limit of 3, every ordered pair with and without the vector path
-    /// as the explained query.
-    #[test]
-    fn hexsides_that_hinder_count_towards_the_limit() {
+    /// Every ordered pair of random Combat Commander maps judged by `entry`, with and
+    /// without the vector path: the sweep's matrix is `entry`'s explained query.
+    /// Returns how many lines `entry` judges otherwise than Combat Commander.
+    fn matrices_follow(entry: &crate::rules::registry::Entry) -> usize {
         use crate::los::{line_of_sight, line_of_sight_with};
-        let (mut hedged_lines, entry) = (0, &variants::LIMIT);
+        let mut differ = 0;
         for seed in 0..4 {
             let map = crate::engine::testmaps::random_map("combat-commander", seed, 16, 12);
             let mut e = Engine::with_entry(&map, entry);
@@ -1009,57 +1007,38 @@ mod tests {
                     for j in 0..map.len() {
                         let (a, b) = (map.hex_of(i), map.hex_of(j));
                         let sees = line_of_sight_with(entry, &map, a, b).verdict.sees();
-                        let what = format!(
-                            "seed {seed} simd {simd}: {} -> {}",
-                            map.label(a),
-                            map.label(b)
+                        let (la, lb) = (map.label(a), map.label(b));
+                        assert_eq!(
+                            m.bits.get(i, j),
+                            sees,
+                            "seed {seed} simd {simd}: {la} -> {lb}"
                         );
-                        assert_eq!(m.bits.get(i, j), sees, "{what}");
-                        hedged_lines +=
-                            usize::from(sees != line_of_sight(&map, a, b).verdict.sees());
+                        differ += usize::from(sees != line_of_sight(&map, a, b).verdict.sees());
                     }
                 }
             }
         }
+        differ
+    }
+
+    /// In a family with a hindrance limit, lines a crossed hexside hinders are
+    /// counted whole: Combat Commander whose hexside features hinder (2) at any level,
+    /// with a limit of 3.
+    #[test]
+    fn hexsides_that_hinder_count_towards_the_limit() {
+        let differ = matrices_follow(&variants::LIMIT);
         assert!(
-            hedged_lines > 100,
-            "the hedges and the limit change {hedged_lines} lines"
+            differ > 100,
+            "the hedges and the limit change {differ} lines"
         );
     }
 
     /// Where a crossed hexside does more next to the lower end than the far bounds
-    /// judged, the near bounds read crossings again: every ordered pair of random
-    /// maps, with and without the vector path, is the explained query's.
+    /// judged, the near bounds read crossings again: Combat Commander whose hexside
+    /// features block every line with an end at level 0.
     #[test]
     fn crossings_that_act_next_to_the_lower_end_are_judged_there() {
-        use crate::los::line_of_sight_with;
-        let mut differ = 0;
-        for seed in 0..4 {
-            let map = crate::engine::testmaps::random_map("combat-commander", seed, 16, 12);
-            let mut e = Engine::with_entry(&map, &variants::LOW_WALLS);
-            assert!(e.has_sweep(), "seed {seed} has the level sweep");
-            for simd in [true, false] {
-                e.set_simd(simd);
-                let m = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
-                for i in 0..map.len() {
-                    for j in 0..map.len() {
-                        let (a, b) = (map.hex_of(i), map.hex_of(j));
-                        let sees = line_of_sight_with(&variants::LOW_WALLS, &map, a, b)
-                            .verdict
-                            .sees();
-                        let what = format!(
-                            "seed {seed} simd {simd}: {} -> {}",
-                            map.label(a),
-                            map.label(b)
-                        );
-                        assert_eq!(m.bits.get(i, j), sees, "{what}");
-                        differ += usize::from(
-                            sees != crate::los::line_of_sight(&map, a, b).verdict.sees(),
-                        );
-                    }
-                }
-            }
-        }
+        let differ = matrices_follow(&variants::LOW_WALLS);
         assert!(differ > 100, "the low walls change {differ} lines");
     }
 
