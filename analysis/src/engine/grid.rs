@@ -97,18 +97,16 @@ impl<C: Copy + Default, S: Copy + Default> Grid<C, S> {
     {
         use rayon::prelude::*;
         let map = k.map();
-        let mut cells = vec![C::default(); p.size];
-        let column = p.stride as usize;
-        cells
-            .par_chunks_mut(column)
-            .zip(p.index.par_chunks(column))
-            .for_each(|(cells, index)| {
-                for (c, &i) in cells.iter_mut().zip(index) {
-                    if i != u32::MAX {
-                        *c = k.cell(p.axial[i as usize]);
-                    }
-                }
-            });
+        // Written once, in parallel (so are the pages' first touches).
+        let cells: Vec<C> = p
+            .index
+            .par_iter()
+            .with_min_len(4096)
+            .map(|&i| match i {
+                u32::MAX => C::default(),
+                i => k.cell(p.axial[i as usize]),
+            })
+            .collect();
         let mut side_mask = vec![0u8; p.size];
         let mut sides = HashMap::new();
         for side in map.hexsides.keys() {
