@@ -542,7 +542,11 @@ impl LevelSweep {
             None => (far_layers(Read::Hindered)?, Read::Hindered),
         };
         let near = match far {
-            Some(_) => Self::near(k, grid, (lo, hi), || new(Read::Blocks)).unwrap_or_default(),
+            Some(_) => {
+                let layers =
+                    |crossings| LayersBuilder::new(p.size, sides && crossings, Read::Blocks);
+                Self::near(k, grid, (lo, hi), layers).unwrap_or_default()
+            }
             None => Vec::new(),
         };
         let keyed = keyed.finish()?;
@@ -566,13 +570,15 @@ impl LevelSweep {
 
     /// Per lower level from `levels.0`, the kernel's verdicts next to the lower end
     /// by the higher level ([`Kernel::near_ends`]): anything that acts there counts
-    /// as a block, as the line must then be walked. `None` where the kernel has no
+    /// as a block, as the line must then be walked. Crossed hexsides are read only
+    /// where one acts there otherwise than far from the ends ([`sides_alike`]); `new`
+    /// makes the layers, with hexsides where asked. `None` where the kernel has no
     /// near ends or its verdicts do not fit bounds.
     fn near<K: Kernel>(
         k: &K,
         grid: &Grid<K::Cell, K::Side>,
         (lo, hi): (i32, i32),
-        new: impl Fn() -> LayersBuilder,
+        new: impl Fn(bool) -> LayersBuilder,
     ) -> Option<Vec<Layers>> {
         let anything = |s: Sum| Sum {
             block: s.any,
@@ -581,7 +587,8 @@ impl LevelSweep {
         };
         let mut out = Vec::new();
         for low in lo..=hi {
-            let mut b = new();
+            // Where they act alike, the far layers have judged every crossed hexside.
+            let mut b = new(!sides_alike(k, grid, (low, hi)));
             // Higher levels from `low + 1`; keys at or under `low` never occur, and
             // take the verdicts of the first so as to fit bounds.
             for (key, l) in (lo..=hi).enumerate() {
@@ -595,12 +602,7 @@ impl LevelSweep {
                     );
                 }
             }
-            let mut layers = b.finish()?;
-            if sides_alike(k, grid, (low, hi)) {
-                // The far layers have judged every crossed hexside as it acts here.
-                layers.sides = None;
-            }
-            out.push(layers);
+            out.push(b.finish()?);
         }
         Some(out)
     }
