@@ -20,6 +20,7 @@
 use super::grid::{Grid, Padded};
 use super::plane::{CIRCUMRADIUS, INRADIUS, distance2, point, pseudo_angle};
 use super::shadow::Need;
+use super::vector::{self, Isa};
 use crate::hex::Hex;
 use crate::rules::kernel::Kernel;
 use rayon::prelude::*;
@@ -44,7 +45,7 @@ fn around(x: f64, y: f64, sin: f64, cos: f64) -> (f64, f64) {
 /// One hex of the map as seen from the observer: what the sweep reads of it, as a
 /// target and as an obstacle. Slopes are kept as `f32` (rounding well inside
 /// [`SLOPE_MARGIN`]) so that a large map's hexes stay few cache lines.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
 struct Seen {
     /// The bucket of its direction.
     bucket: u32,
@@ -63,7 +64,8 @@ struct Seen {
     slope: f32,
 }
 
-/// Per direction bucket, the highest slope entered; rising only.
+/// Per direction bucket (a power of two of them), the highest slope entered; rising
+/// only.
 struct Wedges(Vec<f32>);
 
 impl Wedges {
@@ -73,9 +75,11 @@ impl Wedges {
         if len == 0 {
             return;
         }
-        let first = first.rem_euclid(n as i32) as usize;
+        debug_assert!(n.is_power_of_two());
+        let first = (first & (n as i32 - 1)) as usize;
         let len = usize::from(len).min(n);
-        let up = |s: &mut [f32]| s.iter_mut().for_each(|x| *x = x.max(v));
+        // A plain comparison (no slope is NaN), which runs as a vector max.
+        let up = |s: &mut [f32]| s.iter_mut().for_each(|x| *x = if v > *x { v } else { *x });
         if first + len <= n {
             up(&mut self.0[first..first + len]);
         } else {
@@ -149,7 +153,8 @@ pub fn estimate_bytes(padded: &Padded) -> u64 {
     let (q0, q1, r0, r1) = padded.bounds();
     let ring = 8 * (q1 - q0 + r1 - r0 + 2) as usize;
     let batch = (LAID_OUT + ring) * (size_of::<Seen>() + size_of::<(u32, Hex)>() + 8);
-    (padded.size * 10 + padded.axial.len() * 2 + 2 * batch) as u64 + 4 * 4 * BUCKETS.1 as u64
+    (Tiles::of(padded).size * 10 + padded.axial.len() * 2 + 2 * batch) as u64
+        + 4 * 4 * BUCKETS.1 as u64
 }
 
 /// Per map hex, what the line from map hex `i` to it needs in a viewshed, for a
@@ -190,8 +195,8 @@ pub fn needs<K: Kernel>(
         must: wedges(),
         must_high: wedges(),
     };
-    // In grid order while sweeping, which keeps a band's writes near each other.
-    let mut out = vec![Need::Walk; padded.size];
+    // In the view's order while sweeping, which keeps a band's writes near each other.
+    let mut out = vec![Need::Walk; view.tiles.size];
     let mut rings = Rings::new(padded, origin);
     let (mut bands, mut next) = (Bands::default(), Bands::default());
     // Band `b` holds the hexes whose distance `d` has `b <= 2 d < b + 1`.
@@ -206,14 +211,18 @@ pub fn needs<K: Kernel>(
             std::mem::swap(&mut bands, &mut next);
         }
     });
-    padded.cell.iter().map(|&x| out[x as usize]).collect()
+    padded
+        .axial
+        .iter()
+        .map(|&h| out[view.tiles.at(h)])
+        .collect()
 }
 
 /// Hexes laid out at once, in bands: enough that handing them between threads costs
 /// little beside sweeping them.
 const LAID_OUT: usize = 1 << 15;
 
-/// Consecutive bands of hexes: their grid indices and offsets from the observer, how
+/// Consecutive bands of hexes: their indices in the view's [`Tiles`] and offsets from the observer, how
 /// each is seen, and where each band ends.
 #[derive(Default)]
 struct Bands {
@@ -249,15 +258,15 @@ impl<'a> Rings<'a> {
         }
     }
 
-    /// Calls `visit(x, o)` for the grid index and offset from the observer of each map
-    /// hex not yet taken (but the observer's) whose squared distance is under
-    /// `limit4 / 4`, in runs along the columns.
-    fn take(&mut self, limit4: i64, mut visit: impl FnMut(usize, Hex)) {
+    /// Calls `visit(x, o)` for the index in `view`'s tiles and offset from the
+    /// observer of each map hex not yet taken (but the observer's) whose squared
+    /// distance is under `limit4 / 4`, in runs along the columns.
+    fn take(&mut self, view: &View, limit4: i64, mut visit: impl FnMut(usize, Hex)) {
         let (_, _, r0, r1) = self.padded.bounds();
-        let (p, o) = (self.padded, self.origin);
+        let o = self.origin;
         let mut push = |h: Hex| {
-            let x = p.at(h).expect("inside the grid");
-            if p.index[x] != u32::MAX && h != o {
+            let x = view.tiles.at(h);
+            if !view.ground[x].0.is_nan() && h != o {
                 visit(x, h - o);
             }
         };
@@ -284,11 +293,38 @@ impl<'a> Rings<'a> {
     }
 }
 
-/// What the sweep reads: per grid cell, how far its top stands above the observer's
-/// eye and its target point (`NaN` off the map), in `buckets` directions.
+/// What the sweep reads: per cell of the padded grid, in the order of `tiles`, how far
+/// its top stands above the observer's eye and its target point (`NaN` off the map),
+/// in `buckets` directions.
 struct View {
     ground: Vec<(f32, f32)>,
+    tiles: Tiles,
     buckets: usize,
+}
+
+/// The padded grid's cells in groups of eight axial columns, each row of a group side
+/// by side. A band of hexes crosses the columns: in the grid's own order each column
+/// is a page away from the next, here eight columns share a cache line.
+struct Tiles {
+    q0: i32,
+    r0: i32,
+    rows: usize,
+    size: usize,
+}
+
+impl Tiles {
+    fn of(padded: &Padded) -> Tiles {
+        let (q0, q1, r0, r1) = padded.bounds();
+        let rows = (r1 - r0 + 1) as usize;
+        let size = ((q1 - q0 + 1) as usize).div_ceil(8) * 8 * rows;
+        Tiles { q0, r0, rows, size }
+    }
+
+    /// The index of the grid cell of `h`, which lies inside the grid.
+    fn at(&self, h: Hex) -> usize {
+        let (q, r) = ((h.q - self.q0) as usize, (h.r - self.r0) as usize);
+        (q >> 3) * 8 * self.rows + r * 8 + (q & 7)
+    }
 }
 
 impl View {
@@ -300,20 +336,30 @@ impl View {
         buckets: usize,
     ) -> View {
         let eye = kernel.eye(&grid.cells[padded.cell[i] as usize]);
-        let ground = (0..padded.size)
-            .into_par_iter()
-            .map(|x| {
-                if padded.index[x] == u32::MAX {
-                    return (f32::NAN, f32::NAN);
+        let tiles = Tiles::of(padded);
+        let mut ground = vec![(f32::NAN, f32::NAN); tiles.size];
+        let group = 8 * tiles.rows;
+        ground
+            .par_chunks_mut(group)
+            .enumerate()
+            .for_each(|(g, slots)| {
+                for (k, slot) in slots.iter_mut().enumerate() {
+                    let h = Hex::new(tiles.q0 + (8 * g + k % 8) as i32, tiles.r0 + (k / 8) as i32);
+                    let Some(x) = padded.at(h).filter(|&x| padded.index[x] != u32::MAX) else {
+                        continue;
+                    };
+                    let c = &grid.cells[x];
+                    *slot = (
+                        (kernel.top(c) - eye) as f32,
+                        (kernel.target_eye(c) - eye) as f32,
+                    );
                 }
-                let c = &grid.cells[x];
-                (
-                    (kernel.top(c) - eye) as f32,
-                    (kernel.target_eye(c) - eye) as f32,
-                )
-            })
-            .collect();
-        View { ground, buckets }
+            });
+        View {
+            ground,
+            tiles,
+            buckets,
+        }
     }
 
     /// Lays out in `bands` the hexes of `rings` from band `b` on, up to [`LAID_OUT`]
@@ -322,70 +368,166 @@ impl View {
         bands.cells.clear();
         bands.ends.clear();
         while b <= last && bands.cells.len() < LAID_OUT {
-            rings.take((b + 1) * (b + 1), |x, o| bands.cells.push((x as u32, o)));
+            rings.take(self, (b + 1) * (b + 1), |x, o| {
+                bands.cells.push((x as u32, o))
+            });
             bands.ends.push(bands.cells.len());
             b += 1;
         }
+        let isa = vector::best();
+        bands.seen.clear();
+        bands.seen.resize(bands.cells.len(), Seen::default());
         bands
-            .cells
-            .par_iter()
-            .with_min_len(1024)
-            .map(|&(x, o)| self.seen(x as usize, o))
-            .collect_into_vec(&mut bands.seen);
+            .seen
+            .par_chunks_mut(1024)
+            .zip(bands.cells.par_chunks(1024))
+            .for_each(|(out, cells)| self.see(cells, out, isa));
         b
     }
 
-    /// The buckets of pseudo-angles `lo..hi`, widened (`grow`) or narrowed to those
-    /// wholly inside: the first (unwrapped) and how many.
-    fn span(&self, (lo, hi): (f64, f64), grow: bool) -> (i32, u16) {
-        let scale = self.buckets as f64 / 4.0;
-        // `floor` and `ceil` by truncating from a whole offset above every value: the
-        // library calls cost more than the rest of the span.
-        let off = 8 * self.buckets as i64;
-        let floor = |v: f64| (v + off as f64) as i64 - off;
-        let ceil = |v: f64| off - (off as f64 - v) as i64;
-        let (first, last) = if grow {
-            (
-                floor(lo * scale - ANGLE_MARGIN),
-                floor(hi * scale + ANGLE_MARGIN),
-            )
-        } else {
-            (
-                ceil(lo * scale + ANGLE_MARGIN),
-                floor(hi * scale - ANGLE_MARGIN) - 1,
-            )
-        };
-        let len = (last - first + 1).clamp(0, i64::from(u16::MAX));
-        (first as i32, len as u16)
+    /// How each hex of `cells` (grid index and offset from the observer) is seen, into
+    /// `out`, eight or four at a time on `isa` where given: the same operations in
+    /// every lane, so the same answers on every path.
+    fn see(&self, cells: &[(u32, Hex)], out: &mut [Seen], isa: Option<Isa>) {
+        #[cfg(target_arch = "x86_64")]
+        match isa {
+            // SAFETY: an `Isa` comes from `vector::best` or `every`, which found its
+            // instructions.
+            Some(Isa::Avx512) => return unsafe { see_avx512(self, cells, out) },
+            // SAFETY: as above.
+            Some(Isa::Avx2) => return unsafe { see_avx2(self, cells, out) },
+            None => {}
+        }
+        let _ = isa;
+        see_columns(self, cells, out)
     }
+}
 
-    /// How the hex of grid index `x`, `o` from the observer, is seen.
-    fn seen(&self, x: usize, o: Hex) -> Seen {
-        let (px, py) = point(o);
-        let d2 = distance2(o) as f64;
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn see_avx512(view: &View, cells: &[(u32, Hex)], out: &mut [Seen]) {
+    see_columns(view, cells, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn see_avx2(view: &View, cells: &[(u32, Hex)], out: &mut [Seen]) {
+    see_columns(view, cells, out)
+}
+
+/// Hexes whose inputs are gathered into columns at once, for [`see_columns`].
+const COLUMN: usize = 256;
+
+/// [`View::see`], a column of hexes at a time: their inputs gathered, then one loop
+/// of straight arithmetic over them (which the compiler runs in vector lanes), then
+/// the answers assembled.
+#[inline(always)]
+fn see_columns(view: &View, cells: &[(u32, Hex)], out: &mut [Seen]) {
+    for (cells, out) in cells.chunks(COLUMN).zip(out.chunks_mut(COLUMN)) {
+        let n = cells.len();
+        let (mut px, mut py, mut d2) = ([0.0; COLUMN], [0.0; COLUMN], [0.0; COLUMN]);
+        let (mut rise, mut lift) = ([0.0; COLUMN], [0.0; COLUMN]);
+        for (k, &(x, o)) in cells.iter().enumerate() {
+            (px[k], py[k]) = point(o);
+            d2[k] = distance2(o) as f64;
+            let (r, l) = view.ground[x as usize];
+            (rise[k], lift[k]) = (f64::from(r), f64::from(l));
+        }
+        let mut lanes = Lanes::default();
+        for k in 0..n {
+            lanes.work(view.buckets, k, (px[k], py[k], d2[k], rise[k], lift[k]));
+        }
+        for (k, s) in out.iter_mut().enumerate() {
+            *s = Seen {
+                bucket: lanes.bucket[k] as u32,
+                touch: (lanes.touch[k], lanes.touch_len[k] as u16),
+                core: (lanes.core[k], lanes.core_len[k] as u16),
+                high: rise[k] >= 0.0,
+                may: lanes.may[k],
+                must: lanes.must[k],
+                slope: lanes.slope[k],
+            };
+        }
+    }
+}
+
+/// A column's answers, one array per field of [`Seen`].
+struct Lanes {
+    bucket: [i32; COLUMN],
+    touch: [i32; COLUMN],
+    touch_len: [i32; COLUMN],
+    core: [i32; COLUMN],
+    core_len: [i32; COLUMN],
+    may: [f32; COLUMN],
+    must: [f32; COLUMN],
+    slope: [f32; COLUMN],
+}
+
+impl Default for Lanes {
+    fn default() -> Lanes {
+        Lanes {
+            bucket: [0; COLUMN],
+            touch: [0; COLUMN],
+            touch_len: [0; COLUMN],
+            core: [0; COLUMN],
+            core_len: [0; COLUMN],
+            may: [0.0; COLUMN],
+            must: [0.0; COLUMN],
+            slope: [0.0; COLUMN],
+        }
+    }
+}
+
+impl Lanes {
+    /// How hex `k` of the column is seen, `(x, y)` from the observer at squared
+    /// distance `d2`, its top `rise` above the eye and its target point `lift`.
+    #[inline(always)]
+    fn work(
+        &mut self,
+        buckets: usize,
+        k: usize,
+        (x, y, d2, rise, lift): (f64, f64, f64, f64, f64),
+    ) {
+        let scale = buckets as f64 / 4.0;
         let d = d2.sqrt();
         let inv = 1.0 / d;
-        let (rise, lift) = self.ground[x];
-        let (rise, slope) = (f64::from(rise), f64::from(lift) * inv);
-        let scale = self.buckets as f64 / 4.0;
-        let bucket = ((pseudo_angle(px, py) * scale) as usize).min(self.buckets - 1) as u32;
+        self.slope[k] = (lift * inv) as f32;
+        self.bucket[k] = ((pseudo_angle(x, y) * scale) as i32).min(buckets as i32 - 1);
         // Every line within the circumradius of the centre may meet the hex; every
         // line through its inscribed circle crosses its inside, entering before the
         // point nearest the centre (at `far`) and leaving after it. Each is an angle
         // whose sine is the radius over `d`, its cosine the leg over `d`.
         let far = (d2 - INRADIUS * INRADIUS).sqrt();
         let leg = (d2 - CIRCUMRADIUS * CIRCUMRADIUS).max(0.0).sqrt();
-        let must = rise / if rise >= 0.0 { d } else { far };
-        Seen {
-            bucket,
-            touch: self.span(around(px, py, CIRCUMRADIUS, leg), true),
-            core: self.span(around(px, py, INRADIUS, far), false),
-            high: rise >= 0.0,
-            may: may_slope(rise, d) as f32,
-            must: must as f32,
-            slope: slope as f32,
-        }
+        self.must[k] = (rise / if rise >= 0.0 { d } else { far }) as f32;
+        self.may[k] = may_slope(rise, d) as f32;
+        (self.touch[k], self.touch_len[k]) = span(scale, around(x, y, CIRCUMRADIUS, leg), true);
+        (self.core[k], self.core_len[k]) = span(scale, around(x, y, INRADIUS, far), false);
     }
+}
+
+/// The buckets (`scale` per unit of pseudo-angle) of pseudo-angles `lo..hi`, widened
+/// (`grow`) or narrowed to those wholly inside: the first (unwrapped) and how many.
+#[inline(always)]
+fn span(scale: f64, (lo, hi): (f64, f64), grow: bool) -> (i32, i32) {
+    // `floor` and `ceil` by truncating from a whole offset above every value (the
+    // library calls cost more than the rest of the span): the values lie within
+    // `3 * 4 * scale` of 0, the offset is `8 * 4 * scale`, at most 2^19.
+    let off = 32.0 * scale;
+    let floor = |v: f64| (v + off) as i32 - off as i32;
+    let ceil = |v: f64| off as i32 - (off - v) as i32;
+    let (first, last) = if grow {
+        (
+            floor(lo * scale - ANGLE_MARGIN),
+            floor(hi * scale + ANGLE_MARGIN),
+        )
+    } else {
+        (
+            ceil(lo * scale + ANGLE_MARGIN),
+            floor(hi * scale - ANGLE_MARGIN) - 1,
+        )
+    };
+    (first, (last - first + 1).clamp(0, i32::from(u16::MAX)))
 }
 
 /// The margin of a slope comparison.
@@ -448,6 +590,37 @@ mod tests {
             settled += 1;
         }
         settled
+    }
+
+    /// Every vector path works out how each hex is seen exactly as one hex at a time
+    /// does, bit for bit, on a random map from a corner and from inside.
+    #[test]
+    fn every_vector_path_sees_as_one_lane_does() {
+        let map = random_map("geometric", 4, 47, 41);
+        let k = crate::rules::geometric::Kernel::new(&map);
+        let padded = &Padded::of(&map);
+        let grid = &Grid::of(&k, padded);
+        for from in [0, map.len() / 2 + 7] {
+            let origin = padded.axial[from];
+            let view = View::new(&k, grid, padded, from, 4096);
+            let cells: Vec<(u32, Hex)> = (0..map.len())
+                .filter(|&j| j != from)
+                .map(|j| {
+                    (
+                        view.tiles.at(padded.axial[j]) as u32,
+                        padded.axial[j] - origin,
+                    )
+                })
+                .collect();
+            let mut want = vec![Seen::default(); cells.len()];
+            view.see(&cells, &mut want, None);
+            assert!(want.iter().any(|s| s.core.1 > 0) && want.iter().any(|s| !s.high));
+            for isa in crate::engine::vector::every() {
+                let mut got = vec![Seen::default(); cells.len()];
+                view.see(&cells, &mut got, Some(isa));
+                assert_eq!(got, want, "{isa:?}");
+            }
+        }
     }
 
     /// On random hilly maps of every shape, from every hex: what the tables settle
