@@ -127,7 +127,7 @@ impl Layer {
     pub fn parse(text: &str, origin: &Path) -> Result<Layer> {
         let text = crate::text::strip_bom(text);
         let f: LayerFile =
-            serde_json::from_str(text).map_err(|e| Error::from_json_text(&e, text, origin))?;
+            file::from_json(text).map_err(|e| Error::from_json_text(&e, text, origin))?;
         if f.hexsight_layer != LAYER_VERSION {
             return Err(Error::invalid(
                 "hexsight_layer",
@@ -935,5 +935,38 @@ mod tests {
             assert!(e.contains(want), "{v}: {e}");
             assert!(!e.contains('\n'), "{e}");
         }
+    }
+
+    /// A label given twice, in a map or a layer, however it is cased and wherever
+    /// the file goes on after it, is refused on the line of its second entry (the
+    /// labels are checked after reading, then the text read again to find it).
+    #[test]
+    fn a_repeated_label_is_refused_on_its_own_line() {
+        let entries = |dup: &str| {
+            let mut e = vec![
+                r#""B2":{"level":1}"#.to_string(),
+                format!(r#""{dup}":{{}}"#),
+            ];
+            e.extend((3..=9).map(|r| format!(r#""D{r}":{{}}"#)));
+            e.join(",\n")
+        };
+        for dup in ["B2", "b2"] {
+            let map = format!(
+                r#"{{"hexsight":1,"name":"t","ruleset":"geometric","grid":{{"cols":9,"rows":9}},"hexes":{{{}}}}}"#,
+                entries(dup)
+            );
+            let layer = format!(r#"{{"hexsight_layer":1,"hexes":{{{}}}}}"#, entries(dup));
+            let errors = [
+                Map::from_json(&map, Path::new("m.json")).map(|_| ()),
+                Layer::parse(&layer, Path::new("l.json")).map(|_| ()),
+            ];
+            for e in errors {
+                let e = e.unwrap_err().to_string();
+                assert!(e.contains(&format!("duplicate hex entry `{dup}`")), "{e}");
+                assert!(e.contains("line 2"), "{e}");
+            }
+        }
+        let fine = format!(r#"{{"hexsight_layer":1,"hexes":{{{}}}}}"#, entries("C2"));
+        assert!(Layer::parse(&fine, Path::new("l.json")).is_ok());
     }
 }
