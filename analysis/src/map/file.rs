@@ -91,8 +91,14 @@ pub(crate) struct EntryFile {
     pub(crate) level: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) slope: Option<bool>,
-    #[serde(flatten)]
-    pub(crate) extra: Extra,
+    /// Other keys, kept for saving; boxed, as a million entries rarely hold any.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) extra: Option<Box<Extra>>,
+}
+
+/// `extra` boxed for an [`EntryFile`], or none when empty.
+pub(crate) fn boxed(extra: Extra) -> Option<Box<Extra>> {
+    (!extra.is_empty()).then(|| Box::new(extra))
 }
 
 impl<'de> Deserialize<'de> for EntryFile {
@@ -143,7 +149,8 @@ impl<'de> Deserialize<'de> for EntryFile {
                             e.slope = m.next_value()?;
                         }
                         _ => {
-                            e.extra.insert(key.into_owned(), m.next_value()?);
+                            let extra = e.extra.get_or_insert_with(Default::default);
+                            extra.insert(key.into_owned(), m.next_value()?);
                         }
                     }
                 }
@@ -322,7 +329,61 @@ fn is_default<T: Default + PartialEq>(t: &T) -> bool {
 
 /// The `hexes` object in file order; a key given twice is a syntax error with its position.
 #[derive(Default)]
-pub(crate) struct Entries(pub(crate) Vec<(String, EntryFile)>);
+pub(crate) struct Entries(pub(crate) Vec<(Label, EntryFile)>);
+
+/// A hex label as a file gives it: up to eight bytes (every label of a map within
+/// the format's limits) kept inline, so that a million entries allocate nothing.
+#[derive(Clone, Debug)]
+pub(crate) enum Label {
+    Short(u8, [u8; 8]),
+    Long(String),
+}
+
+impl Label {
+    pub(crate) fn of(s: &str) -> Label {
+        if s.len() <= 8 {
+            let mut bytes = [0; 8];
+            bytes[..s.len()].copy_from_slice(s.as_bytes());
+            Label::Short(s.len() as u8, bytes)
+        } else {
+            Label::Long(s.to_string())
+        }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Label::Short(n, bytes) => {
+                std::str::from_utf8(&bytes[..usize::from(*n)]).expect("copied from a str")
+            }
+            Label::Long(s) => s,
+        }
+    }
+
+    /// A short label upper-cased and packed in a word, for finding duplicates.
+    fn word(&self) -> Option<u64> {
+        match self {
+            Label::Short(_, bytes) => {
+                let mut word = *bytes;
+                word.make_ascii_uppercase();
+                Some(u64::from_le_bytes(word))
+            }
+            Label::Long(_) => None,
+        }
+    }
+}
+
+impl std::ops::Deref for Label {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 thread_local! {
     /// Set while [`from_json`] reads a text again to say where a duplicate hex
@@ -369,16 +430,14 @@ impl<'de> Deserialize<'de> for Entries {
                 let (mut short, mut words) = (rustc_hash::FxHashSet::default(), Vec::new());
                 let mut long = HashSet::new();
                 let mut out = Vec::new();
-                while let Some(key) = m.next_key::<String>()? {
-                    let fresh = if key.len() <= 8 {
-                        let mut word = [0u8; 8];
-                        word[..key.len()].copy_from_slice(key.as_bytes());
-                        word.make_ascii_uppercase();
-                        let word = u64::from_le_bytes(word);
-                        words.push(word);
-                        !located || short.insert(word)
-                    } else {
-                        long.insert(key.to_ascii_uppercase())
+                while let Some(key) = m.next_key::<std::borrow::Cow<'de, str>>()? {
+                    let key = Label::of(&key);
+                    let fresh = match key.word() {
+                        Some(word) => {
+                            words.push(word);
+                            !located || short.insert(word)
+                        }
+                        None => long.insert(key.to_ascii_uppercase()),
                     };
                     if !fresh {
                         return Err(serde::de::Error::custom(format!(
@@ -403,7 +462,7 @@ impl Serialize for Entries {
         use serde::ser::SerializeMap;
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for (k, v) in &self.0 {
-            m.serialize_entry(k, v)?;
+            m.serialize_entry(k.as_str(), v)?;
         }
         m.end()
     }
@@ -569,7 +628,7 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
         "default".into()
     })?;
     map.default = default;
-    map.default_extra = f.default.extra;
+    map.default_extra = f.default.extra.map(|x| *x).unwrap_or_default();
     for c in 0..map.len() {
         let h = map.hex_of(c);
         *map.cell_mut(h).expect("on map") = default;
@@ -588,8 +647,8 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
             format!("hex {}", map.label(h))
         })?;
         *map.cell_mut(h).expect("on map") = cell;
-        if !entry.extra.is_empty() {
-            map.hex_extra.insert(h, entry.extra.clone());
+        if let Some(extra) = &entry.extra {
+            map.hex_extra.insert(h, (**extra).clone());
         }
     }
     check_level_span(&map)?;
@@ -929,13 +988,13 @@ fn to_file(map: &Map) -> MapFile {
         terrain: Some(rs.terrain[d.terrain as usize].id.clone()),
         level: Some(d.level),
         slope: d.slope.then_some(true),
-        extra: map.default_extra.clone(),
+        extra: boxed(map.default_extra.clone()),
     };
     let mut entries = Vec::new();
     for h in map.hexes() {
         let c = *map.cell(h).expect("on map");
-        let extra = map.hex_extra.get(&h).cloned().unwrap_or_default();
-        if c == d && extra.is_empty() {
+        let extra = boxed(map.hex_extra.get(&h).cloned().unwrap_or_default());
+        if c == d && extra.is_none() {
             continue;
         }
         let e = EntryFile {
@@ -944,7 +1003,7 @@ fn to_file(map: &Map) -> MapFile {
             slope: (c.slope != d.slope).then_some(c.slope),
             extra,
         };
-        entries.push((map.label(h), e));
+        entries.push((Label::of(&map.label(h)), e));
     }
     let names = map.layout.side_names();
     let hexsides = map

@@ -244,7 +244,7 @@ fn difference(a: &Map, b: &Map) -> (Entries, Remove, Add) {
                 slope: (x.slope != y.slope).then_some(y.slope),
                 extra: Default::default(),
             };
-            hexes.push((a.label(h), e));
+            hexes.push((file::Label::of(&a.label(h)), e));
         }
     }
     let (mut remove, mut add) = (Remove::default(), Add::default());
@@ -466,7 +466,7 @@ fn hexes(map: &mut Map, entries: &Entries) -> Result<()> {
         .collect();
     for (label, e) in &entries.0 {
         let place = || format!("hexes.{}", c(label));
-        if let Some(key) = e.extra.keys().next() {
+        if let Some(key) = e.extra.as_ref().and_then(|x| x.keys().next()) {
             return Err(Error::invalid(
                 place(),
                 format!(
