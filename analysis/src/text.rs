@@ -38,8 +38,9 @@ pub fn read_text(path: &Path, what: &str) -> Result<String> {
         return Err(too_big());
     }
     if meta.is_file() {
-        // The text, and the parsed file beside it: about ten times the file's size
-        // for a file of many small hex entries (measured: 32 MB of entries, 320 MB).
+        // The text, and the parsed file beside it: at most about ten times the file's
+        // size, for small hex entries that each hold keys of their own (measured: a
+        // 45 MB file of plain entries peaks at 136 MB).
         crate::memory::check(
             meta.len().saturating_mul(10),
             &format!(
