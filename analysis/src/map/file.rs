@@ -634,8 +634,8 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
         *map.cell_mut(h).expect("on map") = default;
     }
     let mut seen = vec![false; map.len()];
-    for (label, entry) in &f.hexes.0 {
-        let h = hex_on_map(&map, label, || format!("hexes.{label}"))?;
+    for (label, entry) in f.hexes.0 {
+        let h = hex_on_map(&map, &label, || format!("hexes.{label}"))?;
         let at = map.index(h).expect("on the map");
         if std::mem::replace(&mut seen[at], true) {
             return Err(Error::invalid(
@@ -643,12 +643,12 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
                 format!("hex {} is listed twice", map.label(h)),
             ));
         }
-        let cell = apply_entry(&rs, &terrain_ids, default, entry, &|| {
+        let cell = apply_entry(&rs, &terrain_ids, default, &entry, &|| {
             format!("hex {}", map.label(h))
         })?;
         *map.cell_mut(h).expect("on map") = cell;
-        if let Some(extra) = &entry.extra {
-            map.hex_extra.insert(h, (**extra).clone());
+        if let Some(extra) = entry.extra {
+            map.hex_extra.insert(h, *extra);
         }
     }
     check_level_span(&map)?;
