@@ -592,6 +592,39 @@ mod tests {
         settled
     }
 
+    /// The rings take every map hex but the observer's once, each in its band,
+    /// from observers inside, at the edges and in the corners of flat and pointy
+    /// maps.
+    #[test]
+    fn rings_take_every_hex_once_in_its_band() {
+        for (seed, cols, rows, pointy) in [(1, 23, 17, false), (2, 9, 31, true), (3, 40, 3, true)] {
+            let mut map = random_map("geometric", seed, cols, rows);
+            if pointy {
+                map.layout.orientation = crate::hex::Orientation::Pointy;
+            }
+            let k = crate::rules::geometric::Kernel::new(&map);
+            let padded = &Padded::of(&map);
+            let grid = &Grid::of(&k, padded);
+            for from in [0, cols as usize, map.len() / 2, map.len() - 1] {
+                let view = View::new(&k, grid, padded, from, 1024);
+                let origin = padded.axial[from];
+                let mut rings = Rings::new(padded, origin);
+                let mut taken = vec![0; view.tiles.size];
+                for b in 0..=4 * (cols + rows) as i64 {
+                    rings.take(&view, (b + 1) * (b + 1), |x, o| {
+                        assert_eq!(view.tiles.at(origin + o), x);
+                        let d4 = 4 * distance2(o);
+                        assert!(b * b <= d4 && d4 < (b + 1) * (b + 1), "{o:?} in band {b}");
+                        taken[x] += 1;
+                    });
+                }
+                for (j, &h) in padded.axial.iter().enumerate() {
+                    assert_eq!(taken[view.tiles.at(h)], usize::from(j != from), "{h:?}");
+                }
+            }
+        }
+    }
+
     /// Every vector path works out how each hex is seen exactly as one hex at a time
     /// does, bit for bit, on a random map from a corner and from inside.
     #[test]
