@@ -30,14 +30,33 @@ pub struct Padded {
 }
 
 impl Padded {
-    /// Lays out the map's hexes.
+    /// Lays out the map's hexes, a map column at a time on every thread (a big map's
+    /// viewshed waited for them on one: 10 ms of a million hexes' pages).
     pub fn of(map: &Map) -> Padded {
-        let axial: Vec<Hex> = map.hexes().collect();
+        use rayon::prelude::*;
+        // Collected straight into place, each thread writing (and first touching) its
+        // own part.
+        let axial: Vec<Hex> = (0..map.len())
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|i| map.hex_of(i))
+            .collect();
         let pad = 2;
-        let q0 = axial.iter().map(|h| h.q).min().unwrap_or(0) - pad;
-        let q1 = axial.iter().map(|h| h.q).max().unwrap_or(0) + pad;
-        let r0 = axial.iter().map(|h| h.r).min().unwrap_or(0) - pad;
-        let r1 = axial.iter().map(|h| h.r).max().unwrap_or(0) + pad;
+        let (q0, q1, r0, r1) = axial
+            .par_iter()
+            .fold(
+                || (i32::MAX, i32::MIN, i32::MAX, i32::MIN),
+                |(q0, q1, r0, r1), h| (q0.min(h.q), q1.max(h.q), r0.min(h.r), r1.max(h.r)),
+            )
+            .reduce(
+                || (i32::MAX, i32::MIN, i32::MAX, i32::MIN),
+                |a, b| (a.0.min(b.0), a.1.max(b.1), a.2.min(b.2), a.3.max(b.3)),
+            );
+        let (q0, q1, r0, r1) = if axial.is_empty() {
+            (-pad, pad, -pad, pad)
+        } else {
+            (q0 - pad, q1 + pad, r0 - pad, r1 + pad)
+        };
         let stride = (r1 - r0 + 1) as i64;
         let size = (q1 - q0 + 1) as usize * stride as usize;
         let mut p = Padded {
@@ -47,15 +66,27 @@ impl Padded {
             r1,
             stride,
             size,
-            cell: Vec::with_capacity(axial.len()),
-            index: vec![u32::MAX; size],
+            cell: Vec::new(),
+            index: Vec::new(),
             axial: Vec::new(),
         };
-        for (i, &h) in axial.iter().enumerate() {
-            let x = p.at(h).expect("inside");
-            p.cell.push(x as u32);
-            p.index[x] = i as u32;
-        }
+        p.cell = axial
+            .par_iter()
+            .with_min_len(4096)
+            .map(|&h| p.at(h).expect("inside") as u32)
+            .collect();
+        // Each grid column asks the map which of its cells are map hexes (zeroed
+        // pages, all overwritten: the first touches fall on the threads).
+        p.index = vec![0; size];
+        p.index
+            .par_chunks_mut(stride as usize)
+            .enumerate()
+            .for_each(|(k, slots)| {
+                for (r, slot) in (r0..).zip(slots) {
+                    let h = Hex::new(q0 + k as i32, r);
+                    *slot = map.index(h).map_or(u32::MAX, |i| i as u32);
+                }
+            });
         p.axial = axial;
         p
     }

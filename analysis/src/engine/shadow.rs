@@ -167,23 +167,31 @@ pub fn all_quiet<K: Kernel>(
         hex: padded.axial[j],
         cell: cell(j),
     };
-    let highest = (0..padded.axial.len())
-        .into_par_iter()
-        .filter(|&j| j != i)
-        .map(|j| kernel.top(&cell(j)))
+    // The targets but `i`, in runs of hexes a thread takes whole (taken one by one,
+    // rayon's bookkeeping cost more than the test).
+    let n = padded.axial.len();
+    let runs = || {
+        (0..n.div_ceil(RUN))
+            .into_par_iter()
+            .map(move |k| (k * RUN..n.min((k + 1) * RUN)).filter(move |&j| j != i))
+    };
+    let highest = runs()
+        .filter_map(|run| run.map(|j| kernel.top(&cell(j))).max())
         .max();
     let Some(highest) = highest else {
         return false;
     };
     // Stops at the first line some cell may act on: at once on hilly ground.
-    !(0..padded.axial.len())
-        .into_par_iter()
-        .filter(|&j| j != i)
-        .any(|j| {
+    !runs().any(|mut run| {
+        run.any(|j| {
             let ends = kernel.ends(end(i), end(j));
             kernel.needs_line(&ends) || kernel.quiet_under(&ends).is_none_or(|q| highest > q)
         })
+    })
 }
+
+/// Targets a thread takes at once in [`all_quiet`].
+const RUN: usize = 4096;
 
 /// Per map hex, what the line from map hex `i` to it needs (all [`Need::Walk`] when
 /// the family makes no promise). `i`'s own hex is always walked.

@@ -18,6 +18,7 @@ use crate::hex::Hex;
 use crate::los::{LosResult, line_of_sight};
 use crate::map::Map;
 use crate::rules::Verdict;
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One target hex in a viewshed.
@@ -84,6 +85,9 @@ impl Viewshed {
     }
 }
 
+/// Targets a thread takes at once in the passes over every target.
+const RUN: usize = 4096;
+
 /// The viewshed of `from`, computed in parallel.
 pub fn viewshed(map: &Map, from: Hex) -> Viewshed {
     let e = Engine::new(map);
@@ -107,8 +111,10 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
         hindrance: 0,
         blind,
     };
+    // Every pass over the million targets of a big map runs on every thread.
     let slots: Vec<AtomicU64> = needs
-        .iter()
+        .par_iter()
+        .with_min_len(RUN)
         .map(|&q| {
             AtomicU64::new(match q {
                 Need::Nothing => settled(Verdict::Clear, false).code(),
@@ -132,7 +138,15 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
         };
         slots[j].store(t.code(), Ordering::Relaxed);
     };
-    let of = |need: Need| -> Vec<usize> { (0..map.len()).filter(|&j| needs[j] == need).collect() };
+    let of = |need: Need| -> Vec<usize> {
+        let needs = &needs;
+        let run =
+            |k: usize| (k * RUN..needs.len().min((k + 1) * RUN)).filter(move |&j| needs[j] == need);
+        (0..map.len().div_ceil(RUN))
+            .into_par_iter()
+            .flat_map_iter(run)
+            .collect()
+    };
     let (first, walk) = (of(Need::FirstBlock), of(Need::Walk));
     // One progress count over both passes.
     let total = (first.len() + walk.len()) as u64;
@@ -153,7 +167,8 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
     };
     pairs::for_each::<true>(engine, &[i], &walk, &walk_ctl, |_, j, o| store(j, o))?;
     let targets = slots
-        .iter()
+        .par_iter()
+        .with_min_len(RUN)
         .map(|s| Target::of_code(s.load(Ordering::Relaxed)))
         .collect();
     Ok(Viewshed {
