@@ -222,8 +222,8 @@ pub fn needs<K: Kernel>(
 /// little beside sweeping them.
 const LAID_OUT: usize = 1 << 15;
 
-/// Consecutive bands of hexes: their indices in the view's [`Tiles`] and offsets from the observer, how
-/// each is seen, and where each band ends.
+/// Consecutive bands of hexes: their indices in the view's [`Tiles`] and offsets from
+/// the observer, how each is seen, and where each band ends.
 #[derive(Default)]
 struct Bands {
     cells: Vec<(u32, Hex)>,
