@@ -36,7 +36,8 @@ class Map:
         """Line of sight from ``a`` to ``b``: the object of ``hexsight los --json``."""
     def viewshed(self, hex: str) -> Dict[str, np.ndarray]:
         """``verdict`` (uint8: 0 clear, 1 hindered, 2 blocked), ``hindrance`` (uint32)
-        and ``blind`` (bool) for every hex as seen from ``hex``."""
+        and ``blind`` (bool) for every hex as seen from ``hex``. The first call lays out
+        the map's engine and keeps it for the next."""
     def exposure(
         self,
         from_zone: Optional[str] = None,

@@ -9,10 +9,11 @@
 use hexsight_analysis::engine::diff::{check_memory as diff_memory, diff as diff_of};
 use hexsight_analysis::engine::exposure::{Exposure, exposure, shard};
 use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::generate::{Generator, generate as generate_map};
 use hexsight_analysis::engine::matrix::{Control, Selection, matrix as matrix_of};
 use hexsight_analysis::engine::min_height::{MAX_UP_TO, Stand, min_heights, min_heights_as};
+use hexsight_analysis::engine::shared::SharedEngine;
 use hexsight_analysis::engine::viewshed::viewshed_of;
+use hexsight_analysis::generate::{Generator, generate as generate_map};
 use hexsight_analysis::hex::{Layout, Orientation, Stagger};
 use hexsight_analysis::map::zones;
 use hexsight_analysis::rules::Verdict;
@@ -22,6 +23,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 create_exception!(
     _hexsight,
@@ -81,10 +83,33 @@ type Counts<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>);
 /// A loaded map (`hexsight.load`, `hexsight.generate`).
 #[pyclass(frozen, module = "hexsight._hexsight")]
 struct Map {
-    map: hexsight_analysis::Map,
+    map: Arc<hexsight_analysis::Map>,
+    /// The engine of the map, laid out at the first viewshed (or `min_height`) and
+    /// kept for the next: the map never changes (the class is frozen).
+    engine: OnceLock<SharedEngine>,
 }
 
 impl Map {
+    fn of(map: hexsight_analysis::Map) -> Map {
+        Map {
+            map: Arc::new(map),
+            engine: OnceLock::new(),
+        }
+    }
+
+    /// The map's engine, laid out on first use (without the GIL).
+    fn engine(&self, py: Python<'_>) -> PyResult<&SharedEngine> {
+        if let Some(e) = self.engine.get() {
+            return Ok(e);
+        }
+        let e = py
+            .detach(|| SharedEngine::try_new(self.map.clone()))
+            .map_err(err)?;
+        // Another thread may have laid one out meanwhile: either serves.
+        let _ = self.engine.set(e);
+        Ok(self.engine.get().expect("set just now"))
+    }
+
     /// Map indices of a zone (`A1:F10,G3` or a zone the map names), the whole map for `None`.
     fn zone(&self, option: &str, text: Option<&str>) -> PyResult<Vec<usize>> {
         match text {
@@ -185,7 +210,7 @@ impl Map {
         b: &str,
         range: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let map = &self.map;
+        let map = &*self.map;
         self.index(a)?;
         self.index(b)?;
         let limit = range
@@ -206,12 +231,13 @@ impl Map {
 
     /// What one hex sees: a dict of numpy arrays in map index order, `verdict`
     /// (uint8: 0 clear, 1 hindered, 2 blocked), `hindrance` (uint32, 0 when blocked)
-    /// and `blind` (bool: blocked only by obstacles lower than the observer).
+    /// and `blind` (bool: blocked only by obstacles lower than the observer). The first
+    /// call lays out the map's engine and keeps it for the next.
     fn viewshed<'py>(&self, py: Python<'py>, hex: &str) -> PyResult<Bound<'py, PyDict>> {
         let i = self.index(hex)?;
-        let map = &self.map;
+        let shared = self.engine(py)?;
         let v = py
-            .detach(|| Engine::try_new(map).and_then(|e| viewshed_of(&e, i, &Control::default())))
+            .detach(|| viewshed_of(shared.engine(), i, &Control::default()))
             .map_err(err)?;
         let code = |v: Verdict| match v {
             Verdict::Clear => 0u8,
@@ -252,7 +278,7 @@ impl Map {
                 "shard ({k}, {n}): give (k, n) with 0 <= k < n"
             )));
         }
-        let map = &self.map;
+        let map = &*self.map;
         let e: Exposure = py
             .detach(|| {
                 let engine = Engine::try_new(map)?;
@@ -283,7 +309,7 @@ impl Map {
             from: self.zone("from_zone", from_zone)?,
             to: self.zone("to_zone", to_zone)?,
         };
-        let map = &self.map;
+        let map = &*self.map;
         let (rows, words) = (sel.from.len(), sel.to.len().div_ceil(64));
         let m = py
             .detach(|| {
@@ -302,9 +328,9 @@ impl Map {
     /// This map with layer files laid on it in order (the map itself is unchanged).
     fn with_layers(&self, py: Python<'_>, layers: Vec<PathBuf>) -> PyResult<Map> {
         let map = py
-            .detach(|| self.map.clone().with_layers(&layers))
+            .detach(|| (*self.map).clone().with_layers(&layers))
             .map_err(err)?;
-        Ok(Map { map })
+        Ok(Map::of(map))
     }
 
     /// What changes from this map (before) to `other` (after, the same grid), as
@@ -321,7 +347,7 @@ impl Map {
         to_zone: Option<&str>,
         views: Option<Vec<String>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (before, after) = (&self.map, &other.map);
+        let (before, after) = (&*self.map, &*other.map);
         hexsight_analysis::engine::diff::check_same_grid(before, after).map_err(err)?;
         let sel = Selection {
             from: self.zone("from_zone", from_zone)?,
@@ -382,7 +408,7 @@ impl Map {
         up_to: u32,
     ) -> PyResult<Bound<'py, PyArray1<i32>>> {
         let i = self.index(hex)?;
-        let map = &self.map;
+        let map = &*self.map;
         if up_to > MAX_UP_TO {
             return Err(err(format!(
                 "up_to {up_to} is too high: give 0 to {MAX_UP_TO} levels"
@@ -397,13 +423,16 @@ impl Map {
                 .map_err(err)
         };
         let (target, observer) = (stand("kind", kind)?, stand("observer_kind", observer_kind)?);
-        let h = py
-            .detach(|| match &target {
-                Some(t) => min_heights_as(map, i, t, observer.as_ref(), up_to, &Control::default()),
-                None => Engine::try_new(map)
-                    .and_then(|e| min_heights(&e, i, up_to, &Control::default())),
-            })
-            .map_err(err)?;
+        let h = match &target {
+            Some(t) => py.detach(|| {
+                min_heights_as(map, i, t, observer.as_ref(), up_to, &Control::default())
+            }),
+            None => {
+                let shared = self.engine(py)?;
+                py.detach(|| min_heights(shared.engine(), i, up_to, &Control::default()))
+            }
+        }
+        .map_err(err)?;
         Ok(PyArray1::from_vec(
             py,
             h.into_iter()
@@ -429,7 +458,7 @@ fn load(py: Python<'_>, path: PathBuf, layers: Option<Vec<PathBuf>>) -> PyResult
             map.with_layers(layers.as_deref().unwrap_or_default())
         })
         .map_err(err)?;
-    Ok(Map { map })
+    Ok(Map::of(map))
 }
 
 /// Realistic synthetic terrain, as `hexsight generate`; saved to `out` when given.
@@ -463,7 +492,7 @@ fn generate(
     if let Some(p) = out {
         map.save(&p).map_err(err)?;
     }
-    Ok(Map { map })
+    Ok(Map::of(map))
 }
 
 #[pymodule]

@@ -54,6 +54,22 @@ def test_viewshed(path, cli_json):
         assert v["blind"].tolist() == [want[l]["blind"] for l in m.labels]
 
 
+def test_viewsheds_from_threads_share_one_map():
+    """A map lays out its engine at its first viewshed and keeps it: viewsheds asked from
+    several threads at once, the engine not yet laid out, equal those of a map each."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = MAPS[0]
+    m = hexsight.load(path)
+    hexes = random.Random(3).sample(m.labels, 8)
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(m.viewshed, hexes))
+    for hex, v in zip(hexes, got):
+        want = hexsight.load(path).viewshed(hex)
+        for key in ("verdict", "hindrance", "blind"):
+            assert v[key].tolist() == want[key].tolist(), (hex, key)
+
+
 @pytest.mark.parametrize("path", MAPS, ids=lambda p: p.name)
 # Zones that lie on every bundled map (the smallest, napoleonic-flank.json, is 9x9).
 @pytest.mark.parametrize("zones", [(), ("A1:F8",), ("A1:E5", "C3:I9")])

@@ -26,6 +26,7 @@ pub mod pairs;
 mod plane;
 pub(crate) mod prepared;
 pub(crate) mod shadow;
+pub mod shared;
 #[cfg(test)]
 pub(crate) mod testmaps;
 mod vector;

@@ -44,7 +44,7 @@ pub(crate) type Pending = (usize, usize, usize);
 
 /// One family's kernel on one map, as the engine asks it: one call per request,
 /// per offset or per batch of pairs, never a dynamic call per pair of a sweep.
-pub(crate) trait Prepared: Sync {
+pub(crate) trait Prepared: Send + Sync {
     /// True when `a -> b` always has the verdict of `b -> a`.
     fn reciprocal(&self) -> bool;
     /// True when a whole-map sweep serves this map (built on first use).

@@ -251,7 +251,7 @@ pub struct LineEvent {
 }
 
 /// A family's sight rule, stated once.
-pub trait Kernel: Sync {
+pub trait Kernel: Send + Sync {
     /// What the kernel reads in one hex; the default is a hex off the map, which never acts.
     type Cell: Copy + Default + Eq + std::hash::Hash + Send + Sync;
     /// What the kernel reads on one hexside; the default is a side without a feature.
