@@ -38,7 +38,7 @@ impl Padded {
         // own part.
         let axial: Vec<Hex> = (0..map.len())
             .into_par_iter()
-            .with_min_len(4096)
+            .with_min_len(super::RUN)
             .map(|i| map.hex_of(i))
             .collect();
         let pad = 2;
@@ -72,7 +72,7 @@ impl Padded {
         };
         p.cell = axial
             .par_iter()
-            .with_min_len(4096)
+            .with_min_len(super::RUN)
             .map(|&h| p.at(h).expect("inside") as u32)
             .collect();
         // Each grid column asks the map which of its cells are map hexes (zeroed
@@ -132,7 +132,7 @@ impl<C: Copy + Default, S: Copy + Default> Grid<C, S> {
         let cells: Vec<C> = p
             .index
             .par_iter()
-            .with_min_len(4096)
+            .with_min_len(super::RUN)
             .map(|&i| match i {
                 u32::MAX => C::default(),
                 i => k.cell(p.axial[i as usize]),

@@ -34,7 +34,20 @@ pub mod viewshed;
 pub(crate) mod walker;
 
 use crate::map::Map;
+use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::atomic::AtomicBool;
+
+/// Hexes a thread takes at once in a parallel pass over every hex of a map that does
+/// a few loads per hex: taken one by one, rayon's bookkeeping costs more than that.
+pub(crate) const RUN: usize = 4096;
+
+/// `0..n` in runs of [`RUN`] indices, each a thread's whole task.
+pub(crate) fn runs(n: usize) -> impl IndexedParallelIterator<Item = Range<usize>> {
+    (0..n.div_ceil(RUN))
+        .into_par_iter()
+        .map(move |k| k * RUN..n.min((k + 1) * RUN))
+}
 
 /// Observers and targets of a matrix, by map index (both sorted).
 #[derive(Clone, Debug, PartialEq, Eq)]

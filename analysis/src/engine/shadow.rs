@@ -167,14 +167,8 @@ pub fn all_quiet<K: Kernel>(
         hex: padded.axial[j],
         cell: cell(j),
     };
-    // The targets but `i`, in runs of hexes a thread takes whole (taken one by one,
-    // rayon's bookkeeping cost more than the test).
-    let n = padded.axial.len();
-    let runs = || {
-        (0..n.div_ceil(RUN))
-            .into_par_iter()
-            .map(move |k| (k * RUN..n.min((k + 1) * RUN)).filter(move |&j| j != i))
-    };
+    // The targets but `i`, in runs a thread takes whole.
+    let runs = || super::runs(padded.axial.len()).map(|run| run.filter(move |&j| j != i));
     let highest = runs()
         .filter_map(|run| run.map(|j| kernel.top(&cell(j))).max())
         .max();
@@ -189,9 +183,6 @@ pub fn all_quiet<K: Kernel>(
         })
     })
 }
-
-/// Targets a thread takes at once in [`all_quiet`].
-const RUN: usize = 4096;
 
 /// Per map hex, what the line from map hex `i` to it needs (all [`Need::Walk`] when
 /// the family makes no promise). `i`'s own hex is always walked.

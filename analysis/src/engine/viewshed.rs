@@ -10,9 +10,9 @@
 
 use super::fast::Engine;
 use super::matrix::Control;
-use super::pairs;
 use super::shadow::Need;
 use super::walker::Outcome;
+use super::{RUN, pairs, runs};
 use crate::error::Result;
 use crate::hex::Hex;
 use crate::los::{LosResult, line_of_sight};
@@ -85,9 +85,6 @@ impl Viewshed {
     }
 }
 
-/// Targets a thread takes at once in the passes over every target.
-const RUN: usize = 4096;
-
 /// The viewshed of `from`, computed in parallel.
 pub fn viewshed(map: &Map, from: Hex) -> Viewshed {
     let e = Engine::new(map);
@@ -140,11 +137,8 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
     };
     let of = |need: Need| -> Vec<usize> {
         let needs = &needs;
-        let run =
-            |k: usize| (k * RUN..needs.len().min((k + 1) * RUN)).filter(move |&j| needs[j] == need);
-        (0..map.len().div_ceil(RUN))
-            .into_par_iter()
-            .flat_map_iter(run)
+        runs(needs.len())
+            .flat_map_iter(|run| run.filter(move |&j| needs[j] == need))
             .collect()
     };
     let (first, walk) = (of(Need::FirstBlock), of(Need::Walk));
