@@ -8,7 +8,8 @@
 //! whole levels and the target's point is the eye plus a constant, lines
 //! between ends of one eye level are tested 64 at a time from per-level
 //! bitsets, and lines between levels 16 at a time with exact integer
-//! thresholds (AVX-512, `vector.rs`). The engine's tests compare this sweep
+//! thresholds (AVX-512, `vector.rs`); where the heights fit in 16 bits
+//! (AVX-512BW), every line 32 at a time. The engine's tests compare this sweep
 //! with the kernel's walker and the explained query on every ordered pair of
 //! random maps.
 
@@ -16,7 +17,7 @@ use super::bits::{self, each_lane, lane_mask, sweep, window};
 use super::grid::{Grid, Padded};
 use super::lines::{HexRec, SideRec};
 use super::offsets::{DqPairs, Offset, Run};
-use super::vector::{self, Thresholds};
+use super::vector::{self, Narrow, Thresholds};
 use crate::rules::kernel::{Kernel, MILLI};
 
 /// Heights beyond this many thousandths of a level leave the sweep to the
@@ -45,6 +46,8 @@ struct Lattice {
     span: i64,
     /// Eye level per padded cell (0 off the map, where no line ends), with 64 spare cells.
     level: Vec<i32>,
+    /// The levels and tops in 16 bits, where they fit.
+    narrow: Option<Narrow>,
     /// Where the target's point is the eye (`diff` 0), so a line between one level is level.
     flat: Option<Flat>,
 }
@@ -89,7 +92,8 @@ impl AboveSweep {
         let surface = column(&|h| h.0, eye_min);
         let eye = column(&|h| h.1, 0);
         let target = column(&|h| h.2, 0);
-        let lattice = Lattice::of(&eye, &target, p, &on).map(|l| l.with_flat(&surface, p, &on));
+        let lattice = Lattice::of(&eye, &target, p, &on)
+            .map(|l| l.with_flat(&surface, p, &on).with_narrow(&surface));
         Some(AboveSweep {
             surface,
             eye,
@@ -153,24 +157,34 @@ impl AboveSweep {
             .and_then(|l| Thresholds::of(steps, den, l.span as i32, l.diff));
         let flat = lattice.and_then(|l| l.flat.as_ref().map(|f| (l, f)));
         let dt = o.dt;
+        // Where the 16-bit path runs, it takes every lane: 32 lines of any levels
+        // at a time cost less than sorting them into levels for the bitsets.
+        let narrow = match (&thresholds, lattice) {
+            (Some(t), Some(l)) if t.has16() => l.narrow.as_ref(),
+            _ => None,
+        };
         pairs.runs(dr, |run: Run| {
             // Up to 64 consecutive observers: their cells are consecutive too.
             let base0 = cells[run.a.idx[(run.r0 - run.a.r_lo) as usize] as usize] as i64;
             let (a, b) = (base0 as usize, (base0 + dt) as usize);
             let all = lane_mask(run.lanes);
             let same = match flat {
+                _ if narrow.is_some() => 0,
                 Some((l, _)) => {
                     vector::equal_lanes(&l.level[a..a + 64], &l.level[b..b + 64], simd) & all
                 }
                 None => 0,
             };
             let mut uneven = all & !same;
-            // Ends at different levels: 16 lines at a time along their hex
-            // stretches where the CPU allows, so only the hexside stretches are
-            // left one line at a time.
+            // Ends at different levels (every lane on the 16-bit path): 16 or
+            // 32 lines at a time along their hex stretches where the CPU allows,
+            // so only the hexside stretches are left one line at a time.
             let mut middle = steps;
             if let (Some(t), Some(l)) = (&thresholds, lattice) {
-                uneven = t.survivors(surface, &l.level, a, dt as usize, l.eye_o as i32, uneven);
+                uneven = match narrow {
+                    Some(n) => t.survivors16(n, a, dt as usize, uneven),
+                    None => t.survivors(surface, &l.level, a, dt as usize, l.eye_o as i32, uneven),
+                };
                 middle = &[];
             }
             each_lane(uneven, |lane| {
@@ -236,7 +250,14 @@ impl Lattice {
             span,
             flat: None,
             level,
+            narrow: None,
         })
+    }
+
+    /// The 16-bit levels and tops, where they fit.
+    fn with_narrow(mut self, surface: &[i32]) -> Self {
+        self.narrow = Narrow::of(surface, &self.level, self.eye_o, self.span, self.diff);
+        self
     }
 
     /// The per-level bitsets, from the tops (`surface`): a line between two eyes at

@@ -17,7 +17,9 @@ pub(crate) enum Isa {
 pub(crate) fn best() -> Option<Isa> {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f") {
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+        {
             return Some(Isa::Avx512);
         }
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -33,7 +35,9 @@ pub(crate) fn every() -> Vec<Isa> {
     let mut all = Vec::new();
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f") {
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+        {
             all.push(Isa::Avx512);
         }
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -135,11 +139,125 @@ pub struct Thresholds {
     steps: Vec<usize>,
     /// Per stretch: `floor(a * k / den)` for level difference `j - 16`.
     rows: Vec<[i32; 32]>,
+    /// The same rows in 16 bits, on AVX-512 where every floor fits.
+    rows16: Vec<[i16; 32]>,
+}
+
+/// Tops and eye levels in 16 bits for [`Thresholds::survivors16`]: levels from
+/// 0, tops above the lowest eye and clamped to just past the lowest and highest
+/// line, which changes no comparison with a line.
+pub struct Narrow {
+    /// Top per cell.
+    surface: Vec<i16>,
+    /// Eye level per cell.
+    level: Vec<i16>,
+}
+
+impl Narrow {
+    /// The 16-bit heights for tops `surface` and eye levels `level` (each in
+    /// `0..=span`) of eyes `eye_o + level * MILLI` whose target points lie `diff`
+    /// above them; `None` where a line's height above the lowest eye, or the rise
+    /// between two eyes, could pass [`Thresholds::NARROW_MAX`].
+    pub fn of(surface: &[i32], level: &[i32], eye_o: i64, span: i64, diff: i64) -> Option<Narrow> {
+        let (lo, hi) = (diff.min(0) - 1, span * MILLI + diff.max(0) + 1);
+        if span > Thresholds::SPAN as i64 || span * MILLI + diff.abs() > Thresholds::NARROW_MAX {
+            return None;
+        }
+        if level.iter().any(|&l| !(0..=span).contains(&(l as i64))) {
+            return None;
+        }
+        Some(Narrow {
+            surface: surface
+                .iter()
+                .map(|&s| (s as i64 - eye_o).clamp(lo, hi) as i16)
+                .collect(),
+            level: level.iter().map(|&l| l as i16).collect(),
+        })
+    }
 }
 
 impl Thresholds {
     /// The largest level difference between the ends the table holds.
     pub const SPAN: i32 = 15;
+
+    /// The largest rise between eyes whose floors (and lines, with a top just
+    /// past them) the 16-bit path holds.
+    pub const NARROW_MAX: i64 = 32_000;
+
+    /// True when [`Thresholds::survivors16`] may be asked.
+    pub fn has16(&self) -> bool {
+        !self.rows16.is_empty()
+    }
+
+    /// [`Thresholds::survivors`] from [`Narrow`] heights, 32 lanes at a time.
+    pub fn survivors16(&self, heights: &Narrow, base0: usize, dt: usize, open: u64) -> u64 {
+        assert!(self.has16(), "16-bit rows exist only on AVX-512");
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: 16-bit rows are built only on AVX-512 (with BW), which the CPU has.
+        unsafe {
+            self.survivors16_avx512(&heights.surface, &heights.level, base0, dt, open)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (heights, base0, dt, open);
+            unreachable!("no vector path on this CPU")
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn survivors16_avx512(
+        &self,
+        surface: &[i16],
+        level: &[i16],
+        base0: usize,
+        dt: usize,
+        open: u64,
+    ) -> u64 {
+        use std::arch::x86_64::*;
+        // Thirty-two lanes' values (bounds-checked): one load where the 32-bit
+        // path takes two, and half the cache for the tops.
+        let load = |v: &[i16], at: usize| {
+            let v: &[i16; 32] = v[at..][..32].try_into().expect("32 lanes");
+            // SAFETY: reads the 32 values of `v`, unaligned.
+            unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
+        };
+        let mut left = 0u64;
+        for c in 0..2 {
+            let mut lanes = (open >> (32 * c)) as u32;
+            if lanes == 0 {
+                continue;
+            }
+            let at = base0 + 32 * c;
+            let (lo, lt) = (load(level, at), load(level, at.wrapping_add(dt)));
+            // The table column of each lane's level difference, and its eye;
+            // a row's 32 columns fit one register, so one permute picks them.
+            let col = _mm512_add_epi16(_mm512_sub_epi16(lt, lo), _mm512_set1_epi16(16));
+            let e0 = _mm512_mullo_epi16(lo, _mm512_set1_epi16(MILLI as i16));
+            let hit = |i: usize| {
+                // SAFETY: reads the 32 values of the row, unaligned.
+                let t = unsafe { _mm512_loadu_si512(self.rows16[i].as_ptr().cast()) };
+                let line = _mm512_add_epi16(_mm512_permutexvar_epi16(col, t), e0);
+                _mm512_cmpgt_epi16_mask(load(surface, at.wrapping_add(self.steps[i])), line)
+            };
+            let n = self.steps.len();
+            let mut i = 0;
+            while i + 4 <= n {
+                lanes &= !(hit(i) | hit(i + 1) | hit(i + 2) | hit(i + 3));
+                if lanes == 0 {
+                    break;
+                }
+                i += 4;
+            }
+            if lanes != 0 {
+                for i in i..n {
+                    lanes &= !hit(i);
+                }
+            }
+            left |= (lanes as u64) << (32 * c);
+        }
+        left
+    }
 
     /// The table for a walk laid out as `(index delta, k0, k1)` over `den`,
     /// for level differences up to `span` (at most [`Thresholds::SPAN`]) and
@@ -169,6 +287,7 @@ impl Thresholds {
             narrow: span <= 7,
             steps: Vec::with_capacity(n),
             rows: vec![[0; 32]; n],
+            rows16: Vec::new(),
         };
         let mut ks = Vec::with_capacity(n);
         for i in inwards(n) {
@@ -188,6 +307,9 @@ impl Thresholds {
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (ks, chunks);
+        if isa == Isa::Avx512 && a_max <= Self::NARROW_MAX {
+            t.rows16 = t.rows.iter().map(|r| r.map(|v| v as i16)).collect();
+        }
         Some(t)
     }
 
@@ -509,6 +631,7 @@ mod tests {
     fn thresholds_decide_like_the_exact_products_on(isa: Isa) {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let mut decided = [0usize; 2];
+        let mut narrow = 0;
         for round in 0..400 {
             let den = match round % 3 {
                 0 => rng.between(1, 60),
@@ -562,6 +685,18 @@ mod tests {
             }
             let open = rng.below64(u64::MAX) | 1;
             let got = t.survivors(&surface, &level, base0, dt, eye_o as i32, open);
+            if t.has16() {
+                // The same lanes from 16-bit heights: levels from 0, tops clamped.
+                let from0: Vec<i32> = level.iter().map(|l| l - lv0).collect();
+                let (eye, diff) = (eye_o + lv0 as i64 * MILLI, eye_t - eye_o);
+                let n = Narrow::of(&surface, &from0, eye, span as i64, diff).expect("fits");
+                assert_eq!(
+                    t.survivors16(&n, base0, dt, open),
+                    got,
+                    "round {round}, 16 bits"
+                );
+                narrow += 1;
+            }
             for l in 0..64 {
                 if open >> l & 1 == 0 {
                     assert_eq!(got >> l & 1, 0, "a closed lane came back");
@@ -578,8 +713,10 @@ mod tests {
                 decided[want as usize] += 1;
             }
         }
-        // Both answers occur often enough for the comparison to mean something.
+        // Both answers occur often enough for the comparison to mean something,
+        // and AVX-512 also takes the 16-bit path.
         eprintln!("{isa:?}: seen {}, blocked {}", decided[0], decided[1]);
+        assert!(isa != Isa::Avx512 || narrow > 300, "16 bits {narrow} times");
         assert!(
             decided[0] > 1000 && decided[1] > 1000,
             "{isa:?}: {decided:?}"
