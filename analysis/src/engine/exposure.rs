@@ -64,18 +64,45 @@ pub fn from_matrix(m: &Matrix, from: &[usize], to: &[usize]) -> Exposure {
     }
 }
 
-/// The counts, the fastest way that fits: for the whole map under reciprocal rules
-/// with a specialised sweep, from the bit matrix when it takes at most 1/4 of the
-/// memory there is; otherwise [`streaming`].
+/// The counts, the fastest way there is: for the whole map under reciprocal rules
+/// with a specialised sweep, [`whole_map`]; otherwise [`streaming`].
 pub fn exposure(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Exposure> {
-    let map = engine.map();
-    let budget = crate::memory::budget().map_or(u64::MAX, |b| b.0);
-    let fits = super::matrix::estimate_bytes(map, &Selection::all(map)) < budget / 4;
-    if fits && sel.is_all(map) && engine.is_reciprocal() && engine.has_sweep() {
-        let m = super::matrix::matrix(engine, &Selection::all(map), ctl)?;
-        return Ok(from_matrix(&m, &sel.from, &sel.to));
+    if sel.is_all(engine.map()) && engine.is_reciprocal() && engine.has_sweep() {
+        let counts = whole_map(engine, ctl)?;
+        return Ok(Exposure {
+            from: sel.from.clone(),
+            to: sel.to.clone(),
+            ..counts
+        });
     }
     streaming(engine, sel, ctl)
+}
+
+/// The counts of every hex both ways, from the whole-map matrix's sweep without
+/// the matrix: each thread counts its seen pairs into counts of its own (the
+/// bits of a 250x250 map would be 488 MB, most of the time went into writing
+/// them, and under reciprocal rules a hex sees as many as see it).
+pub fn whole_map(engine: &Engine, ctl: &Control) -> Result<Exposure> {
+    let n = engine.map().len();
+    let count = |c: &mut Vec<u32>, i: usize, j: usize| {
+        c[i] += 1;
+        if i != j {
+            c[j] += 1;
+        }
+    };
+    let parts = super::matrix::half_sweep(engine, ctl, || vec![0u32; n], count, |_| {})?;
+    let mut counts = vec![0u32; n];
+    for part in parts {
+        for (c, p) in counts.iter_mut().zip(part) {
+            *c += p;
+        }
+    }
+    Ok(Exposure {
+        from: (0..n).collect(),
+        to: (0..n).collect(),
+        sees: counts.clone(),
+        seen_by: counts,
+    })
 }
 
 /// Counts without holding a matrix: the engine's pair sweep over the zones,
@@ -208,7 +235,8 @@ mod tests {
     use crate::los::line_of_sight;
 
     /// Every family, zones that overlap and zones that do not: the streaming
-    /// counts equal those of the explained query pair by pair, and the matrix's.
+    /// counts equal those of the explained query pair by pair, and the matrix's,
+    /// and for the whole map the counts from the matrix's sweep.
     #[test]
     fn streaming_counts_equal_the_explained_query_and_the_matrix() {
         for rs in crate::engine::testmaps::FAMILIES {
@@ -229,6 +257,13 @@ mod tests {
                 let a = from_matrix(&m, &sel.from, &sel.to);
                 let b = streaming(&e, &sel, &Control::default()).unwrap();
                 assert_eq!(a, b, "{rs}");
+                if sel.is_all(&map) && e.is_reciprocal() && e.has_sweep() {
+                    assert_eq!(
+                        whole_map(&e, &Control::default()).unwrap(),
+                        b,
+                        "{rs}: whole map"
+                    );
+                }
                 let mut summed = b.clone();
                 summed.sees.fill(0);
                 summed.seen_by.fill(0);

@@ -145,25 +145,12 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
     let map = engine.map();
     let mut bits = BitMatrix::with_shape(sel.from.len(), sel.to.len());
     let symmetric = sel.is_all(map) && engine.is_reciprocal();
-    let total: u64 = if symmetric {
-        map.len() as u64 * (map.len() as u64 + 1) / 2
-    } else {
-        sel.from.len() as u64 * sel.to.len() as u64
-    };
-    let done = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
-    let tick = |n: u64| {
-        let before = done.fetch_add(n, Ordering::Relaxed);
-        (ctl.progress)(before + n, total);
-        if ctl.cancel.load(Ordering::Relaxed) {
-            stop.store(true, Ordering::Relaxed);
-        }
-    };
     if symmetric {
-        // Column offset by column offset (`dq`), each walk laid out once for all
-        // the groups it joins. Tasks share rows, so each gathers the pairs it
-        // sees (a few percent of all) and writes them in batches under a lock:
-        // plain stores, where a per-pair atomic OR stalled on every cache miss.
+        // Tasks share rows, so each gathers the pairs it sees (a few percent of
+        // all) and writes them in batches under a lock: plain stores, where a
+        // per-pair atomic OR stalled on every cache miss.
+        const BATCH: usize = 1 << 12;
         let w = bits.words_per_row;
         let shared = std::sync::Mutex::new(&mut bits.bits);
         let flush = |batch: &mut Vec<(u32, u32)>| {
@@ -176,38 +163,18 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
             }
             batch.clear();
         };
-        let groups = engine.groups();
-        let dq_max = match (groups.first(), groups.last()) {
-            (Some(f), Some(l)) => l.q - f.q,
-            _ => -1,
-        };
-        let per_dq: Vec<u64> = (0..=dq_max)
-            .map(|dq| {
-                groups
-                    .iter()
-                    .filter_map(|a| {
-                        let b = &groups[groups.binary_search_by_key(&(a.q + dq), |g| g.q).ok()?];
-                        let (na, nb) = (a.idx.len() as u64, b.idx.len() as u64);
-                        Some(if dq == 0 { na * (na + 1) / 2 } else { na * nb })
-                    })
-                    .sum()
-            })
-            .collect();
-        (0..dq_max + 1)
-            .into_par_iter()
-            .with_max_len(1)
-            .for_each(|dq| {
-                const BATCH: usize = 1 << 12;
-                let mut batch = Vec::with_capacity(BATCH);
-                engine.half_for_dq(dq, &stop, |i, j| {
-                    batch.push((i as u32, j as u32));
-                    if batch.len() == BATCH {
-                        flush(&mut batch);
-                    }
-                });
-                flush(&mut batch);
-                tick(per_dq[dq as usize]);
-            });
+        half_sweep(
+            engine,
+            ctl,
+            || Vec::with_capacity(BATCH),
+            |batch, i, j| {
+                batch.push((i as u32, j as u32));
+                if batch.len() == BATCH {
+                    flush(batch);
+                }
+            },
+            flush,
+        )?;
     } else {
         // Offset by offset over the selection (only the walks it needs), the bits
         // set by atomic OR: rows are shared between tasks.
@@ -255,6 +222,66 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
         sel: sel.clone(),
         bits,
     })
+}
+
+/// Calls `visit(acc, i, j)` for one of each pair `(i, j)`, `(j, i)` of the whole
+/// map whose line is seen (and each hex with itself, if seen), under reciprocal
+/// rules: column offset by column offset (`dq`) on every thread, each walk laid
+/// out once for all the groups it joins (see [`Engine::half_for_dq`]). A running
+/// task has an accumulator of its own, made by `init` (at most one per thread)
+/// and handed to `after` at the end of each column offset; all are returned.
+pub(crate) fn half_sweep<T: Send>(
+    engine: &Engine,
+    ctl: &Control,
+    init: impl Fn() -> T + Sync,
+    visit: impl Fn(&mut T, usize, usize) + Sync,
+    after: impl Fn(&mut T) + Sync,
+) -> Result<Vec<T>> {
+    let n = engine.map().len() as u64;
+    let total = n * (n + 1) / 2;
+    let done = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let tick = |n: u64| {
+        let before = done.fetch_add(n, Ordering::Relaxed);
+        (ctl.progress)(before + n, total);
+        if ctl.cancel.load(Ordering::Relaxed) {
+            stop.store(true, Ordering::Relaxed);
+        }
+    };
+    let groups = engine.groups();
+    let dq_max = match (groups.first(), groups.last()) {
+        (Some(f), Some(l)) => l.q - f.q,
+        _ => -1,
+    };
+    let per_dq: Vec<u64> = (0..=dq_max)
+        .map(|dq| {
+            groups
+                .iter()
+                .filter_map(|a| {
+                    let b = &groups[groups.binary_search_by_key(&(a.q + dq), |g| g.q).ok()?];
+                    let (na, nb) = (a.idx.len() as u64, b.idx.len() as u64);
+                    Some(if dq == 0 { na * (na + 1) / 2 } else { na * nb })
+                })
+                .sum()
+        })
+        .collect();
+    // Accumulators not in use: a task takes one (or makes one) and puts it back.
+    let spare = std::sync::Mutex::new(Vec::new());
+    let take = || spare.lock().unwrap_or_else(|e| e.into_inner()).pop();
+    (0..dq_max + 1)
+        .into_par_iter()
+        .with_max_len(1)
+        .for_each(|dq| {
+            let mut acc = take().unwrap_or_else(&init);
+            engine.half_for_dq(dq, &stop, |i, j| visit(&mut acc, i, j));
+            after(&mut acc);
+            spare.lock().unwrap_or_else(|e| e.into_inner()).push(acc);
+            tick(per_dq[dq as usize]);
+        });
+    if stop.load(Ordering::Relaxed) || ctl.cancel.load(Ordering::Relaxed) {
+        return Err(cancelled());
+    }
+    Ok(spare.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
 /// A blocked pair in [`sight_matrix`].
