@@ -248,7 +248,7 @@ pub fn viewshed(map: &Map, from: Hex, range: u32, progress: &Progress) -> Outcom
 }
 
 /// Exposure: for each hex, the number of other hexes that see it, from the
-/// engine's streaming exposure (fast, cancellable, with progress).
+/// engine's whole-map exposure (fast, cancellable, with progress).
 pub fn exposure(map: &Map, range: u32, progress: &Progress) -> Outcome<Vec<u32>> {
     // A map too large for the memory there is gives a message rather than an abort.
     let engine = engine(map, progress)?;
