@@ -154,7 +154,7 @@ impl AboveSweep {
         let lattice = self.lattice.as_ref();
         let thresholds = lattice
             .filter(|l| simd && o.wide && l.span <= Thresholds::SPAN as i64)
-            .and_then(|l| Thresholds::of(steps, den, l.span as i32, l.diff));
+            .and_then(|l| Thresholds::of(steps, den, l.span as i32, l.diff, l.narrow.is_some()));
         let flat = lattice.and_then(|l| l.flat.as_ref().map(|f| (l, f)));
         let dt = o.dt;
         // Where the 16-bit path runs, it takes every lane: 32 lines of any levels

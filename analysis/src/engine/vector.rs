@@ -137,9 +137,10 @@ pub struct Thresholds {
     narrow: bool,
     /// Index deltas as wrapping `usize` offsets.
     steps: Vec<usize>,
-    /// Per stretch: `floor(a * k / den)` for level difference `j - 16`.
+    /// Per stretch: `floor(a * k / den)` for level difference `j - 16`
+    /// (empty where `rows16` holds them).
     rows: Vec<[i32; 32]>,
-    /// The same rows in 16 bits, on AVX-512 where every floor fits.
+    /// The same rows in 16 bits, for 16-bit heights on AVX-512 where every floor fits.
     rows16: Vec<[i16; 32]>,
 }
 
@@ -264,8 +265,14 @@ impl Thresholds {
     /// ends whose eyes are `eye_diff` apart besides their levels; `None` when
     /// a product would not be exact in `f64`, or the CPU lacks the vector
     /// instructions (so a `Thresholds` exists only where they run).
-    pub fn of(steps: &[(i32, u32, u32)], den: i64, span: i32, eye_diff: i64) -> Option<Thresholds> {
-        Self::on(best()?, steps, den, span, eye_diff)
+    pub fn of(
+        steps: &[(i32, u32, u32)],
+        den: i64,
+        span: i32,
+        eye_diff: i64,
+        narrow: bool,
+    ) -> Option<Thresholds> {
+        Self::on(best()?, steps, den, span, eye_diff, narrow)
     }
 
     /// [`Thresholds::of`] on `isa`, which the CPU has.
@@ -275,6 +282,7 @@ impl Thresholds {
         den: i64,
         span: i32,
         eye_diff: i64,
+        narrow: bool,
     ) -> Option<Thresholds> {
         let span = span.clamp(0, Self::SPAN);
         let a_max = span as i64 * MILLI + eye_diff.abs();
@@ -282,12 +290,22 @@ impl Thresholds {
             return None;
         }
         let n = steps.len();
+        // The 16-bit rows alone where the caller has 16-bit heights and the floors fit.
+        let sixteen = narrow && isa == Isa::Avx512 && a_max <= Self::NARROW_MAX;
         let mut t = Thresholds {
             isa,
             narrow: span <= 7,
             steps: Vec::with_capacity(n),
-            rows: vec![[0; 32]; n],
-            rows16: Vec::new(),
+            rows: if sixteen {
+                Vec::new()
+            } else {
+                vec![[0; 32]; n]
+            },
+            rows16: if sixteen {
+                vec![[0; 32]; n]
+            } else {
+                Vec::new()
+            },
         };
         let mut ks = Vec::with_capacity(n);
         for i in inwards(n) {
@@ -301,15 +319,13 @@ impl Thresholds {
         // SAFETY: an `Isa` comes from `best` or `every`, which found its instructions.
         unsafe {
             match isa {
+                Isa::Avx512 if sixteen => floors_avx512(&mut t.rows16, &ks, den, eye_diff, chunks),
                 Isa::Avx512 => floors_avx512(&mut t.rows, &ks, den, eye_diff, chunks),
                 Isa::Avx2 => floors_avx2(&mut t.rows, &ks, den, eye_diff, chunks),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (ks, chunks);
-        if isa == Isa::Avx512 && a_max <= Self::NARROW_MAX {
-            t.rows16 = t.rows.iter().map(|r| r.map(|v| v as i16)).collect();
-        }
         Some(t)
     }
 
@@ -326,6 +342,7 @@ impl Thresholds {
         eye_o: i32,
         open: u64,
     ) -> u64 {
+        assert!(!self.has16(), "thresholds built for 16-bit heights");
         #[cfg(target_arch = "x86_64")]
         // SAFETY: thresholds are built only on instructions the CPU has.
         unsafe {
@@ -504,8 +521,8 @@ fn inwards(n: usize) -> impl Iterator<Item = usize> {
 /// then corrected with the exact remainder `a * k - q * den`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn floors_avx512(
-    rows: &mut [[i32; 32]],
+fn floors_avx512<R: Floors>(
+    rows: &mut [R],
     ks: &[(u32, u32)],
     den: i64,
     eye_diff: i64,
@@ -532,9 +549,32 @@ fn floors_avx512(
             let r = _mm512_fnmadd_pd(q, denv, prod);
             let q = _mm512_mask_sub_pd(q, _mm512_cmp_pd_mask::<_CMP_LT_OQ>(r, zero), q, one);
             let q = _mm512_mask_add_pd(q, _mm512_cmp_pd_mask::<_CMP_GE_OQ>(r, denv), q, one);
-            let out: &mut [i32; 8] = (&mut row[8 * c..8 * c + 8]).try_into().expect("8 columns");
+            let mut out = [0i32; 8];
             // SAFETY: writes the eight values of `out`, unaligned.
             unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), _mm512_cvtpd_epi32(q)) };
+            row.put(8 * c, out);
+        }
+    }
+}
+
+/// A row of floors as a path keeps them: `i32`, or `i16` where they fit.
+trait Floors {
+    /// Columns `at..at + 8`.
+    fn put(&mut self, at: usize, v: [i32; 8]);
+}
+
+impl Floors for [i32; 32] {
+    #[inline(always)]
+    fn put(&mut self, at: usize, v: [i32; 8]) {
+        self[at..at + 8].copy_from_slice(&v);
+    }
+}
+
+impl Floors for [i16; 32] {
+    #[inline(always)]
+    fn put(&mut self, at: usize, v: [i32; 8]) {
+        for (o, x) in self[at..at + 8].iter_mut().zip(v) {
+            *o = x as i16;
         }
     }
 }
@@ -654,7 +694,7 @@ mod tests {
                 })
                 .collect();
             steps.sort_by_key(|s| s.1);
-            let Some(t) = Thresholds::on(isa, &steps, den, span, eye_t - eye_o) else {
+            let Some(t) = Thresholds::on(isa, &steps, den, span, eye_t - eye_o, false) else {
                 continue;
             };
             // A grid of 600 cells plus the 64 spare ones, observers from 250 on.
@@ -685,13 +725,14 @@ mod tests {
             }
             let open = rng.below64(u64::MAX) | 1;
             let got = t.survivors(&surface, &level, base0, dt, eye_o as i32, open);
-            if t.has16() {
+            let t16 = Thresholds::on(isa, &steps, den, span, eye_t - eye_o, true);
+            if let Some(t16) = t16.filter(|t| t.has16()) {
                 // The same lanes from 16-bit heights: levels from 0, tops clamped.
                 let from0: Vec<i32> = level.iter().map(|l| l - lv0).collect();
                 let (eye, diff) = (eye_o + lv0 as i64 * MILLI, eye_t - eye_o);
                 let n = Narrow::of(&surface, &from0, eye, span as i64, diff).expect("fits");
                 assert_eq!(
-                    t.survivors16(&n, base0, dt, open),
+                    t16.survivors16(&n, base0, dt, open),
                     got,
                     "round {round}, 16 bits"
                 );
@@ -742,17 +783,25 @@ mod tests {
                 .collect();
             let steps: Vec<(i32, u32, u32)> = ks.iter().map(|&k| (0, k, k)).collect();
             let eye_diff = rng.between(-500, 500);
-            let t = Thresholds::on(isa, &steps, den, Thresholds::SPAN, eye_diff).expect("exact");
+            let t = Thresholds::on(isa, &steps, den, Thresholds::SPAN, eye_diff, false);
+            let t = t.expect("exact");
             // `of` orders stretches from both ends inwards; every k is both k0 and k1.
+            let check = |got: i64, i: usize, j: usize, bits: u32| {
+                let (k, a) = (ks[i] as i64, (j as i64 - 16) * MILLI + eye_diff);
+                let want = (a * k).div_euclid(den);
+                assert_eq!(got, want, "{isa:?}, {bits} bits: a {a}, k {k}, den {den}");
+            };
             for (row, i) in t.rows.iter().zip(inwards(steps.len())) {
-                let k = ks[i] as i64;
                 for (j, &got) in row.iter().enumerate().skip(1) {
-                    let a = (j as i64 - 16) * MILLI + eye_diff;
-                    assert_eq!(
-                        got as i64,
-                        (a * k).div_euclid(den),
-                        "{isa:?}: a {a}, k {k}, den {den}"
-                    );
+                    check(got as i64, i, j, 32);
+                }
+            }
+            let t = Thresholds::on(isa, &steps, den, Thresholds::SPAN, eye_diff, true);
+            let t = t.expect("exact");
+            assert_eq!(t.has16(), isa == Isa::Avx512, "{isa:?}: 16-bit rows");
+            for (row, i) in t.rows16.iter().zip(inwards(steps.len())) {
+                for (j, &got) in row.iter().enumerate().skip(1) {
+                    check(got as i64, i, j, 16);
                 }
             }
         }
@@ -764,11 +813,11 @@ mod tests {
         let steps = [(1, 0, 1 << 31), (2, 1 << 31, u32::MAX)];
         // (where the CPU has the vector instructions at all)
         assert_eq!(
-            Thresholds::of(&steps, u32::MAX as i64, 15, 0).is_some(),
+            Thresholds::of(&steps, u32::MAX as i64, 15, 0, false).is_some(),
             available()
         );
         // ... eyes two million apart do not.
-        assert!(Thresholds::of(&steps, u32::MAX as i64, 15, 2_000_000).is_none());
+        assert!(Thresholds::of(&steps, u32::MAX as i64, 15, 2_000_000, false).is_none());
     }
 
     #[test]
