@@ -1,13 +1,14 @@
-//! The vector paths of the fast engine, on AVX-512F or AVX2, taken only where the
-//! CPU has them ([`available`]); everywhere else the engine runs the same tests
-//! one line at a time. All give the same answers: the engine's tests compare them.
+//! The vector paths of the fast engine, on AVX-512 (F and BW) or AVX2, taken only
+//! where the CPU has them ([`available`]); everywhere else the engine runs the same
+//! tests one line at a time. All give the same answers: the engine's tests compare them.
 
 use crate::rules::kernel::MILLI;
 
 /// The instructions a vector path here runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Isa {
-    /// AVX-512F: 16 lanes of `i32`, 8 of `f64`.
+    /// AVX-512F with BW (every AVX-512 CPU but the first Xeon Phi): 16 lanes of
+    /// `i32` or 32 of `i16`, 8 of `f64`.
     Avx512,
     /// AVX2: 8 lanes of `i32`, 4 of `f64`.
     Avx2,
