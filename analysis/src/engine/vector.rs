@@ -3,6 +3,7 @@
 //! tests one line at a time. All give the same answers: the engine's tests compare them.
 
 use crate::rules::kernel::MILLI;
+use std::ops::{BitAnd, BitOr, Not};
 
 /// The instructions a vector path here runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,20 +243,7 @@ impl Thresholds {
                 let line = _mm512_add_epi16(_mm512_permutexvar_epi16(col, t), e0);
                 _mm512_cmpgt_epi16_mask(load(surface, at.wrapping_add(self.steps[i])), line)
             };
-            let n = self.steps.len();
-            let mut i = 0;
-            while i + 4 <= n {
-                lanes &= !(hit(i) | hit(i + 1) | hit(i + 2) | hit(i + 3));
-                if lanes == 0 {
-                    break;
-                }
-                i += 4;
-            }
-            if lanes != 0 {
-                for i in i..n {
-                    lanes &= !hit(i);
-                }
-            }
+            lanes = drop_blocked(self.steps.len(), lanes, hit);
             left |= (lanes as u64) << (32 * c);
         }
         left
@@ -406,22 +394,7 @@ impl Thresholds {
                 let line = _mm512_add_epi32(_mm512_permutex2var_epi32(t0, col, t1), e0);
                 _mm512_cmpgt_epi32_mask(load(surface, at.wrapping_add(self.steps[i])), line)
             };
-            // Four stretches per round, independent of each other so that
-            // the compares overlap; the lanes are checked once per round.
-            let n = self.steps.len();
-            let mut i = 0;
-            while i + 4 <= n {
-                lanes &= !(hit(i) | hit(i + 1) | hit(i + 2) | hit(i + 3));
-                if lanes == 0 {
-                    break;
-                }
-                i += 4;
-            }
-            if lanes != 0 {
-                for i in i..n {
-                    lanes &= !hit(i);
-                }
-            }
+            lanes = drop_blocked(self.steps.len(), lanes, hit);
             left |= (lanes as u64) << (16 * c);
         }
         left
@@ -489,25 +462,30 @@ impl Thresholds {
                 let s = load(surface, at.wrapping_add(self.steps[i]));
                 _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(s, line))) as u8
             };
-            // Four stretches per round, as on AVX-512.
-            let n = self.steps.len();
-            let mut i = 0;
-            while i + 4 <= n {
-                lanes &= !(hit(i) | hit(i + 1) | hit(i + 2) | hit(i + 3));
-                if lanes == 0 {
-                    break;
-                }
-                i += 4;
-            }
-            if lanes != 0 {
-                for i in i..n {
-                    lanes &= !hit(i);
-                }
-            }
+            lanes = drop_blocked(self.steps.len(), lanes, hit);
             left |= (lanes as u64) << (8 * c);
         }
         left
     }
+}
+
+/// `lanes` less those `hit(i)` finds blocked at a stretch `i` of `0..n`: four
+/// stretches a round, independent of each other so that their tests overlap,
+/// and the lanes checked once a round.
+#[inline(always)]
+fn drop_blocked<M>(n: usize, mut lanes: M, hit: impl Fn(usize) -> M) -> M
+where
+    M: Copy + Eq + Default + BitAnd<Output = M> + BitOr<Output = M> + Not<Output = M>,
+{
+    let mut i = 0;
+    while i + 4 <= n {
+        lanes = lanes & !(hit(i) | hit(i + 1) | hit(i + 2) | hit(i + 3));
+        if lanes == M::default() {
+            return lanes;
+        }
+        i += 4;
+    }
+    (i..n).fold(lanes, |lanes, i| lanes & !hit(i))
 }
 
 /// `0, n - 1, 1, n - 2, ...`: the stretches of a walk from both ends inwards.
