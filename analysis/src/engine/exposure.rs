@@ -80,8 +80,8 @@ pub fn exposure(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Expos
 
 /// The counts of every hex both ways, from the whole-map matrix's sweep without
 /// the matrix: each thread counts its seen pairs into counts of its own (the
-/// bits of a 250x250 map would be 488 MB, most of the time went into writing
-/// them, and under reciprocal rules a hex sees as many as see it).
+/// bits of a 250x250 map would take 488 MB and a fifth of the run to write),
+/// and under reciprocal rules a hex sees as many hexes as see it.
 pub fn whole_map(engine: &Engine, ctl: &Control) -> Result<Exposure> {
     let n = engine.map().len();
     let count = |c: &mut Vec<u32>, i: usize, j: usize| {

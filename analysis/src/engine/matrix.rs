@@ -248,27 +248,11 @@ pub(crate) fn half_sweep<T: Send>(
             stop.store(true, Ordering::Relaxed);
         }
     };
-    let groups = engine.groups();
-    let dq_max = match (groups.first(), groups.last()) {
-        (Some(f), Some(l)) => l.q - f.q,
-        _ => -1,
-    };
-    let per_dq: Vec<u64> = (0..=dq_max)
-        .map(|dq| {
-            groups
-                .iter()
-                .filter_map(|a| {
-                    let b = &groups[groups.binary_search_by_key(&(a.q + dq), |g| g.q).ok()?];
-                    let (na, nb) = (a.idx.len() as u64, b.idx.len() as u64);
-                    Some(if dq == 0 { na * (na + 1) / 2 } else { na * nb })
-                })
-                .sum()
-        })
-        .collect();
+    let per_dq = pairs_per_dq(engine.groups());
     // Accumulators not in use: a task takes one (or makes one) and puts it back.
     let spare = std::sync::Mutex::new(Vec::new());
     let take = || spare.lock().unwrap_or_else(|e| e.into_inner()).pop();
-    (0..dq_max + 1)
+    (0..per_dq.len() as i32)
         .into_par_iter()
         .with_max_len(1)
         .for_each(|dq| {
@@ -282,6 +266,26 @@ pub(crate) fn half_sweep<T: Send>(
         return Err(cancelled());
     }
     Ok(spare.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// The pairs [`half_sweep`] takes at each column offset from 0 up (for progress).
+fn pairs_per_dq(groups: &[super::offsets::Group]) -> Vec<u64> {
+    let dq_max = match (groups.first(), groups.last()) {
+        (Some(f), Some(l)) => l.q - f.q,
+        _ => -1,
+    };
+    (0..=dq_max)
+        .map(|dq| {
+            groups
+                .iter()
+                .filter_map(|a| {
+                    let b = &groups[groups.binary_search_by_key(&(a.q + dq), |g| g.q).ok()?];
+                    let (na, nb) = (a.idx.len() as u64, b.idx.len() as u64);
+                    Some(if dq == 0 { na * (na + 1) / 2 } else { na * nb })
+                })
+                .sum()
+        })
+        .collect()
 }
 
 /// A blocked pair in [`sight_matrix`].
