@@ -19,9 +19,7 @@ pub(crate) enum Isa {
 pub(crate) fn best() -> Option<Isa> {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-        {
+        if has_avx512() {
             return Some(Isa::Avx512);
         }
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -31,15 +29,20 @@ pub(crate) fn best() -> Option<Isa> {
     None
 }
 
+/// True when the CPU has the AVX-512 the paths here use (F and BW).
+#[cfg(target_arch = "x86_64")]
+fn has_avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+}
+
 /// Every set of instructions this CPU has for the paths here, for the tests.
 #[cfg(test)]
 pub(crate) fn every() -> Vec<Isa> {
     let mut all = Vec::new();
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-        {
+        if has_avx512() {
             all.push(Isa::Avx512);
         }
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -163,7 +166,7 @@ impl Narrow {
     /// between two eyes, could pass [`Thresholds::NARROW_MAX`].
     pub fn of(surface: &[i32], level: &[i32], eye_o: i64, span: i64, diff: i64) -> Option<Narrow> {
         let (lo, hi) = (diff.min(0) - 1, span * MILLI + diff.max(0) + 1);
-        if span > Thresholds::SPAN as i64 || span * MILLI + diff.abs() > Thresholds::NARROW_MAX {
+        if span > Thresholds::SPAN as i64 || !Thresholds::fits16(span, diff) {
             return None;
         }
         if level.iter().any(|&l| !(0..=span).contains(&(l as i64))) {
@@ -186,6 +189,12 @@ impl Thresholds {
     /// The largest rise between eyes whose floors (and lines, with a top just
     /// past them) the 16-bit path holds.
     pub const NARROW_MAX: i64 = 32_000;
+
+    /// True when every rise between two eyes `span` levels and `diff` apart, and so
+    /// every floor and every line above the lowest eye, fits the 16-bit path.
+    fn fits16(span: i64, diff: i64) -> bool {
+        span * MILLI + diff.abs() <= Self::NARROW_MAX
+    }
 
     /// True when [`Thresholds::survivors16`] may be asked.
     pub fn has16(&self) -> bool {
@@ -251,7 +260,8 @@ impl Thresholds {
 
     /// The table for a walk laid out as `(index delta, k0, k1)` over `den`,
     /// for level differences up to `span` (at most [`Thresholds::SPAN`]) and
-    /// ends whose eyes are `eye_diff` apart besides their levels; `None` when
+    /// ends whose eyes are `eye_diff` apart besides their levels, in 16 bits
+    /// where the caller has `heights16` ([`Narrow`]) and they fit; `None` when
     /// a product would not be exact in `f64`, or the CPU lacks the vector
     /// instructions (so a `Thresholds` exists only where they run).
     pub fn of(
@@ -259,9 +269,9 @@ impl Thresholds {
         den: i64,
         span: i32,
         eye_diff: i64,
-        narrow: bool,
+        heights16: bool,
     ) -> Option<Thresholds> {
-        Self::on(best()?, steps, den, span, eye_diff, narrow)
+        Self::on(best()?, steps, den, span, eye_diff, heights16)
     }
 
     /// [`Thresholds::of`] on `isa`, which the CPU has.
@@ -271,7 +281,7 @@ impl Thresholds {
         den: i64,
         span: i32,
         eye_diff: i64,
-        narrow: bool,
+        heights16: bool,
     ) -> Option<Thresholds> {
         let span = span.clamp(0, Self::SPAN);
         let a_max = span as i64 * MILLI + eye_diff.abs();
@@ -280,7 +290,7 @@ impl Thresholds {
         }
         let n = steps.len();
         // The 16-bit rows alone where the caller has 16-bit heights and the floors fit.
-        let sixteen = narrow && isa == Isa::Avx512 && a_max <= Self::NARROW_MAX;
+        let sixteen = heights16 && isa == Isa::Avx512 && Self::fits16(span as i64, eye_diff);
         let mut t = Thresholds {
             isa,
             narrow: span <= 7,
