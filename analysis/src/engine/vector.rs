@@ -234,26 +234,49 @@ impl Thresholds {
             // SAFETY: reads the 32 values of `v`, unaligned.
             unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
         };
+        // Each half's table column per lane (its level difference), and its eye;
+        // a row's 32 columns fit one register, so one permute picks them.
+        let half = |at: usize| {
+            let (lo, lt) = (load(level, at), load(level, at.wrapping_add(dt)));
+            let col = _mm512_add_epi16(_mm512_sub_epi16(lt, lo), _mm512_set1_epi16(16));
+            (col, _mm512_mullo_epi16(lo, _mm512_set1_epi16(MILLI as i16)))
+        };
+        // SAFETY: reads the 32 values of row `i`, unaligned.
+        let row = |i: usize| unsafe { _mm512_loadu_si512(self.rows16[i].as_ptr().cast()) };
+        let test = |t, (col, e0), at: usize| {
+            let line = _mm512_add_epi16(_mm512_permutexvar_epi16(col, t), e0);
+            _mm512_cmpgt_epi16_mask(load(surface, at), line)
+        };
+        let n = self.steps.len();
+        let mut lanes = [open as u32, (open >> 32) as u32];
+        let mut i = 0;
+        if lanes[0] != 0 && lanes[1] != 0 {
+            // Both halves open: one row load and one step per stretch for both,
+            // and twice the independent work in flight, while both last.
+            let ends = [half(base0), half(base0 + 32)];
+            while i + 4 <= n {
+                let mut hit = [0u32; 2];
+                for s in i..i + 4 {
+                    let (t, at) = (row(s), base0.wrapping_add(self.steps[s]));
+                    hit[0] |= test(t, ends[0], at);
+                    hit[1] |= test(t, ends[1], at.wrapping_add(32));
+                }
+                lanes = [lanes[0] & !hit[0], lanes[1] & !hit[1]];
+                i += 4;
+                if lanes[0] == 0 || lanes[1] == 0 {
+                    break;
+                }
+            }
+        }
         let mut left = 0u64;
-        for c in 0..2 {
-            let mut lanes = (open >> (32 * c)) as u32;
-            if lanes == 0 {
+        for (c, open) in lanes.into_iter().enumerate() {
+            if open == 0 {
                 continue;
             }
             let at = base0 + 32 * c;
-            let (lo, lt) = (load(level, at), load(level, at.wrapping_add(dt)));
-            // The table column of each lane's level difference, and its eye;
-            // a row's 32 columns fit one register, so one permute picks them.
-            let col = _mm512_add_epi16(_mm512_sub_epi16(lt, lo), _mm512_set1_epi16(16));
-            let e0 = _mm512_mullo_epi16(lo, _mm512_set1_epi16(MILLI as i16));
-            let hit = |i: usize| {
-                // SAFETY: reads the 32 values of the row, unaligned.
-                let t = unsafe { _mm512_loadu_si512(self.rows16[i].as_ptr().cast()) };
-                let line = _mm512_add_epi16(_mm512_permutexvar_epi16(col, t), e0);
-                _mm512_cmpgt_epi16_mask(load(surface, at.wrapping_add(self.steps[i])), line)
-            };
-            lanes = drop_blocked(self.steps.len(), lanes, hit);
-            left |= (lanes as u64) << (32 * c);
+            let end = half(at);
+            let hit = |s: usize| test(row(s), end, at.wrapping_add(self.steps[s]));
+            left |= (drop_blocked(i, n, open, hit) as u64) << (32 * c);
         }
         left
     }
@@ -404,7 +427,7 @@ impl Thresholds {
                 let line = _mm512_add_epi32(_mm512_permutex2var_epi32(t0, col, t1), e0);
                 _mm512_cmpgt_epi32_mask(load(surface, at.wrapping_add(self.steps[i])), line)
             };
-            lanes = drop_blocked(self.steps.len(), lanes, hit);
+            lanes = drop_blocked(0, self.steps.len(), lanes, hit);
             left |= (lanes as u64) << (16 * c);
         }
         left
@@ -472,22 +495,22 @@ impl Thresholds {
                 let s = load(surface, at.wrapping_add(self.steps[i]));
                 _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(s, line))) as u8
             };
-            lanes = drop_blocked(self.steps.len(), lanes, hit);
+            lanes = drop_blocked(0, self.steps.len(), lanes, hit);
             left |= (lanes as u64) << (8 * c);
         }
         left
     }
 }
 
-/// `lanes` less those `hit(i)` finds blocked at a stretch `i` of `0..n`: four
+/// `lanes` less those `hit(i)` finds blocked at a stretch `i` of `from..n`: four
 /// stretches a round, independent of each other so that their tests overlap,
 /// and the lanes checked once a round.
 #[inline(always)]
-fn drop_blocked<M>(n: usize, mut lanes: M, hit: impl Fn(usize) -> M) -> M
+fn drop_blocked<M>(from: usize, n: usize, mut lanes: M, hit: impl Fn(usize) -> M) -> M
 where
     M: Copy + Eq + Default + BitAnd<Output = M> + BitOr<Output = M> + Not<Output = M>,
 {
-    let mut i = 0;
+    let mut i = from;
     while i + 4 <= n {
         lanes = lanes & !(hit(i) | hit(i + 1) | hit(i + 2) | hit(i + 3));
         if lanes == M::default() {
@@ -720,11 +743,14 @@ mod tests {
                 let from0: Vec<i32> = level.iter().map(|l| l - lv0).collect();
                 let (eye, diff) = (eye_o + lv0 as i64 * MILLI, eye_t - eye_o);
                 let n = Narrow::of(&surface, &from0, eye, span as i64, diff).expect("fits");
-                assert_eq!(
-                    t16.survivors16(&n, base0, dt, open),
-                    got,
-                    "round {round}, 16 bits"
-                );
+                // Both halves open at first, and each alone.
+                for half in [u64::MAX, u32::MAX as u64, !(u32::MAX as u64)] {
+                    assert_eq!(
+                        t16.survivors16(&n, base0, dt, open & half),
+                        got & half,
+                        "round {round}, 16 bits, lanes {half:x}"
+                    );
+                }
                 narrow += 1;
             }
             for l in 0..64 {
