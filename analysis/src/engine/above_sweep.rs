@@ -164,8 +164,9 @@ impl AboveSweep {
             _ => None,
         };
         pairs.runs(dr, |run: Run| {
-            // Up to 64 consecutive observers: their cells are consecutive too.
-            let base0 = cells[run.a.idx[(run.r0 - run.a.r_lo) as usize] as usize] as i64;
+            // Up to 64 consecutive observers: their cells are consecutive too, as
+            // are all of their group's (one cache line for every run of a group).
+            let base0 = cells[run.a.idx[0] as usize] as i64 + (run.r0 - run.a.r_lo) as i64;
             let (a, b) = (base0 as usize, (base0 + dt) as usize);
             let all = lane_mask(run.lanes);
             let same = match flat {
@@ -187,11 +188,16 @@ impl AboveSweep {
                 };
                 middle = &[];
             }
+            // Nothing left to test (no hexside stretches) where the vector test took
+            // every hex stretch: the eyes need not be read.
+            let tested = middle.is_empty() && sides.is_empty();
             each_lane(uneven, |lane| {
-                let e0 = self.eye[a + lane] as i64;
-                let e1 = self.target[b + lane] as i64;
-                let base = base0 + lane as i64;
-                if above_steps(middle, sides, surface, base, o.factors, e0, e1, den) {
+                let clear = tested || {
+                    let (e0, e1) = (self.eye[a + lane] as i64, self.target[b + lane] as i64);
+                    let base = base0 + lane as i64;
+                    above_steps(middle, sides, surface, base, o.factors, e0, e1, den)
+                };
+                if clear {
                     let (i, j) = run.pair(lane);
                     seen(i, j);
                 }
