@@ -12,6 +12,10 @@ mod cmd;
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
+/// Huge pages for the large grids a big map's answers fill (fewer page faults).
+#[global_allocator]
+static ALLOC: hexsight_analysis::huge_pages::HugePages = hexsight_analysis::huge_pages::HugePages;
+
 #[derive(Parser)]
 #[command(
     name = "hexsight",

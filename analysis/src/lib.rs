@@ -101,6 +101,7 @@ pub mod export;
 pub mod generate;
 pub mod georef;
 pub mod hex;
+pub mod huge_pages;
 pub mod import;
 pub mod los;
 pub mod map;
