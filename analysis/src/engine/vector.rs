@@ -147,6 +147,8 @@ pub struct Thresholds {
     rows: Vec<[i32; 32]>,
     /// The same rows in 16 bits, for 16-bit heights on AVX-512 where every floor fits.
     rows16: Vec<[i16; 32]>,
+    /// Instead, where `narrow`: columns 8 to 23 alone, half the bytes to load and cache.
+    rows16n: Vec<[i16; 16]>,
 }
 
 /// Tops and eye levels in 16 bits for [`Thresholds::survivors16`]: levels from
@@ -198,7 +200,7 @@ impl Thresholds {
 
     /// True when [`Thresholds::survivors16`] may be asked.
     pub fn has16(&self) -> bool {
-        !self.rows16.is_empty()
+        !self.rows16.is_empty() || !self.rows16n.is_empty()
     }
 
     /// [`Thresholds::survivors`] from [`Narrow`] heights, 32 lanes at a time.
@@ -207,7 +209,11 @@ impl Thresholds {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: 16-bit rows are built only on AVX-512 (with BW), which the CPU has.
         unsafe {
-            self.survivors16_avx512(&heights.surface, &heights.level, base0, dt, open)
+            let (surface, level) = (&heights.surface[..], &heights.level[..]);
+            match self.rows16n.is_empty() {
+                true => self.survivors16_avx512(&self.rows16, surface, level, base0, dt, open),
+                false => self.survivors16_avx512(&self.rows16n, surface, level, base0, dt, open),
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -218,8 +224,9 @@ impl Thresholds {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw")]
-    fn survivors16_avx512(
+    fn survivors16_avx512<R: Row16>(
         &self,
+        rows: &[R],
         surface: &[i16],
         level: &[i16],
         base0: usize,
@@ -238,11 +245,10 @@ impl Thresholds {
         // a row's 32 columns fit one register, so one permute picks them.
         let half = |at: usize| {
             let (lo, lt) = (load(level, at), load(level, at.wrapping_add(dt)));
-            let col = _mm512_add_epi16(_mm512_sub_epi16(lt, lo), _mm512_set1_epi16(16));
+            let col = _mm512_add_epi16(_mm512_sub_epi16(lt, lo), _mm512_set1_epi16(R::LEVEL));
             (col, _mm512_mullo_epi16(lo, _mm512_set1_epi16(MILLI as i16)))
         };
-        // SAFETY: reads the 32 values of row `i`, unaligned.
-        let row = |i: usize| unsafe { _mm512_loadu_si512(self.rows16[i].as_ptr().cast()) };
+        let row = |i: usize| rows[i].load();
         let test = |t, (col, e0), at: usize| {
             let line = _mm512_add_epi16(_mm512_permutexvar_epi16(col, t), e0);
             _mm512_cmpgt_epi16_mask(load(surface, at), line)
@@ -323,8 +329,13 @@ impl Thresholds {
             } else {
                 vec![[0; 32]; n]
             },
-            rows16: if sixteen {
+            rows16: if sixteen && span > 7 {
                 vec![[0; 32]; n]
+            } else {
+                Vec::new()
+            },
+            rows16n: if sixteen && span <= 7 {
+                vec![[0; 16]; n]
             } else {
                 Vec::new()
             },
@@ -341,6 +352,9 @@ impl Thresholds {
         // SAFETY: an `Isa` comes from `best` or `every`, which found its instructions.
         unsafe {
             match isa {
+                Isa::Avx512 if sixteen && t.narrow => {
+                    floors_avx512(&mut t.rows16n, &ks, den, eye_diff, chunks)
+                }
                 Isa::Avx512 if sixteen => floors_avx512(&mut t.rows16, &ks, den, eye_diff, chunks),
                 Isa::Avx512 => floors_avx512(&mut t.rows, &ks, den, eye_diff, chunks),
                 Isa::Avx2 => floors_avx2(&mut t.rows, &ks, den, eye_diff, chunks),
@@ -591,6 +605,48 @@ impl Floors for [i16; 32] {
     }
 }
 
+/// Columns 8 to 23 (level differences -8 to 7) alone.
+impl Floors for [i16; 16] {
+    #[inline(always)]
+    fn put(&mut self, at: usize, v: [i32; 8]) {
+        for (o, x) in self[at - 8..at].iter_mut().zip(v) {
+            *o = x as i16;
+        }
+    }
+}
+
+/// A row of 16-bit floors as [`Thresholds::survivors16`] reads it.
+trait Row16 {
+    /// The row's column for level difference 0.
+    const LEVEL: i16;
+    /// The row in a register: its columns first, the lanes past them never picked.
+    #[cfg(target_arch = "x86_64")]
+    fn load(&self) -> std::arch::x86_64::__m512i;
+}
+
+impl Row16 for [i16; 32] {
+    const LEVEL: i16 = 16;
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn load(&self) -> std::arch::x86_64::__m512i {
+        // SAFETY: reads the 32 values of the row, unaligned (AVX-512F, which the
+        // only caller, the 16-bit test, runs on).
+        unsafe { std::arch::x86_64::_mm512_loadu_si512(self.as_ptr().cast()) }
+    }
+}
+
+impl Row16 for [i16; 16] {
+    const LEVEL: i16 = 8;
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn load(&self) -> std::arch::x86_64::__m512i {
+        use std::arch::x86_64::*;
+        // SAFETY: reads the 16 values of the row, unaligned, into the register's
+        // low half (the high half is never picked: columns stay below 16).
+        unsafe { _mm512_castsi256_si512(_mm256_loadu_si256(self.as_ptr().cast())) }
+    }
+}
+
 /// [`floors_avx512`] four columns at a time. `q * den` and `a * k - q * den` are
 /// integers below 2^53, so exact without a fused multiply-add.
 #[cfg(target_arch = "x86_64")]
@@ -814,9 +870,25 @@ mod tests {
             let t = Thresholds::on(isa, &steps, den, Thresholds::SPAN, eye_diff, true);
             let t = t.expect("exact");
             assert_eq!(t.has16(), isa == Isa::Avx512, "{isa:?}: 16-bit rows");
+            assert!(
+                t.rows16n.is_empty(),
+                "all 32 columns for level differences past 7"
+            );
             for (row, i) in t.rows16.iter().zip(inwards(steps.len())) {
                 for (j, &got) in row.iter().enumerate().skip(1) {
                     check(got as i64, i, j, 16);
+                }
+            }
+            // Level differences up to 7: columns 8 to 23 alone (8, for -8, unused).
+            let t = Thresholds::on(isa, &steps, den, 7, eye_diff, true).expect("exact");
+            assert_eq!(t.rows16n.len(), t.steps.len() * t.has16() as usize);
+            assert!(
+                t.rows16.is_empty(),
+                "16 columns for level differences up to 7"
+            );
+            for (row, i) in t.rows16n.iter().zip(inwards(steps.len())) {
+                for (j, &got) in row.iter().enumerate().skip(1) {
+                    check(got as i64, i, j + 8, 16);
                 }
             }
         }
