@@ -1,5 +1,5 @@
-//! An allocator for the apps: the system's, asking Linux for transparent huge
-//! pages on large blocks.
+//! An allocator for the `hexsight` command (and any program that wants it): the
+//! system's, with transparent huge pages on Linux for large blocks.
 //!
 //! A viewshed of a 1000x1000 map fills tens of megabytes of fresh grids and
 //! tables, a 4 KiB page fault each; where transparent huge pages are enabled
@@ -108,7 +108,8 @@ fn map(size: usize) -> *mut u8 {
         if start > raw {
             libc::munmap(raw as *mut libc::c_void, start - raw);
         }
-        let tail = raw + len + HUGE - (start + len);
+        // The mapping ends at `raw + len + HUGE`, the block at `start + len`.
+        let tail = raw + HUGE - start;
         if tail > 0 {
             libc::munmap((start + len) as *mut libc::c_void, tail);
         }

@@ -210,9 +210,10 @@ impl Thresholds {
         // SAFETY: 16-bit rows are built only on AVX-512 (with BW), which the CPU has.
         unsafe {
             let (surface, level) = (&heights.surface[..], &heights.level[..]);
-            match self.rows16n.is_empty() {
-                true => self.survivors16_avx512(&self.rows16, surface, level, base0, dt, open),
-                false => self.survivors16_avx512(&self.rows16n, surface, level, base0, dt, open),
+            if self.rows16n.is_empty() {
+                self.survivors16_avx512(&self.rows16, surface, level, base0, dt, open)
+            } else {
+                self.survivors16_avx512(&self.rows16n, surface, level, base0, dt, open)
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -248,7 +249,8 @@ impl Thresholds {
             let col = _mm512_add_epi16(_mm512_sub_epi16(lt, lo), _mm512_set1_epi16(R::LEVEL));
             (col, _mm512_mullo_epi16(lo, _mm512_set1_epi16(MILLI as i16)))
         };
-        let row = |i: usize| rows[i].load();
+        // SAFETY: this function runs only where the CPU has AVX-512F.
+        let row = |i: usize| unsafe { rows[i].load() };
         let test = |t, (col, e0), at: usize| {
             let line = _mm512_add_epi16(_mm512_permutexvar_epi16(col, t), e0);
             _mm512_cmpgt_epi16_mask(load(surface, at), line)
@@ -320,21 +322,22 @@ impl Thresholds {
         let n = steps.len();
         // The 16-bit rows alone where the caller has 16-bit heights and the floors fit.
         let sixteen = heights16 && isa == Isa::Avx512 && Self::fits16(span as i64, eye_diff);
+        let narrow = span <= 7;
         let mut t = Thresholds {
             isa,
-            narrow: span <= 7,
+            narrow,
             steps: Vec::with_capacity(n),
             rows: if sixteen {
                 Vec::new()
             } else {
                 vec![[0; 32]; n]
             },
-            rows16: if sixteen && span > 7 {
+            rows16: if sixteen && !narrow {
                 vec![[0; 32]; n]
             } else {
                 Vec::new()
             },
-            rows16n: if sixteen && span <= 7 {
+            rows16n: if sixteen && narrow {
                 vec![[0; 16]; n]
             } else {
                 Vec::new()
@@ -352,7 +355,7 @@ impl Thresholds {
         // SAFETY: an `Isa` comes from `best` or `every`, which found its instructions.
         unsafe {
             match isa {
-                Isa::Avx512 if sixteen && t.narrow => {
+                Isa::Avx512 if sixteen && narrow => {
                     floors_avx512(&mut t.rows16n, &ks, den, eye_diff, chunks)
                 }
                 Isa::Avx512 if sixteen => floors_avx512(&mut t.rows16, &ks, den, eye_diff, chunks),
@@ -620,17 +623,21 @@ trait Row16 {
     /// The row's column for level difference 0.
     const LEVEL: i16;
     /// The row in a register: its columns first, the lanes past them never picked.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512F.
     #[cfg(target_arch = "x86_64")]
-    fn load(&self) -> std::arch::x86_64::__m512i;
+    unsafe fn load(&self) -> std::arch::x86_64::__m512i;
 }
 
 impl Row16 for [i16; 32] {
     const LEVEL: i16 = 16;
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    fn load(&self) -> std::arch::x86_64::__m512i {
-        // SAFETY: reads the 32 values of the row, unaligned (AVX-512F, which the
-        // only caller, the 16-bit test, runs on).
+    unsafe fn load(&self) -> std::arch::x86_64::__m512i {
+        // SAFETY: reads the 32 values of the row, unaligned, on AVX-512F (the
+        // caller's contract).
         unsafe { std::arch::x86_64::_mm512_loadu_si512(self.as_ptr().cast()) }
     }
 }
@@ -639,10 +646,11 @@ impl Row16 for [i16; 16] {
     const LEVEL: i16 = 8;
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    fn load(&self) -> std::arch::x86_64::__m512i {
+    unsafe fn load(&self) -> std::arch::x86_64::__m512i {
         use std::arch::x86_64::*;
         // SAFETY: reads the 16 values of the row, unaligned, into the register's
-        // low half (the high half is never picked: columns stay below 16).
+        // low half (the high half is never picked: columns stay below 16), on
+        // AVX-512F (the caller's contract).
         unsafe { _mm512_castsi256_si512(_mm256_loadu_si256(self.as_ptr().cast())) }
     }
 }
