@@ -27,6 +27,10 @@ pub struct Padded {
     pub index: Vec<u32>,
     /// Axial coordinates of each map hex, by map index.
     pub axial: Vec<Hex>,
+    /// Per grid column, the first and last `r` of its map hexes (first above last
+    /// where it has none). A map is a rectangle of offset coordinates, whose hexes in
+    /// one axial column are one unbroken run.
+    pub spans: Vec<(i32, i32)>,
 }
 
 impl Padded {
@@ -69,6 +73,7 @@ impl Padded {
             cell: Vec::new(),
             index: Vec::new(),
             axial: Vec::new(),
+            spans: Vec::new(),
         };
         p.cell = axial
             .par_iter()
@@ -78,15 +83,22 @@ impl Padded {
         // Each grid column asks the map which of its cells are map hexes (zeroed
         // pages, all overwritten: the first touches fall on the threads).
         p.index = vec![0; size];
-        p.index
+        p.spans = p
+            .index
             .par_chunks_mut(stride as usize)
             .enumerate()
-            .for_each(|(k, slots)| {
+            .map(|(k, slots)| {
+                let mut span = (r1 + 1, r0 - 1);
                 for (r, slot) in (r0..).zip(slots) {
                     let h = Hex::new(q0 + k as i32, r);
                     *slot = map.index(h).map_or(u32::MAX, |i| i as u32);
+                    if *slot != u32::MAX {
+                        span = (span.0.min(r), r);
+                    }
                 }
-            });
+                span
+            })
+            .collect();
         p.axial = axial;
         p
     }
@@ -167,5 +179,36 @@ impl<C: Copy + Default, S: Copy + Default> Grid<C, S> {
     /// Bytes held.
     pub fn bytes(&self) -> usize {
         self.cells.len() * (size_of::<C>() + 1) + self.sides.len() * (size_of::<S>() + 16)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::testmaps::random_map;
+    use crate::hex::{Orientation, Stagger};
+
+    /// Each grid column's span holds exactly its map hexes, on flat and pointy maps,
+    /// odd and even, tall and wide.
+    #[test]
+    fn spans_hold_each_columns_map_hexes() {
+        for (cols, rows) in [(7, 12), (12, 7), (1, 5), (5, 1)] {
+            for orientation in [Orientation::Flat, Orientation::Pointy] {
+                for stagger in [Stagger::Odd, Stagger::Even] {
+                    let mut map = random_map("geometric", 1, cols, rows);
+                    map.layout.orientation = orientation;
+                    map.layout.stagger = stagger;
+                    let p = Padded::of(&map);
+                    let (q0, q1, r0, r1) = p.bounds();
+                    assert_eq!(p.spans.len(), (q1 - q0 + 1) as usize);
+                    for (q, &(lo, hi)) in (q0..).zip(&p.spans) {
+                        for r in r0..=r1 {
+                            let on = map.contains(Hex::new(q, r));
+                            assert_eq!(on, lo <= r && r <= hi, "{q},{r} in {lo}..={hi}");
+                        }
+                    }
+                }
+            }
+        }
     }
 }

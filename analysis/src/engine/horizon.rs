@@ -24,6 +24,7 @@ use super::vector::{self, Isa};
 use crate::hex::Hex;
 use crate::rules::kernel::Kernel;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Widening of every direction (in buckets), far above rounding error.
 const ANGLE_MARGIN: f64 = 1e-6;
@@ -69,8 +70,14 @@ struct Seen {
 struct Wedges(Vec<f32>);
 
 impl Wedges {
-    /// Raises `len` buckets from `first` (unwrapped) to at least `v`.
-    fn raise(&mut self, (first, len): (i32, u16), v: f32) {
+    /// Raises `len` buckets from `first` (unwrapped) to at least `v`; with `MASKED`,
+    /// sixteen at a time under a mask (a span is a few buckets: the plain loop ran
+    /// them one by one).
+    ///
+    /// # Safety
+    /// With `MASKED`, the CPU runs AVX-512F.
+    #[inline(always)]
+    unsafe fn raise<const MASKED: bool>(&mut self, (first, len): (i32, u16), v: f32) {
         let n = self.0.len();
         if len == 0 {
             return;
@@ -78,8 +85,15 @@ impl Wedges {
         debug_assert!(n.is_power_of_two());
         let first = (first & (n as i32 - 1)) as usize;
         let len = usize::from(len).min(n);
-        // A plain comparison (no slope is NaN), which runs as a vector max.
-        let up = |s: &mut [f32]| s.iter_mut().for_each(|x| *x = if v > *x { v } else { *x });
+        let up = |s: &mut [f32]| {
+            if MASKED {
+                // SAFETY: the caller's.
+                unsafe { raise16(s, v) }
+            } else {
+                // A plain comparison (no slope is NaN), which runs as a vector max.
+                s.iter_mut().for_each(|x| *x = if v > *x { v } else { *x })
+            }
+        };
         if first + len <= n {
             up(&mut self.0[first..first + len]);
         } else {
@@ -87,6 +101,39 @@ impl Wedges {
             up(&mut self.0[..first + len - n]);
         }
     }
+}
+
+/// Raises every value of `s` to at least `v`, sixteen at a time, the last under a
+/// mask (whose lanes outside `s` are neither read nor written).
+///
+/// # Safety
+/// The CPU runs AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn raise16(s: &mut [f32], v: f32) {
+    use std::arch::x86_64::*;
+    let (n, p) = (s.len(), s.as_mut_ptr());
+    let mut k = 0;
+    while k < n {
+        let m = if n - k >= 16 {
+            u16::MAX
+        } else {
+            (1 << (n - k)) - 1
+        };
+        // SAFETY: the lanes the mask keeps are `s[k..k + 16]` within `s`; the caller
+        // vouches for the instructions.
+        unsafe {
+            let x = _mm512_maskz_loadu_ps(m, p.add(k));
+            _mm512_mask_storeu_ps(p.add(k), m, _mm512_max_ps(x, _mm512_set1_ps(v)));
+        }
+        k += 16;
+    }
+}
+
+/// Elsewhere [`Wedges::raise`] never asks for the mask.
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn raise16(_: &mut [f32], _: f32) {
+    unreachable!("masked raises run on x86-64 only")
 }
 
 /// The four tables.
@@ -98,9 +145,41 @@ struct Tables {
 }
 
 impl Tables {
-    /// Judges the hexes of each band of `bands` into `out` (by grid index), then
-    /// enters them.
-    fn sweep(&mut self, bands: &Bands, out: &mut [Need]) {
+    fn new(buckets: usize) -> Tables {
+        let wedges = || Wedges(vec![f32::NEG_INFINITY; buckets]);
+        Tables {
+            may: wedges(),
+            may_high: wedges(),
+            must: wedges(),
+            must_high: wedges(),
+        }
+    }
+
+    /// Judges the hexes of each band of `bands` whose bucket is in `owned` into `out`
+    /// (by grid index), then enters them all; on `isa`'s masks where it is AVX-512.
+    fn sweep(&mut self, bands: &Bands, owned: (u32, u32), out: &[AtomicU8], isa: Option<Isa>) {
+        #[cfg(target_arch = "x86_64")]
+        if isa == Some(Isa::Avx512) {
+            // SAFETY: an `Isa` comes from `vector::best` or `every`, which found its
+            // instructions.
+            return unsafe { sweep_avx512(self, bands, owned, out) };
+        }
+        let _ = isa;
+        // SAFETY: no mask asked for.
+        unsafe { self.sweep_in::<false>(bands, owned, out) }
+    }
+
+    /// [`Tables::sweep`].
+    ///
+    /// # Safety
+    /// With `MASKED`, the CPU runs AVX-512F.
+    #[inline(always)]
+    unsafe fn sweep_in<const MASKED: bool>(
+        &mut self,
+        bands: &Bands,
+        owned: (u32, u32),
+        out: &[AtomicU8],
+    ) {
         let mut start = 0;
         for &end in &bands.ends {
             let band = start..end;
@@ -108,24 +187,45 @@ impl Tables {
                 .iter()
                 .zip(&bands.seen[band.clone()])
             {
-                out[x as usize] = decide(self, s);
+                if owned.0 <= s.bucket && s.bucket < owned.1 {
+                    out[x as usize].store(code(decide(self, s)), Ordering::Relaxed);
+                }
             }
             for s in &bands.seen[band] {
-                self.enter(s);
+                // SAFETY: the caller's.
+                unsafe { self.enter::<MASKED>(s) };
             }
             start = end;
         }
     }
 
     /// Enters a hex.
-    fn enter(&mut self, s: &Seen) {
-        self.may.raise(s.touch, s.may);
-        self.must.raise(s.core, s.must);
-        if s.high {
-            self.may_high.raise(s.touch, s.may);
-            self.must_high.raise(s.core, s.must);
+    ///
+    /// # Safety
+    /// With `MASKED`, the CPU runs AVX-512F.
+    #[inline(always)]
+    unsafe fn enter<const MASKED: bool>(&mut self, s: &Seen) {
+        // SAFETY: the caller's.
+        unsafe {
+            self.may.raise::<MASKED>(s.touch, s.may);
+            self.must.raise::<MASKED>(s.core, s.must);
+            if s.high {
+                self.may_high.raise::<MASKED>(s.touch, s.may);
+                self.must_high.raise::<MASKED>(s.core, s.must);
+            }
         }
     }
+}
+
+/// [`Tables::sweep`] compiled for AVX-512F, raising under masks.
+///
+/// # Safety
+/// The CPU runs AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn sweep_avx512(t: &mut Tables, bands: &Bands, owned: (u32, u32), out: &[AtomicU8]) {
+    // SAFETY: compiled for AVX-512F, which the caller vouches for.
+    unsafe { t.sweep_in::<true>(bands, owned, out) }
 }
 
 /// The highest slope at which a line may meet a hex `d` away whose top is `rise`
@@ -147,14 +247,14 @@ fn buckets_for(reach: f64) -> usize {
 }
 
 /// Bytes [`needs`] holds for a map: per grid cell its rises and answer, per map hex
-/// its answer, two batches of bands (each at most `LAID_OUT` hexes and a ring of
-/// the grid), and the tables.
+/// its answer, and per half two batches of bands (each at most `LAID_OUT` hexes and
+/// a ring of the grid) and the tables.
 pub fn estimate_bytes(padded: &Padded) -> u64 {
     let (q0, q1, r0, r1) = padded.bounds();
     let ring = 8 * (q1 - q0 + r1 - r0 + 2) as usize;
     let batch = (LAID_OUT + ring) * (size_of::<Seen>() + size_of::<(u32, Hex)>() + 8);
-    (Tiles::of(padded).size * 10 + padded.axial.len() * 2 + 2 * batch) as u64
-        + 4 * 4 * BUCKETS.1 as u64
+    (Tiles::of(padded).size * 10 + padded.axial.len() * 2 + 4 * batch) as u64
+        + 2 * 4 * 4 * BUCKETS.1 as u64
 }
 
 /// Per map hex, what the line from map hex `i` to it needs in a viewshed, for a
@@ -171,8 +271,11 @@ pub fn estimate_bytes(padded: &Padded) -> u64 {
 /// the target within `CIRCUMRADIUS` of the line, at an angle `phi` from it with
 /// `cos phi >= 0.816`, so at most `sqrt(d^2 - 1.633 d + 1)` away, under `d - 1/2`
 /// for every `d` beyond 1.19; at `d = 1` the line crosses only the hexside between
-/// the ends. While one band is swept the next is laid out, on another thread when
-/// there is one.
+/// the ends.
+///
+/// The two halves of the plane are swept apart, each on its own thread where there
+/// are two ([`Half`]); within a half, while one batch of bands is swept the next is
+/// laid out.
 pub fn needs<K: Kernel>(
     kernel: &K,
     grid: &Grid<K::Cell, K::Side>,
@@ -188,39 +291,95 @@ pub fn needs<K: Kernel>(
         .unwrap_or(0);
     let buckets = buckets_for(2.0 * (far2 as f64).sqrt() + 2.0);
     let view = View::new(kernel, grid, padded, i, buckets);
-    let wedges = || Wedges(vec![f32::NEG_INFINITY; buckets]);
-    let mut t = Tables {
-        may: wedges(),
-        may_high: wedges(),
-        must: wedges(),
-        must_high: wedges(),
-    };
     // In the view's order while sweeping, which keeps a band's writes near each other.
-    let mut out = vec![Need::Walk; view.tiles.size];
-    let mut rings = Rings::new(padded, origin);
-    let (mut bands, mut next) = (Bands::default(), Bands::default());
+    let out: Vec<AtomicU8> = (0..view.tiles.size)
+        .into_par_iter()
+        .with_min_len(super::RUN)
+        .map(|_| AtomicU8::new(code(Need::Walk)))
+        .collect();
     // Band `b` holds the hexes whose distance `d` has `b <= 2 d < b + 1`.
     let last = (4 * far2).isqrt() + 1;
-    let mut b = view.lay_out(&mut rings, 0, last, &mut bands);
-    // On one of the pool's threads, so that each join is cheap.
-    rayon::scope(|_| {
+    let half = |h| Half::sweep(h, &view, padded, origin, last, &out);
+    rayon::join(|| half(Half::Upper), || half(Half::Lower));
+    padded
+        .axial
+        .par_iter()
+        .with_min_len(super::RUN)
+        .map(|&h| need_of(out[view.tiles.at(h)].load(Ordering::Relaxed)))
+        .collect()
+}
+
+/// A half of the plane about the observer, swept on its own: its hexes and the
+/// directions whose targets it judges. The upper half judges the pseudo-angles
+/// `[0, 2)` (`y > 0`, or `y = 0` and `x > 0`), and its line to any of them stays in
+/// `y >= 0`, so it meets no hex of the rows below the observer's (their centres lie
+/// `0.866` below, beyond any hex's circumradius of the line): entering the rows at
+/// and above the observer's is entering every hex such a line may meet. The lower
+/// half is the mirror image. The observer's row is entered by both.
+#[derive(Clone, Copy)]
+enum Half {
+    Upper,
+    Lower,
+}
+
+impl Half {
+    /// The rows (`r`, relative to the observer's) whose hexes the half enters.
+    fn rows(self, origin: Hex) -> (i32, i32) {
+        match self {
+            Half::Upper => (origin.r, i32::MAX),
+            Half::Lower => (i32::MIN, origin.r),
+        }
+    }
+
+    /// The buckets, `first..end`, whose targets the half judges.
+    fn owned(self, buckets: usize) -> (u32, u32) {
+        let mid = (buckets / 2) as u32;
+        match self {
+            Half::Upper => (0, mid),
+            Half::Lower => (mid, buckets as u32),
+        }
+    }
+
+    /// Judges the half's targets into `out`, band by band up to band `last`.
+    fn sweep(self, view: &View, padded: &Padded, origin: Hex, last: i64, out: &[AtomicU8]) {
+        let mut t = Tables::new(view.buckets);
+        let owned = self.owned(view.buckets);
+        let isa = vector::best();
+        let mut rings = Rings::new(padded, origin, self.rows(origin));
+        let (mut bands, mut next) = (Bands::default(), Bands::default());
+        let mut b = view.lay_out(&mut rings, 0, last, &mut bands);
         while !bands.ends.is_empty() {
-            let sweep = || t.sweep(&bands, &mut out);
+            let sweep = || t.sweep(&bands, owned, out, isa);
             let (_, after) = rayon::join(sweep, || view.lay_out(&mut rings, b, last, &mut next));
             b = after;
             std::mem::swap(&mut bands, &mut next);
         }
-    });
-    padded
-        .axial
-        .iter()
-        .map(|&h| out[view.tiles.at(h)])
-        .collect()
+    }
+}
+
+/// A [`Need`] as a byte, for a slot either half may fill.
+fn code(need: Need) -> u8 {
+    match need {
+        Need::Nothing => 0,
+        Need::FirstBlock => 1,
+        Need::Walk => 2,
+        Need::Hidden { blind } => 3 + u8::from(blind),
+    }
+}
+
+/// The [`Need`] of a [`code`].
+fn need_of(code: u8) -> Need {
+    match code {
+        0 => Need::Nothing,
+        1 => Need::FirstBlock,
+        2 => Need::Walk,
+        c => Need::Hidden { blind: c == 4 },
+    }
 }
 
 /// Hexes laid out at once, in bands: enough that handing them between threads costs
 /// little beside sweeping them.
-const LAID_OUT: usize = 1 << 15;
+const LAID_OUT: usize = 1 << 13;
 
 /// Consecutive bands of hexes: their indices in the view's [`Tiles`] and offsets from
 /// the observer, how each is seen, and where each band ends.
@@ -229,75 +388,121 @@ struct Bands {
     cells: Vec<(u32, Hex)>,
     seen: Vec<Seen>,
     ends: Vec<usize>,
+    /// The hexes as the columns gave them, and each one's band.
+    taken: Vec<(u32, Hex)>,
+    band: Vec<u32>,
 }
 
-/// The map's hexes in order of distance from one hex, band by band: each axial
-/// column of the grid is walked outward both ways from its point nearest the hex,
-/// along which the distance only grows.
-struct Rings<'a> {
-    padded: &'a Padded,
+impl Bands {
+    /// Puts the hexes `taken`, of bands `b..end`, in order of band into `cells` (in
+    /// the order taken within each), and where each band ends into `ends`.
+    fn order(&mut self, b: i64, end: i64) {
+        self.band.clear();
+        self.ends.clear();
+        self.ends.resize((end - b) as usize, 0);
+        for &(_, o) in &self.taken {
+            let k = (band_of(o) - b) as usize;
+            self.band.push(k as u32);
+            self.ends[k] += 1;
+        }
+        // Each band's start, then (as its hexes are placed) its end.
+        let mut start = 0;
+        for e in &mut self.ends {
+            (start, *e) = (start + *e, start);
+        }
+        self.cells.clear();
+        self.cells.resize(self.taken.len(), (0, Hex::new(0, 0)));
+        for (&c, &k) in self.taken.iter().zip(&self.band) {
+            let at = &mut self.ends[k as usize];
+            self.cells[*at] = c;
+            *at += 1;
+        }
+    }
+}
+
+/// The band of a hex at offset `o` from the observer: `floor(2 d)` for its distance
+/// `d`, the floor of the square root of `4 d^2`, which a correctly rounded square root
+/// gives exactly below `2^52` (the root of `k^2 - 1` lies `1 / 2k` below `k`, far
+/// above the rounding).
+fn band_of(o: Hex) -> i64 {
+    ((4 * distance2(o)) as f64).sqrt() as i64
+}
+
+/// One axial column's map hexes within some rows, walked outward both ways from its
+/// point nearest the observer, along which the distance only grows: the next `r`
+/// upward (to `top`) and downward (to `bottom`).
+struct Column {
+    q: i32,
+    up: i32,
+    top: i32,
+    down: i32,
+    bottom: i32,
+}
+
+/// The map's hexes within some rows in order of distance from one hex, band by band.
+struct Rings {
     origin: Hex,
-    /// Per column: its `q`, and the next `r` upward and downward.
-    columns: Vec<(i32, i32, i32)>,
+    columns: Vec<Column>,
 }
 
-impl<'a> Rings<'a> {
-    fn new(padded: &'a Padded, origin: Hex) -> Rings<'a> {
-        let (q0, q1, r0, r1) = padded.bounds();
-        let columns = (q0..=q1)
-            .map(|q| {
+impl Rings {
+    /// The hexes of `padded`'s map in `rows` (`r` from `rows.0` to `rows.1`).
+    fn new(padded: &Padded, origin: Hex, rows: (i32, i32)) -> Rings {
+        let (q0, ..) = padded.bounds();
+        let columns = (q0..)
+            .zip(&padded.spans)
+            .map(|(q, &(lo, hi))| {
+                let (bottom, top) = (lo.max(rows.0), hi.min(rows.1));
                 // The squared distance along the column is least at `dr = -dq / 2`.
                 let mid = origin.r + (origin.q - q).div_euclid(2);
-                (q, (mid + 1).clamp(r0, r1 + 1), mid.clamp(r0 - 1, r1))
+                Column {
+                    q,
+                    up: (mid + 1).max(bottom),
+                    top,
+                    down: mid.min(top),
+                    bottom,
+                }
             })
             .collect();
-        Rings {
-            padded,
-            origin,
-            columns,
-        }
+        Rings { origin, columns }
     }
 
     /// Calls `visit(x, o)` for the index in `view`'s tiles and offset from the
-    /// observer of each map hex not yet taken (but the observer's) whose squared
-    /// distance is under `limit4 / 4`, in runs along the columns.
+    /// observer of each hex not yet taken (but the observer's) whose squared distance
+    /// is under `limit4 / 4`, in runs along the columns.
     fn take(&mut self, view: &View, limit4: i64, mut visit: impl FnMut(usize, Hex)) {
-        let (_, _, r0, r1) = self.padded.bounds();
         let o = self.origin;
         let mut push = |h: Hex| {
-            let x = view.tiles.at(h);
-            if !view.ground[x].0.is_nan() && h != o {
-                visit(x, h - o);
+            if h != o {
+                visit(view.tiles.at(h), h - o);
             }
         };
-        for (q, up, down) in &mut self.columns {
-            while *up <= r1 {
-                let h = Hex::new(*q, *up);
-                let d2 = distance2(h - o);
-                if 4 * d2 >= limit4 {
+        for c in &mut self.columns {
+            while c.up <= c.top {
+                let h = Hex::new(c.q, c.up);
+                if 4 * distance2(h - o) >= limit4 {
                     break;
                 }
                 push(h);
-                *up += 1;
+                c.up += 1;
             }
-            while *down >= r0 {
-                let h = Hex::new(*q, *down);
-                let d2 = distance2(h - o);
-                if 4 * d2 >= limit4 {
+            while c.down >= c.bottom {
+                let h = Hex::new(c.q, c.down);
+                if 4 * distance2(h - o) >= limit4 {
                     break;
                 }
                 push(h);
-                *down -= 1;
+                c.down -= 1;
             }
         }
     }
 }
 
 /// What the sweep reads: per cell of the padded grid, in the order of `tiles`, how far
-/// its top stands above the observer's eye and its target point (`NaN` off the map),
-/// in `buckets` directions.
+/// its top stands above the observer's eye and its target point (0 off the map,
+/// where no sweep looks), in `buckets` directions.
 struct View {
-    ground: Vec<(f32, f32)>,
+    ground: Vec<[f32; 2]>,
     tiles: Tiles,
     buckets: usize,
 }
@@ -337,22 +542,24 @@ impl View {
     ) -> View {
         let eye = kernel.eye(&grid.cells[padded.cell[i] as usize]);
         let tiles = Tiles::of(padded);
-        let mut ground = vec![(f32::NAN, f32::NAN); tiles.size];
-        let group = 8 * tiles.rows;
+        // Zeroed pages, written only where the map is (the rest is never read).
+        let mut ground = vec![[0.0; 2]; tiles.size];
+        let stride = padded.stride as usize;
         ground
-            .par_chunks_mut(group)
+            .par_chunks_mut(8 * tiles.rows)
+            .zip(padded.spans.par_chunks(8))
             .enumerate()
-            .for_each(|(g, slots)| {
-                for (k, slot) in slots.iter_mut().enumerate() {
-                    let h = Hex::new(tiles.q0 + (8 * g + k % 8) as i32, tiles.r0 + (k / 8) as i32);
-                    let Some(x) = padded.at(h).filter(|&x| padded.index[x] != u32::MAX) else {
-                        continue;
-                    };
-                    let c = &grid.cells[x];
-                    *slot = (
-                        (kernel.top(c) - eye) as f32,
-                        (kernel.target_eye(c) - eye) as f32,
-                    );
+            .for_each(|(g, (slots, spans))| {
+                for (k, &(lo, hi)) in spans.iter().enumerate() {
+                    let column = (8 * g + k) * stride;
+                    for r in lo..=hi {
+                        let r = (r - tiles.r0) as usize;
+                        let c = &grid.cells[column + r];
+                        slots[r * 8 + k] = [
+                            (kernel.top(c) - eye) as f32,
+                            (kernel.target_eye(c) - eye) as f32,
+                        ];
+                    }
                 }
             });
         View {
@@ -362,18 +569,23 @@ impl View {
         }
     }
 
-    /// Lays out in `bands` the hexes of `rings` from band `b` on, up to [`LAID_OUT`]
-    /// of them or band `last`; returns the band after the last laid out.
-    fn lay_out(&self, rings: &mut Rings, mut b: i64, last: i64, bands: &mut Bands) -> i64 {
+    /// Lays out in `bands` the hexes of `rings` from band `b` on, about [`LAID_OUT`]
+    /// of them (fewer where the map ends) up to band `last`; returns the band after
+    /// the last laid out. Each column gives its hexes of all those bands in one run
+    /// (asked band by band, every column's walk stopped at every band, and mostly
+    /// on a branch it could not predict), then they are put in order of band.
+    fn lay_out(&self, rings: &mut Rings, b: i64, last: i64, bands: &mut Bands) -> i64 {
         bands.cells.clear();
         bands.ends.clear();
-        while b <= last && bands.cells.len() < LAID_OUT {
-            rings.take(self, (b + 1) * (b + 1), |x, o| {
-                bands.cells.push((x as u32, o))
-            });
-            bands.ends.push(bands.cells.len());
-            b += 1;
+        if b > last {
+            return b;
         }
+        // A half plane holds about `0.45 (e^2 - b^2)` hexes in bands `b..e`.
+        let end = ((b as f64).powi(2) + LAID_OUT as f64 / 0.45).sqrt() as i64;
+        let end = end.clamp(b + 1, last + 1);
+        bands.taken.clear();
+        rings.take(self, end * end, |x, o| bands.taken.push((x as u32, o)));
+        bands.order(b, end);
         let isa = vector::best();
         bands.seen.clear();
         bands.seen.resize(bands.cells.len(), Seen::default());
@@ -382,7 +594,7 @@ impl View {
             .par_chunks_mut(1024)
             .zip(bands.cells.par_chunks(1024))
             .for_each(|(out, cells)| self.see(cells, out, isa));
-        b
+        end
     }
 
     /// How each hex of `cells` (grid index and offset from the observer) is seen, into
@@ -430,7 +642,7 @@ fn see_columns(view: &View, cells: &[(u32, Hex)], out: &mut [Seen]) {
         for (k, &(x, o)) in cells.iter().enumerate() {
             (px[k], py[k]) = point(o);
             d2[k] = distance2(o) as f64;
-            let (r, l) = view.ground[x as usize];
+            let [r, l] = view.ground[x as usize];
             (rise[k], lift[k]) = (f64::from(r), f64::from(l));
         }
         let mut lanes = Lanes::default();
@@ -492,7 +704,7 @@ impl Lanes {
         let d = d2.sqrt();
         let inv = 1.0 / d;
         self.slope[k] = (lift * inv) as f32;
-        self.bucket[k] = ((pseudo_angle(x, y) * scale) as i32).min(buckets as i32 - 1);
+        self.bucket[k] = trunc(pseudo_angle(x, y) * scale).min(buckets as i32 - 1);
         // Every line within the circumradius of the centre may meet the hex; every
         // line through its inscribed circle crosses its inside, entering before the
         // point nearest the centre (at `far`) and leaving after it. Each is an angle
@@ -506,6 +718,15 @@ impl Lanes {
     }
 }
 
+/// `v` truncated toward zero, for `v` within `±1e9` (0 for any other, which no
+/// caller passes): a saturating `as` ran lane by lane, this runs in the vector lanes.
+#[inline(always)]
+fn trunc(v: f64) -> i32 {
+    let v = if v.abs() < 1e9 { v } else { 0.0 };
+    // SAFETY: `v` is finite and within `i32` (NaN fails the comparison).
+    unsafe { v.to_int_unchecked() }
+}
+
 /// The buckets (`scale` per unit of pseudo-angle) of pseudo-angles `lo..hi`, widened
 /// (`grow`) or narrowed to those wholly inside: the first (unwrapped) and how many.
 #[inline(always)]
@@ -514,8 +735,8 @@ fn span(scale: f64, (lo, hi): (f64, f64), grow: bool) -> (i32, i32) {
     // library calls cost more than the rest of the span): the values lie within
     // `3 * 4 * scale` of 0, the offset is `8 * 4 * scale`, at most 2^19.
     let off = 32.0 * scale;
-    let floor = |v: f64| (v + off) as i32 - off as i32;
-    let ceil = |v: f64| off as i32 - (off - v) as i32;
+    let floor = |v: f64| trunc(v + off) - off as i32;
+    let ceil = |v: f64| off as i32 - trunc(off - v);
     let (first, last) = if grow {
         (
             floor(lo * scale - ANGLE_MARGIN),
@@ -592,15 +813,25 @@ mod tests {
         settled
     }
 
-    /// The rings take every map hex but the observer's once, each in its band,
-    /// from observers inside, at the edges and in the corners of flat and pointy
-    /// maps.
+    /// The two halves' rings take every map hex but the observer's once each, in
+    /// its band: the upper half the rows at and above the observer's, the lower at
+    /// and below; from observers inside, at the edges and in the corners of flat and
+    /// pointy maps, odd and even.
     #[test]
     fn rings_take_every_hex_once_in_its_band() {
-        for (seed, cols, rows, pointy) in [(1, 23, 17, false), (2, 9, 31, true), (3, 40, 3, true)] {
+        use crate::hex::{Orientation, Stagger};
+        let shapes = [
+            (1, 23, 17, false, false),
+            (2, 9, 31, true, true),
+            (3, 40, 3, true, false),
+        ];
+        for (seed, cols, rows, pointy, even) in shapes {
             let mut map = random_map("geometric", seed, cols, rows);
             if pointy {
-                map.layout.orientation = crate::hex::Orientation::Pointy;
+                map.layout.orientation = Orientation::Pointy;
+            }
+            if even {
+                map.layout.stagger = Stagger::Even;
             }
             let k = crate::rules::geometric::Kernel::new(&map);
             let padded = &Padded::of(&map);
@@ -608,19 +839,109 @@ mod tests {
             for from in [0, cols as usize, map.len() / 2, map.len() - 1] {
                 let view = View::new(&k, grid, padded, from, 1024);
                 let origin = padded.axial[from];
-                let mut rings = Rings::new(padded, origin);
                 let mut taken = vec![0; view.tiles.size];
-                for b in 0..=4 * (cols + rows) as i64 {
-                    rings.take(&view, (b + 1) * (b + 1), |x, o| {
-                        assert_eq!(view.tiles.at(origin + o), x);
-                        let d4 = 4 * distance2(o);
-                        assert!(b * b <= d4 && d4 < (b + 1) * (b + 1), "{o:?} in band {b}");
-                        taken[x] += 1;
-                    });
+                for half in [Half::Upper, Half::Lower] {
+                    let mut rings = Rings::new(padded, origin, half.rows(origin));
+                    for b in 0..=4 * (cols + rows) as i64 {
+                        rings.take(&view, (b + 1) * (b + 1), |x, o| {
+                            assert_eq!(view.tiles.at(origin + o), x);
+                            let d4 = 4 * distance2(o);
+                            assert!(b * b <= d4 && d4 < (b + 1) * (b + 1), "{o:?} in band {b}");
+                            taken[x] += 1;
+                        });
+                    }
                 }
+                let mut wanted = 0;
                 for (j, &h) in padded.axial.iter().enumerate() {
-                    assert_eq!(taken[view.tiles.at(h)], usize::from(j != from), "{h:?}");
+                    let want = if j == from {
+                        0
+                    } else if h.r == origin.r {
+                        2
+                    } else {
+                        1
+                    };
+                    assert_eq!(taken[view.tiles.at(h)], want, "{h:?}");
+                    wanted += want;
                 }
+                // And nothing off the map.
+                assert_eq!(taken.iter().sum::<usize>(), wanted);
+            }
+        }
+    }
+
+    /// A hex's band is the floor of the square root of four times its squared
+    /// distance, near every square and far out.
+    #[test]
+    fn bands_are_exact() {
+        let near = (-60..60).flat_map(|q| (-60..60).map(move |r| Hex::new(q, r)));
+        let far = (0..2000).map(|k| Hex::new(40_000 + k, k * 7 - 3000));
+        for o in near.chain(far) {
+            assert_eq!(band_of(o), (4 * distance2(o)).isqrt(), "{o:?}");
+        }
+    }
+
+    /// Bands laid out in batches hold each hex of the half once, in its band.
+    #[test]
+    fn laid_out_bands_hold_each_hex_in_its_band() {
+        let map = random_map("geometric", 5, 61, 53);
+        let k = crate::rules::geometric::Kernel::new(&map);
+        let padded = &Padded::of(&map);
+        let grid = &Grid::of(&k, padded);
+        let from = map.len() / 3;
+        let origin = padded.axial[from];
+        let view = View::new(&k, grid, padded, from, 1024);
+        let mut taken = 0;
+        for half in [Half::Upper, Half::Lower] {
+            let mut rings = Rings::new(padded, origin, half.rows(origin));
+            let (mut b, mut bands) = (0, Bands::default());
+            loop {
+                let next = view.lay_out(&mut rings, b, 200, &mut bands);
+                if bands.ends.is_empty() {
+                    break;
+                }
+                assert_eq!(bands.ends.len() as i64, next - b);
+                let mut start = 0;
+                for (band, &end) in (b..).zip(&bands.ends) {
+                    for &(x, o) in &bands.cells[start..end] {
+                        assert_eq!((band_of(o), x), (band, view.tiles.at(origin + o) as u32));
+                    }
+                    start = end;
+                }
+                taken += bands.cells.len();
+                b = next;
+            }
+        }
+        let row = (0..map.len())
+            .filter(|&j| padded.axial[j].r == origin.r)
+            .count();
+        assert_eq!(taken, map.len() - 1 + row - 1);
+    }
+
+    /// Each map hex but the observer's is judged by exactly one half, from observers
+    /// inside, on the edges and in the corners.
+    #[test]
+    fn each_target_is_judged_by_one_half() {
+        let map = random_map("geometric", 6, 31, 27);
+        let k = crate::rules::geometric::Kernel::new(&map);
+        let padded = &Padded::of(&map);
+        let grid = &Grid::of(&k, padded);
+        for from in [0, 30, map.len() / 2, map.len() - 1] {
+            let origin = padded.axial[from];
+            let view = View::new(&k, grid, padded, from, 1024);
+            let judged = |half: Half| {
+                let out: Vec<AtomicU8> = (0..view.tiles.size)
+                    .map(|_| AtomicU8::new(u8::MAX))
+                    .collect();
+                half.sweep(&view, padded, origin, 200, &out);
+                out.iter()
+                    .map(|c| c.load(Ordering::Relaxed) != u8::MAX)
+                    .collect::<Vec<_>>()
+            };
+            let (up, down) = (judged(Half::Upper), judged(Half::Lower));
+            for (j, &h) in padded.axial.iter().enumerate() {
+                let x = view.tiles.at(h);
+                let by = usize::from(up[x]) + usize::from(down[x]);
+                assert_eq!(by, usize::from(j != from), "{h:?} from {origin:?}");
             }
         }
     }
