@@ -19,7 +19,7 @@ use crate::los::{LosResult, line_of_sight};
 use crate::map::Map;
 use crate::rules::Verdict;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// One target hex in a viewshed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,28 +30,6 @@ pub struct Target {
     pub hindrance: u32,
     /// Blocked only by obstacles lower than the observer (a blind hex).
     pub blind: bool,
-}
-
-impl Target {
-    /// The target as one word, for a slot several threads may fill: never 0 (a slot
-    /// not yet filled), else 1 + (hindrance << 3 | blind << 2 | verdict).
-    fn code(&self) -> u64 {
-        1 + (u64::from(self.hindrance) << 3 | u64::from(self.blind) << 2 | self.verdict as u64)
-    }
-
-    /// The target of a [`Target::code`] (0 reads as clear).
-    fn of_code(code: u64) -> Target {
-        let code = code.saturating_sub(1);
-        Target {
-            verdict: match code & 3 {
-                0 => Verdict::Clear,
-                1 => Verdict::Hindered,
-                _ => Verdict::Blocked,
-            },
-            hindrance: (code >> 3) as u32,
-            blind: code >> 2 & 1 == 1,
-        }
-    }
 }
 
 /// Every hex of the map as seen from one observer, in map index order.
@@ -96,7 +74,9 @@ pub fn viewshed(map: &Map, from: Hex) -> Viewshed {
 pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed> {
     let map = engine.map();
     crate::memory::check(
-        map.len() as u64 * 17 + pairs::estimate_bytes(engine) + engine.viewshed_needs_bytes(),
+        (map.len() * (size_of::<Target>() + size_of::<Need>())) as u64
+            + pairs::estimate_bytes(engine)
+            + engine.viewshed_needs_bytes(),
         "a viewshed",
         "use a smaller map",
     )?;
@@ -108,18 +88,17 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
         hindrance: 0,
         blind,
     };
-    // Every pass over the million targets of a big map runs on every thread.
-    let slots: Vec<AtomicU64> = needs
+    // Every pass over the million targets of a big map runs on every thread; the
+    // walked ones (a thousandth of them) are answered apart and written in after.
+    let mut targets: Vec<Target> = needs
         .par_iter()
         .with_min_len(RUN)
-        .map(|&q| {
-            AtomicU64::new(match q {
-                Need::Nothing => settled(Verdict::Clear, false).code(),
-                Need::Hidden { blind } => settled(Verdict::Blocked, blind).code(),
-                Need::FirstBlock | Need::Walk => 0,
-            })
+        .map(|&q| match q {
+            Need::Hidden { blind } => settled(Verdict::Blocked, blind),
+            _ => settled(Verdict::Clear, false),
         })
         .collect();
+    let walked = Mutex::new(Vec::new());
     let store = |j: usize, o: Outcome| {
         let verdict = if o.blocked() {
             Verdict::Blocked
@@ -133,15 +112,20 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
             hindrance: if o.blocked() { 0 } else { o.hinder },
             blind: o.blind(),
         };
-        slots[j].store(t.code(), Ordering::Relaxed);
+        walked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((j, t));
     };
-    let of = |need: Need| -> Vec<usize> {
+    let (first, walk): (Vec<usize>, Vec<usize>) = {
         let needs = &needs;
+        let left = |run: std::ops::Range<usize>| {
+            run.filter(|&j| matches!(needs[j], Need::FirstBlock | Need::Walk))
+        };
         runs(needs.len())
-            .flat_map_iter(|run| run.filter(move |&j| needs[j] == need))
-            .collect()
+            .flat_map_iter(left)
+            .partition(|&j| needs[j] == Need::FirstBlock)
     };
-    let (first, walk) = (of(Need::FirstBlock), of(Need::Walk));
     // One progress count over both passes.
     let total = (first.len() + walk.len()) as u64;
     let progress = |base: u64| move |done: u64, _: u64| (ctl.progress)(base + done, total);
@@ -160,11 +144,9 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
         progress: &walk_progress,
     };
     pairs::for_each::<true>(engine, &[i], &walk, &walk_ctl, |_, j, o| store(j, o))?;
-    let targets = slots
-        .par_iter()
-        .with_min_len(RUN)
-        .map(|s| Target::of_code(s.load(Ordering::Relaxed)))
-        .collect();
+    for (j, t) in walked.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        targets[j] = t;
+    }
     Ok(Viewshed {
         from: map.hex_of(i),
         targets,
