@@ -176,9 +176,14 @@ impl<'m> Engine<'m> {
         // The padded grid spans the axial bounding box: about cols x (rows + cols / 2).
         let size = (cols + 5) * (rows + cols / 2 + 5);
         let levels = {
-            let (lo, hi) = map.cells().iter().fold((i32::MAX, i32::MIN), |(a, b), c| {
-                (a.min(c.level), b.max(c.level))
-            });
+            use rayon::prelude::*;
+            let span = |(a, b): (i32, i32), (c, d): (i32, i32)| (a.min(c), b.max(d));
+            let (lo, hi) = map
+                .cells()
+                .par_iter()
+                .with_min_len(super::RUN)
+                .map(|c| (c.level, c.level))
+                .reduce(|| (i32::MAX, i32::MIN), span);
             (hi as i64 - lo as i64 + 1).clamp(1, 4097) as u64
         };
         // Cells of up to 48 bytes, 12 bytes of index, and the sweeps' per-level

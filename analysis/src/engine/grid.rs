@@ -31,6 +31,33 @@ pub struct Padded {
     /// where it has none). A map is a rectangle of offset coordinates, whose hexes in
     /// one axial column are one unbroken run.
     pub spans: Vec<(i32, i32)>,
+    /// The map's first and last columns and rows ([`rim`]).
+    pub rim: Vec<Hex>,
+}
+
+/// The hexes of a map's first and last columns and rows: every extreme of the map
+/// lies among them. A hex off them lies midway between two map hexes (its
+/// neighbours along its offset column, or along its offset row), so no linear or
+/// convex function of the position (an axial bound, a squared distance) is
+/// greater there than at both; and the first and last hexes of an axial column
+/// are on the rim, as the next hex beyond either leaves the map through its first
+/// or last column or row.
+fn rim(map: &Map) -> Vec<Hex> {
+    let (cols, rows) = (map.cols as usize, map.rows as usize);
+    let ends = |n: usize| [0, n.saturating_sub(1)];
+    let columns = ends(cols)
+        .into_iter()
+        .flat_map(|c| (0..rows).map(move |r| (c, r)));
+    let lines = ends(rows)
+        .into_iter()
+        .flat_map(|r| (0..cols).map(move |c| (c, r)));
+    let mut rim: Vec<Hex> = columns
+        .chain(lines)
+        .map(|(c, r)| map.layout.hex_at(c as i32, r as i32))
+        .collect();
+    rim.sort_unstable();
+    rim.dedup();
+    rim
 }
 
 impl Padded {
@@ -38,31 +65,24 @@ impl Padded {
     /// viewshed waited for them on one: 10 ms of a million hexes' pages).
     pub fn of(map: &Map) -> Padded {
         use rayon::prelude::*;
-        // Collected straight into place, each thread writing (and first touching) its
-        // own part.
-        let axial: Vec<Hex> = (0..map.len())
-            .into_par_iter()
-            .with_min_len(super::RUN)
-            .map(|i| map.hex_of(i))
-            .collect();
         let pad = 2;
-        let (q0, q1, r0, r1) = axial
-            .par_iter()
-            .fold(
-                || (i32::MAX, i32::MIN, i32::MAX, i32::MIN),
-                |(q0, q1, r0, r1), h| (q0.min(h.q), q1.max(h.q), r0.min(h.r), r1.max(h.r)),
-            )
-            .reduce(
-                || (i32::MAX, i32::MIN, i32::MAX, i32::MIN),
-                |a, b| (a.0.min(b.0), a.1.max(b.1), a.2.min(b.2), a.3.max(b.3)),
-            );
-        let (q0, q1, r0, r1) = if axial.is_empty() {
+        let rim = rim(map);
+        let (q0, q1, r0, r1) = rim.iter().fold(
+            (i32::MAX, i32::MIN, i32::MAX, i32::MIN),
+            |(q0, q1, r0, r1), h| (q0.min(h.q), q1.max(h.q), r0.min(h.r), r1.max(h.r)),
+        );
+        let (q0, q1, r0, r1) = if rim.is_empty() {
             (-pad, pad, -pad, pad)
         } else {
             (q0 - pad, q1 + pad, r0 - pad, r1 + pad)
         };
         let stride = (r1 - r0 + 1) as i64;
         let size = (q1 - q0 + 1) as usize * stride as usize;
+        let mut spans = vec![(r1 + 1, r0 - 1); (q1 - q0 + 1) as usize];
+        for h in &rim {
+            let span = &mut spans[(h.q - q0) as usize];
+            *span = (span.0.min(h.r), span.1.max(h.r));
+        }
         let mut p = Padded {
             q0,
             r0,
@@ -73,34 +93,58 @@ impl Padded {
             cell: Vec::new(),
             index: Vec::new(),
             axial: Vec::new(),
-            spans: Vec::new(),
+            spans,
+            rim: Vec::new(),
         };
-        p.cell = axial
-            .par_iter()
-            .with_min_len(super::RUN)
-            .map(|&h| p.at(h).expect("inside") as u32)
-            .collect();
-        // Each grid column asks the map which of its cells are map hexes (zeroed
-        // pages, all overwritten: the first touches fall on the threads).
+        (p.axial, p.cell) = p.lay_out(map);
+        p.rim = rim;
+        // Each grid column numbers its map hexes (zeroed pages, all overwritten: the
+        // first touches fall on the threads).
         p.index = vec![0; size];
-        p.spans = p
-            .index
+        p.index
             .par_chunks_mut(stride as usize)
+            .zip(&p.spans)
             .enumerate()
-            .map(|(k, slots)| {
-                let mut span = (r1 + 1, r0 - 1);
+            .for_each(|(k, (slots, &(lo, hi)))| {
                 for (r, slot) in (r0..).zip(slots) {
+                    let on = lo <= r && r <= hi;
                     let h = Hex::new(q0 + k as i32, r);
-                    *slot = map.index(h).map_or(u32::MAX, |i| i as u32);
-                    if *slot != u32::MAX {
-                        span = (span.0.min(r), r);
-                    }
+                    *slot = on
+                        .then(|| map.index(h))
+                        .flatten()
+                        .map_or(u32::MAX, |i| i as u32);
                 }
-                span
-            })
-            .collect();
-        p.axial = axial;
+            });
         p
+    }
+
+    /// The axial coordinates and grid index of each map hex, a map column on each
+    /// thread (written straight into place, where each thread touches its pages
+    /// first; one index from the next costs no division).
+    fn lay_out(&self, map: &Map) -> (Vec<Hex>, Vec<u32>) {
+        use rayon::prelude::*;
+        let (n, rows) = (map.len(), map.rows as usize);
+        let (mut axial, mut cell) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        if n > 0 {
+            axial.spare_capacity_mut()[..n]
+                .par_chunks_mut(rows)
+                .zip(cell.spare_capacity_mut()[..n].par_chunks_mut(rows))
+                .enumerate()
+                .for_each(|(col, (a, c))| {
+                    for (row, (a, c)) in a.iter_mut().zip(c).enumerate() {
+                        let h = map.layout.hex_at(col as i32, row as i32);
+                        a.write(h);
+                        c.write(self.at(h).expect("inside") as u32);
+                    }
+                });
+        }
+        // SAFETY: the chunks cover the first `n` slots of both, and each slot of each
+        // chunk was written above.
+        unsafe {
+            axial.set_len(n);
+            cell.set_len(n);
+        }
+        (axial, cell)
     }
 
     /// The grid index of hex `h`, if inside the grid.
@@ -185,13 +229,15 @@ impl<C: Copy + Default, S: Copy + Default> Grid<C, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::plane::distance2;
     use crate::engine::testmaps::random_map;
     use crate::hex::{Orientation, Stagger};
 
-    /// Each grid column's span holds exactly its map hexes, on flat and pointy maps,
-    /// odd and even, tall and wide.
+    /// The bounds are the map's, each map hex's grid index is where it lies, each grid
+    /// column's span holds exactly its map hexes, and the rim holds the farthest hex
+    /// from anywhere, on flat and pointy maps, odd and even, tall and wide.
     #[test]
-    fn spans_hold_each_columns_map_hexes() {
+    fn bounds_cells_spans_and_rim_are_the_maps() {
         for (cols, rows) in [(7, 12), (12, 7), (1, 5), (5, 1)] {
             for orientation in [Orientation::Flat, Orientation::Pointy] {
                 for stagger in [Stagger::Odd, Stagger::Even] {
@@ -201,6 +247,27 @@ mod tests {
                     let p = Padded::of(&map);
                     let (q0, q1, r0, r1) = p.bounds();
                     assert_eq!(p.spans.len(), (q1 - q0 + 1) as usize);
+                    // The bounds are the map's, padded; the farthest hex from any
+                    // point is on the rim.
+                    let all = |f: &dyn Fn(Hex) -> i32| {
+                        let v = p.axial.iter().map(|&h| f(h));
+                        (v.clone().min().unwrap(), v.max().unwrap())
+                    };
+                    assert_eq!(
+                        (all(&|h| h.q), all(&|h| h.r)),
+                        ((q0 + 2, q1 - 2), (r0 + 2, r1 - 2))
+                    );
+                    for o in [Hex::new(-3, 9), Hex::new(4, 2), Hex::new(20, -14)] {
+                        let far = |hs: &[Hex]| hs.iter().map(|&h| distance2(h - o)).max();
+                        assert_eq!(far(&p.rim), far(&p.axial), "from {o:?}");
+                    }
+                    assert_eq!(
+                        p.cell,
+                        p.axial
+                            .iter()
+                            .map(|&h| p.at(h).unwrap() as u32)
+                            .collect::<Vec<_>>()
+                    );
                     for (q, &(lo, hi)) in (q0..).zip(&p.spans) {
                         for r in r0..=r1 {
                             let on = map.contains(Hex::new(q, r));

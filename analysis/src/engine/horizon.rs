@@ -283,9 +283,10 @@ pub fn needs<K: Kernel>(
     i: usize,
 ) -> Vec<Need> {
     let origin = padded.axial[i];
+    // The farthest hex lies on the rim (a squared distance is convex).
     let far2 = padded
-        .axial
-        .par_iter()
+        .rim
+        .iter()
         .map(|&h| distance2(h - origin))
         .max()
         .unwrap_or(0);

@@ -124,10 +124,11 @@ pub fn estimate_bytes(padded: &Padded) -> u64 {
     (buckets * rings * 4 + padded.axial.len() * 16) as u64
 }
 
-/// The largest distance between two hexes of the map, or more.
+/// The largest distance between two hexes of the map, or more: from the box about
+/// their centres, whose sides touch the rim ([`Padded::rim`]).
 fn reach(padded: &Padded) -> f64 {
     let (mut lo, mut hi) = ((f64::MAX, f64::MAX), (f64::MIN, f64::MIN));
-    for &h in &padded.axial {
+    for &h in &padded.rim {
         let (x, y) = point(h);
         lo = (lo.0.min(x), lo.1.min(y));
         hi = (hi.0.max(x), hi.1.max(y));
