@@ -170,19 +170,27 @@ pub fn all_quiet<K: Kernel>(
     };
     // The targets but `i`, in runs a thread takes whole.
     let runs = || super::runs(padded.axial.len()).map(|run| run.filter(move |&j| j != i));
-    let highest = runs()
-        .filter_map(|run| run.map(|j| kernel.top(&cell(j))).max())
-        .max();
+    let top = |j: usize| kernel.top(&cell(j));
+    // True when some line of `run` may be acted on by a cell as high as `top`.
+    let acts = |run: std::ops::Range<usize>, top: i64| {
+        run.filter(|&j| j != i).any(|j| {
+            let ends = kernel.ends(end(i), end(j));
+            kernel.needs_line(&ends) || kernel.quiet_under(&ends).is_none_or(|q| top > q)
+        })
+    };
+    // The first few hundred hexes' highest top settles hilly ground before a pass over
+    // the map: the map's highest is no lower.
+    let first = 0..padded.axial.len().min(256);
+    let near = first.clone().filter(|&j| j != i).map(top).max();
+    if near.is_some_and(|near| acts(first, near)) {
+        return false;
+    }
+    let highest = runs().filter_map(|run| run.map(top).max()).max();
     let Some(highest) = highest else {
         return false;
     };
     // Stops at the first line some cell may act on: at once on hilly ground.
-    !runs().any(|mut run| {
-        run.any(|j| {
-            let ends = kernel.ends(end(i), end(j));
-            kernel.needs_line(&ends) || kernel.quiet_under(&ends).is_none_or(|q| highest > q)
-        })
-    })
+    !super::runs(padded.axial.len()).any(|run| acts(run, highest))
 }
 
 /// Per map hex, what the line from map hex `i` to it needs (all [`Need::Walk`] when
