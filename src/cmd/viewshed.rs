@@ -53,7 +53,7 @@ pub fn to_json<'a>(map: &'a Map, v: &'a Viewshed) -> impl Serialize + 'a {
             .iter()
             .enumerate()
             .filter(move |(_, t)| f(t))
-            .map(move |(j, t)| (map.label(map.hex_of(j)), t.hindrance))
+            .map(move |(j, t)| (map.index_label(j), t.hindrance))
     };
     /// The answer, field by field in this order.
     #[derive(Serialize)]

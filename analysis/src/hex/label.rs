@@ -2,20 +2,85 @@
 
 /// Column letters for a 0-based column: A..Z, AA, AB, ... (bijective base 26).
 pub fn column_letters(col: u32) -> String {
-    let mut n = col + 1;
-    let mut out = Vec::new();
-    while n > 0 {
-        let rem = (n - 1) % 26;
-        out.push(b'A' + rem as u8);
-        n = (n - 1) / 26;
-    }
-    out.reverse();
-    String::from_utf8(out).expect("ASCII letters")
+    let mut b = Label::EMPTY;
+    b.push_letters(col);
+    b.as_str().to_owned()
 }
 
 /// The label for 0-based `col` and `row`, rows numbered from `first_row`.
 pub fn format_label(col: u32, row: u32, first_row: u32) -> String {
-    format!("{}{}", column_letters(col), row + first_row)
+    Label::new(col, row, first_row).as_str().to_owned()
+}
+
+/// A label in a few bytes of its own: what long lists of labels are written from
+/// without a string allocated for each (a million-hex viewshed's JSON spent most of
+/// its time on them).
+#[derive(Clone, Copy)]
+pub struct Label {
+    bytes: [u8; 24],
+    len: usize,
+}
+
+impl Label {
+    const EMPTY: Label = Label {
+        bytes: [0; 24],
+        len: 0,
+    };
+
+    /// The label for 0-based `col` and `row`, rows numbered from `first_row`.
+    pub fn new(col: u32, row: u32, first_row: u32) -> Label {
+        let mut b = Label::EMPTY;
+        b.push_letters(col);
+        // At most seven letters and eleven digits.
+        let mut n = u64::from(row) + u64::from(first_row);
+        let mut digits = [0u8; 20];
+        let mut k = digits.len();
+        loop {
+            k -= 1;
+            digits[k] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        b.push(&digits[k..]);
+        b
+    }
+
+    /// Appends the column letters of 0-based `col`.
+    fn push_letters(&mut self, col: u32) {
+        let mut n = u64::from(col) + 1;
+        let mut letters = [0u8; 8];
+        let mut k = letters.len();
+        while n > 0 {
+            k -= 1;
+            letters[k] = b'A' + ((n - 1) % 26) as u8;
+            n = (n - 1) / 26;
+        }
+        self.push(&letters[k..]);
+    }
+
+    fn push(&mut self, b: &[u8]) {
+        self.bytes[self.len..self.len + b.len()].copy_from_slice(b);
+        self.len += b.len();
+    }
+
+    /// The label.
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).expect("ASCII letters and digits")
+    }
+}
+
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for Label {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
 }
 
 /// Parses a label into 0-based (`col`, `row`); letters are case-insensitive.
@@ -69,6 +134,19 @@ mod tests {
 
     #[test]
     fn columns_run_a_to_z_then_double_letters() {
+        assert_eq!(column_letters(u32::MAX), "MWLQKWV");
+        assert_eq!(format_label(u32::MAX, u32::MAX, 1), "MWLQKWV4294967296");
+        for (col, row, first) in [(0, 0, 0), (27, 8, 1), (702, 99_999, 1), (18_277, 0, 1)] {
+            let label = Label::new(col, row, first);
+            assert_eq!(
+                label.to_string(),
+                format!("{}{}", column_letters(col), row + first)
+            );
+            assert_eq!(
+                serde_json::to_string(&label).unwrap(),
+                format!("\"{label}\"")
+            );
+        }
         assert_eq!(column_letters(0), "A");
         assert_eq!(column_letters(25), "Z");
         assert_eq!(column_letters(26), "AA");

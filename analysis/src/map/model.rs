@@ -216,6 +216,12 @@ impl Map {
         self.cell(h).map_or(self.default.level, |c| c.level)
     }
 
+    /// The label of map hex `index`, without a string of its own (for long lists).
+    pub fn index_label(&self, index: usize) -> label::Label {
+        let rows = self.rows as usize;
+        label::Label::new((index / rows) as u32, (index % rows) as u32, self.first_row)
+    }
+
     /// The hex's label (`C5`); hexes off the map get a bracketed axial form.
     pub fn label(&self, h: Hex) -> String {
         let (col, row) = self.layout.offset_of(h);
