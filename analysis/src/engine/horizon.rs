@@ -324,7 +324,8 @@ enum Half {
 }
 
 impl Half {
-    /// The rows (`r`, relative to the observer's) whose hexes the half enters.
+    /// The rows (first and last axial `r`) whose hexes the half enters: from the
+    /// observer's up, or up to it.
     fn rows(self, origin: Hex) -> (i32, i32) {
         match self {
             Half::Upper => (origin.r, i32::MAX),
