@@ -1,8 +1,7 @@
 //! `hexsight viewshed MAP --from HEX [--json] [--png FILE] [--svg FILE] [--tif FILE] [--fgb FILE] [--npy FILE]`.
 
 use clap::Args as ClapArgs;
-use hexsight_analysis::engine::fast::Engine;
-use hexsight_analysis::engine::viewshed::{Target, Viewshed, viewshed_of};
+use hexsight_analysis::engine::viewshed::{Target, Viewshed, viewshed_on_map};
 use hexsight_analysis::export::raster::PixelLayout;
 use hexsight_analysis::export::{overlays, per_hex, pictures};
 use hexsight_analysis::{Map, Verdict};
@@ -100,9 +99,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     a.geojson.check(&a.map, &map)?;
     let layout = a.gis.check(&a.map, &map)?;
     let progress = super::Progress::new("targets");
-    let engine = Engine::try_new(&map)?;
     let i = map.index(from).expect("a hex of the map");
-    let mut v = progress.run(|ctl| viewshed_of(&engine, i, ctl))?;
+    // Over open ground no engine is built at all.
+    let mut v = progress.run(|ctl| viewshed_on_map(&map, i, ctl))?;
     if let Some(range) = &range {
         range.viewshed(&map, &mut v);
     }

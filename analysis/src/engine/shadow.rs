@@ -162,35 +162,58 @@ pub fn all_quiet<K: Kernel>(
     padded: &Padded,
     i: usize,
 ) -> bool {
-    use rayon::prelude::*;
-    let cell = |j: usize| grid.cells[padded.cell[j] as usize];
-    let end = |j: usize| End {
+    quiet(kernel, padded.axial.len(), i, &|j| End {
         hex: padded.axial[j],
-        cell: cell(j),
-    };
-    // The targets but `i`, in runs a thread takes whole.
-    let runs = || super::runs(padded.axial.len()).map(|run| run.filter(move |&j| j != i));
-    let top = |j: usize| kernel.top(&cell(j));
+        cell: grid.cells[padded.cell[j] as usize],
+    })
+}
+
+/// [`all_quiet`] read from the map itself, before (and so without) any grid: what a
+/// viewshed over open ground needs to know to skip building the engine.
+pub fn open_ground<K: Kernel>(kernel: &K, i: usize) -> bool {
+    let map = kernel.map();
+    quiet(kernel, map.len(), i, &|j| {
+        let hex = map.hex_of(j);
+        End {
+            hex,
+            cell: kernel.cell(hex),
+        }
+    })
+}
+
+/// [`all_quiet`] over the `n` map hexes whose ends `end` gives.
+fn quiet<K: Kernel>(
+    kernel: &K,
+    n: usize,
+    i: usize,
+    end: &(impl Fn(usize) -> End<K::Cell> + Sync),
+) -> bool {
+    use rayon::prelude::*;
+    let top = |j: usize| kernel.top(&end(j).cell);
     // True when some line of `run` may be acted on by a cell as high as `top`.
     let acts = |run: std::ops::Range<usize>, top: i64| {
+        let from = end(i);
         run.filter(|&j| j != i).any(|j| {
-            let ends = kernel.ends(end(i), end(j));
+            let ends = kernel.ends(from, end(j));
             kernel.needs_line(&ends) || kernel.quiet_under(&ends).is_none_or(|q| top > q)
         })
     };
     // The first few hundred hexes' highest top settles hilly ground before a pass over
     // the map: the map's highest is no lower.
-    let first = 0..padded.axial.len().min(256);
+    let first = 0..n.min(256);
     let near = first.clone().filter(|&j| j != i).map(top).max();
     if near.is_some_and(|near| acts(first, near)) {
         return false;
     }
-    let highest = runs().filter_map(|run| run.map(top).max()).max();
+    // The targets but `i`, in runs a thread takes whole.
+    let highest = super::runs(n)
+        .filter_map(|run| run.filter(|&j| j != i).map(top).max())
+        .max();
     let Some(highest) = highest else {
         return false;
     };
     // Stops at the first line some cell may act on: at once on hilly ground.
-    !super::runs(padded.axial.len()).any(|run| acts(run, highest))
+    !super::runs(n).any(|run| acts(run, highest))
 }
 
 /// Per map hex, what the line from map hex `i` to it needs (all [`Need::Walk`] when

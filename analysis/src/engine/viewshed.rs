@@ -70,6 +70,45 @@ pub fn viewshed(map: &Map, from: Hex) -> Viewshed {
     viewshed_of(&e, i, &Control::default()).expect("a run without a cancel flag finishes")
 }
 
+/// The viewshed of map hex `i`, building the engine only where the ground needs it:
+/// seen over open ground (no cell above any line's quiet height, by the family's
+/// kernel), every other hex is clear, and only the observer's own hex is asked of
+/// the explained query.
+pub fn viewshed_on_map(map: &Map, i: usize, ctl: &Control) -> Result<Viewshed> {
+    let family = crate::rules::registry::of(map);
+    if !family.open_ground(map, i) {
+        let engine = Engine::try_new(map)?;
+        return viewshed_of(&engine, i, ctl);
+    }
+    crate::memory::check(
+        (map.len() * size_of::<Target>()) as u64,
+        "a viewshed",
+        "use a smaller map",
+    )?;
+    let clear = Target {
+        verdict: Verdict::Clear,
+        hindrance: 0,
+        blind: false,
+    };
+    let mut targets: Vec<Target> = (0..map.len())
+        .into_par_iter()
+        .with_min_len(RUN)
+        .map(|_| clear.clone())
+        .collect();
+    let from = map.hex_of(i);
+    let r = line_of_sight(map, from, from);
+    targets[i] = Target {
+        verdict: r.verdict,
+        hindrance: if r.verdict == Verdict::Blocked {
+            0
+        } else {
+            r.hindrance
+        },
+        blind: is_blind_by(family, map, &r),
+    };
+    Ok(Viewshed { from, targets })
+}
+
 /// The viewshed of map hex `i`, with cancellation and progress.
 pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed> {
     let map = engine.map();
@@ -290,6 +329,38 @@ mod tests {
             }
             assert!(blind > 0, "{rs}: no blind hex on hilly maps");
         }
+    }
+
+    /// A viewshed from the map alone equals the engine's (and so the explained
+    /// query's), for every family, on open ground, flat and pointy, from every hex of
+    /// a small map with and without one hill (where the map path builds the engine),
+    /// and its open-ground path is taken where it should be.
+    #[test]
+    fn the_map_path_equals_the_engine_path() {
+        use crate::engine::testmaps::FAMILIES;
+        let mut open = 0;
+        for family in FAMILIES {
+            for (orientation, hexes) in [("flat", ""), ("pointy", r#""C3":{"level":1}"#)] {
+                let json = format!(
+                    r#"{{"hexsight":1,"name":"t","ruleset":"{family}","grid":{{"cols":7,"rows":6,"orientation":"{orientation}"}},"hexes":{{{hexes}}}}}"#
+                );
+                let map = Map::from_json(&json, std::path::Path::new("t.json")).unwrap();
+                let e = Engine::new(&map);
+                for i in 0..map.len() {
+                    let want = viewshed_of(&e, i, &Control::default()).unwrap();
+                    let got = viewshed_on_map(&map, i, &Control::default()).unwrap();
+                    let what =
+                        format!("{family}, {orientation}, from {}", map.label(map.hex_of(i)));
+                    assert_eq!((got.from, got.targets), (want.from, want.targets), "{what}");
+                    let quiet = crate::rules::registry::of(&map).open_ground(&map, i);
+                    open += usize::from(quiet);
+                    if hexes.is_empty() && family == "geometric" {
+                        assert!(quiet, "{what}: open ground not seen as open");
+                    }
+                }
+            }
+        }
+        assert!(open > 0);
     }
 
     /// Open ground with scattered woods, a village and a hill, flat and pointy, the

@@ -65,6 +65,7 @@ pub struct Entry {
     warnings: fn(&Map) -> Vec<String>,
     details: fn(&Map, &HexLine) -> Option<Value>,
     prepare: for<'m> fn(&'m Map, &crate::engine::grid::Padded) -> Box<dyn Prepared + 'm>,
+    open_ground: fn(&Map, usize) -> bool,
     hill_levels: i32,
     movement: Option<MovementCost>,
 }
@@ -81,6 +82,7 @@ impl Entry {
             warnings: R::warnings,
             details: R::details,
             prepare: prepared::prepare::<R>,
+            open_ground: open_ground::<R>,
             hill_levels: R::HILL_LEVELS,
             movement: None,
         }
@@ -146,10 +148,21 @@ impl Entry {
         (self.prepare)(map, padded)
     }
 
+    /// True when no cell of `map` stands above the quiet height of any line from map
+    /// hex `i`: its viewshed is clear everywhere, without an engine.
+    pub(crate) fn open_ground(&self, map: &Map, i: usize) -> bool {
+        (self.open_ground)(map, i)
+    }
+
     /// How many levels above the lowest the generator's hills rise.
     pub fn hill_levels(&self) -> i32 {
         self.hill_levels
     }
+}
+
+/// [`Entry::open_ground`] by a family's kernel.
+fn open_ground<R: Rules>(map: &Map, i: usize) -> bool {
+    crate::engine::shadow::open_ground(&R::kernel(map), i)
 }
 
 /// [`kernel::heights`] of a family's kernel.
