@@ -19,7 +19,7 @@ use crate::los::{LosResult, line_of_sight};
 use crate::map::Map;
 use crate::rules::Verdict;
 use rayon::prelude::*;
-use std::sync::Mutex;
+use std::sync::OnceLock;
 
 /// One target hex in a viewshed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,7 +128,8 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
         blind,
     };
     // Every pass over the million targets of a big map runs on every thread; the
-    // walked ones (a thousandth of them) are answered apart and written in after.
+    // walked ones (a thousandth of them on hilly ground, all where a family promises
+    // nothing) are answered into slots of their own and written in after.
     let mut targets: Vec<Target> = needs
         .par_iter()
         .with_min_len(RUN)
@@ -137,7 +138,28 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
             _ => settled(Verdict::Clear, false),
         })
         .collect();
-    let walked = Mutex::new(Vec::new());
+    let (first, walk): (Vec<usize>, Vec<usize>) = {
+        let needs = &needs;
+        let left = |run: std::ops::Range<usize>| {
+            run.filter(|&j| matches!(needs[j], Need::FirstBlock | Need::Walk))
+        };
+        runs(needs.len())
+            .flat_map_iter(left)
+            .partition(|&j| needs[j] == Need::FirstBlock)
+    };
+    // The slot of walked target `j`: its place in `first`, else after `first` in
+    // `walk` (both sorted).
+    let slots: Vec<OnceLock<Target>> = (0..first.len() + walk.len())
+        .into_par_iter()
+        .with_min_len(RUN)
+        .map(|_| OnceLock::new())
+        .collect();
+    let slot = |j: usize| {
+        first
+            .binary_search(&j)
+            .ok()
+            .or_else(|| walk.binary_search(&j).ok().map(|k| first.len() + k))
+    };
     let store = |j: usize, o: Outcome| {
         let verdict = if o.blocked() {
             Verdict::Blocked
@@ -151,19 +173,9 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
             hindrance: if o.blocked() { 0 } else { o.hinder },
             blind: o.blind(),
         };
-        walked
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((j, t));
-    };
-    let (first, walk): (Vec<usize>, Vec<usize>) = {
-        let needs = &needs;
-        let left = |run: std::ops::Range<usize>| {
-            run.filter(|&j| matches!(needs[j], Need::FirstBlock | Need::Walk))
-        };
-        runs(needs.len())
-            .flat_map_iter(left)
-            .partition(|&j| needs[j] == Need::FirstBlock)
+        if let Some(k) = slot(j) {
+            let _ = slots[k].set(t);
+        }
     };
     // One progress count over both passes.
     let total = (first.len() + walk.len()) as u64;
@@ -183,8 +195,10 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
         progress: &walk_progress,
     };
     pairs::for_each::<true>(engine, &[i], &walk, &walk_ctl, |_, j, o| store(j, o))?;
-    for (j, t) in walked.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        targets[j] = t;
+    for (&j, t) in first.iter().chain(&walk).zip(slots) {
+        if let Some(t) = t.into_inner() {
+            targets[j] = t;
+        }
     }
     Ok(Viewshed {
         from: map.hex_of(i),
