@@ -181,9 +181,14 @@ impl Map {
 
     /// The hex at a dense index.
     pub fn hex_of(&self, index: usize) -> Hex {
+        let (col, row) = self.place(index);
+        self.layout.hex_at(col as i32, row as i32)
+    }
+
+    /// The offset column and row of a dense index (the numbering [`Map::index`] gives).
+    fn place(&self, index: usize) -> (u32, u32) {
         let rows = self.rows as usize;
-        self.layout
-            .hex_at((index / rows) as i32, (index % rows) as i32)
+        ((index / rows) as u32, (index % rows) as u32)
     }
 
     /// True when the hex is on the map.
@@ -218,8 +223,8 @@ impl Map {
 
     /// The label of map hex `index`, without a string of its own (for long lists).
     pub fn index_label(&self, index: usize) -> label::Label {
-        let rows = self.rows as usize;
-        label::Label::new((index / rows) as u32, (index % rows) as u32, self.first_row)
+        let (col, row) = self.place(index);
+        label::Label::new(col, row, self.first_row)
     }
 
     /// The hex's label (`C5`); hexes off the map get a bracketed axial form.
