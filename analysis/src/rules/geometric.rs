@@ -68,15 +68,56 @@ pub fn above(surface: i64, e0: i64, e1: i64, t: Ratio) -> bool {
     }
 }
 
-/// What the geometric rule reads in a hex.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// What the geometric rule reads in a hex: eight bytes, as the engine lays one
+/// into every cell of its padded grid for each request (a million-hex map's grid
+/// is 12 MB where it was 24, written and read again for every viewshed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Cell {
-    /// On the map (off it nothing blocks).
-    pub on_map: bool,
     /// Ground level.
     pub level: i32,
-    /// Ground plus terrain height, in thousandths of a level.
-    pub surface: i64,
+    /// Terrain height above the ground, in thousandths of a level, or [`Cell::OFF`]
+    /// off the map. A ruleset's heights are at most
+    /// [`MAX_NUMBER`](crate::ruleset::MAX_NUMBER) levels, a billion thousandths,
+    /// so every one fits.
+    height: i32,
+}
+
+impl Cell {
+    /// The height of a cell off the map, where nothing blocks.
+    const OFF: i32 = i32::MIN;
+
+    /// A hex on the map at `level` with terrain `height` thousandths above it (held
+    /// to the range a ruleset allows, which a validated one never leaves).
+    pub fn new(level: i32, height: i64) -> Cell {
+        let bound = crate::ruleset::MAX_NUMBER as i64 * MILLI;
+        Cell {
+            level,
+            height: height.clamp(-bound, bound) as i32,
+        }
+    }
+
+    /// On the map (off it nothing blocks).
+    #[inline]
+    pub fn on_map(&self) -> bool {
+        self.height != Cell::OFF
+    }
+
+    /// Ground plus terrain height, in thousandths of a level (far below any line off
+    /// the map).
+    #[inline]
+    pub fn surface(&self) -> i64 {
+        self.level as i64 * MILLI + self.height as i64
+    }
+}
+
+impl Default for Cell {
+    /// Off the map.
+    fn default() -> Cell {
+        Cell {
+            level: 0,
+            height: Cell::OFF,
+        }
+    }
 }
 
 /// The geometric sight rule.
@@ -119,11 +160,7 @@ impl super::kernel::Kernel for Kernel<'_> {
 
     fn cell(&self, h: Hex) -> Cell {
         let c = self.map.cell(h).expect("on the map");
-        Cell {
-            on_map: true,
-            level: c.level,
-            surface: c.level as i64 * MILLI + self.heights.terrain[c.terrain as usize],
-        }
+        Cell::new(c.level, self.heights.terrain[c.terrain as usize])
     }
 
     fn side(&self, _: Hex, _: Hex) {}
@@ -140,7 +177,7 @@ impl super::kernel::Kernel for Kernel<'_> {
     fn hex<N: Notes>(&self, e: &(i64, i64), c: &Cell, at: At, n: &mut N) {
         // The line is straight and the surface flat, so the stretch's lower end decides.
         let low = if e.1 >= e.0 { at.t0 } else { at.t1 };
-        if c.on_map && above(c.surface, e.0, e.1, low) {
+        if c.on_map() && above(c.surface(), e.0, e.1, low) {
             n.note(What::Hex, Effect::Block, false, || {
                 self.describe(at.hex, *e, at)
             });
@@ -173,7 +210,7 @@ impl super::kernel::Kernel for Kernel<'_> {
 
     #[inline]
     fn top(&self, c: &Cell) -> i64 {
-        c.surface
+        c.surface()
     }
 
     #[inline]
@@ -242,11 +279,7 @@ mod tests {
             for e1 in heights.clone() {
                 let quiet = k.quiet_under(&(e0, e1)).expect("geometric promises");
                 let acts = |surface: i64, t0: Ratio, t1: Ratio| {
-                    let cell = Cell {
-                        on_map: true,
-                        level: 0,
-                        surface,
-                    };
+                    let cell = Cell::new(0, surface);
                     let mut n = Quiet::default();
                     k.hex(&(e0, e1), &cell, between(t0, t1), &mut n);
                     n.all().any
@@ -276,11 +309,7 @@ mod tests {
         assert!(k.blocks_above_line());
         assert_eq!(k.hindrance_limit(), None);
         let levels = -3..=3;
-        let cell = |level: i32, surface: i64| Cell {
-            on_map: true,
-            level,
-            surface,
-        };
+        let cell = |level: i32, surface: i64| Cell::new(level, surface - level as i64 * MILLI);
         let end = |c: Cell| End {
             hex: Hex::new(0, 0),
             cell: c,

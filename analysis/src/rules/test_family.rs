@@ -40,7 +40,7 @@ impl super::kernel::Kernel for Kernel<'_> {
 
     fn hex<N: Notes>(&self, high: &i32, c: &geometric::Cell, at: At, n: &mut N) {
         let horizon = (i64::from(*high) + 1) * MILLI;
-        if c.on_map && c.surface > horizon {
+        if c.on_map() && c.surface() > horizon {
             n.note(What::Hex, Effect::Block, false, || {
                 format!(
                     "{} rises above the horizon one level over level {high}",
@@ -73,7 +73,7 @@ impl super::kernel::Kernel for Kernel<'_> {
     }
 
     fn top(&self, c: &geometric::Cell) -> i64 {
-        c.surface
+        c.surface()
     }
 
     fn eye(&self, c: &geometric::Cell) -> i64 {
