@@ -70,7 +70,8 @@ impl AboveSweep {
         if !k.blocks_above_line() {
             return None;
         }
-        let on = |x: usize| p.index[x] != u32::MAX;
+        let index = p.index(k.map());
+        let on = |x: usize| index[x] != u32::MAX;
         let heights = |x: usize| {
             let c = &grid.cells[x];
             (k.top(c), k.eye(c), k.target_eye(c))

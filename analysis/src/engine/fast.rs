@@ -328,14 +328,6 @@ impl<'m> Engine<'m> {
         plain_outcome(&self.frame(), i, j)
     }
 
-    /// The map index of hex `h`, if on the map.
-    #[inline]
-    pub fn index_at(&self, h: Hex) -> Option<usize> {
-        let x = self.padded.at(h)?;
-        let i = self.padded.index[x];
-        (i != u32::MAX).then_some(i as usize)
-    }
-
     /// The padded grid's row stride (for tests and diagnostics).
     pub fn stride(&self) -> i64 {
         self.padded.stride

@@ -9,6 +9,7 @@ use crate::hex::Hex;
 use crate::map::Map;
 use crate::rules::kernel::Kernel;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// The padded axial grid of a map.
 #[derive(Clone, Debug)]
@@ -23,8 +24,9 @@ pub struct Padded {
     pub size: usize,
     /// Grid index of each map hex, by map index.
     pub cell: Vec<u32>,
-    /// Map index of each grid cell, or `u32::MAX` off the map.
-    pub index: Vec<u32>,
+    /// Map index of each grid cell, or `u32::MAX` off the map: built on first use
+    /// ([`Padded::index`]), as one viewshed never asks.
+    index: OnceLock<Vec<u32>>,
     /// Axial coordinates of each map hex, by map index.
     pub axial: Vec<Hex>,
     /// Per grid column, the first and last `r` of its map hexes (first above last
@@ -64,7 +66,6 @@ impl Padded {
     /// Lays out the map's hexes, a map column at a time on every thread (a big map's
     /// viewshed waited for them on one: 10 ms of a million hexes' pages).
     pub fn of(map: &Map) -> Padded {
-        use rayon::prelude::*;
         let pad = 2;
         let rim = rim(map);
         let (q0, q1, r0, r1) = rim.iter().fold(
@@ -91,31 +92,39 @@ impl Padded {
             stride,
             size,
             cell: Vec::new(),
-            index: Vec::new(),
+            index: OnceLock::new(),
             axial: Vec::new(),
             spans,
             rim: Vec::new(),
         };
         (p.axial, p.cell) = p.lay_out(map);
         p.rim = rim;
-        // Each grid column numbers its map hexes (zeroed pages, all overwritten: the
-        // first touches fall on the threads).
-        p.index = vec![0; size];
-        p.index
-            .par_chunks_mut(stride as usize)
-            .zip(&p.spans)
-            .enumerate()
-            .for_each(|(k, (slots, &(lo, hi)))| {
-                for (r, slot) in (r0..).zip(slots) {
-                    let on = lo <= r && r <= hi;
-                    let h = Hex::new(q0 + k as i32, r);
-                    *slot = on
-                        .then(|| map.index(h))
-                        .flatten()
-                        .map_or(u32::MAX, |i| i as u32);
-                }
-            });
         p
+    }
+
+    /// The map index of each grid cell, or `u32::MAX` off the map; each grid column
+    /// numbers its map hexes on a thread (zeroed pages, all overwritten: the first
+    /// touches fall on the threads). `map` is the map this grid was laid out for.
+    pub fn index(&self, map: &Map) -> &[u32] {
+        use rayon::prelude::*;
+        self.index.get_or_init(|| {
+            let mut index = vec![0; self.size];
+            index
+                .par_chunks_mut(self.stride as usize)
+                .zip(&self.spans)
+                .enumerate()
+                .for_each(|(k, (slots, &(lo, hi)))| {
+                    for (r, slot) in (self.r0..).zip(slots) {
+                        let on = lo <= r && r <= hi;
+                        let h = Hex::new(self.q0 + k as i32, r);
+                        *slot = on
+                            .then(|| map.index(h))
+                            .flatten()
+                            .map_or(u32::MAX, |i| i as u32);
+                    }
+                });
+            index
+        })
     }
 
     /// The axial coordinates and grid index of each map hex, a map column on each
@@ -184,16 +193,24 @@ impl<C: Copy + Default, S: Copy + Default> Grid<C, S> {
     {
         use rayon::prelude::*;
         let map = k.map();
-        // Written once, in parallel (so are the pages' first touches).
-        let cells: Vec<C> = p
-            .index
-            .par_iter()
-            .with_min_len(super::RUN)
-            .map(|&i| match i {
-                u32::MAX => C::default(),
-                i => k.cell(p.axial[i as usize]),
-            })
-            .collect();
+        // Written once, a grid column on each thread (so are the pages' first
+        // touches), its map hexes from the column's span.
+        let mut cells: Vec<C> = Vec::with_capacity(p.size);
+        cells.spare_capacity_mut()[..p.size]
+            .par_chunks_mut(p.stride as usize)
+            .zip(&p.spans)
+            .enumerate()
+            .for_each(|(q, (slots, &(lo, hi)))| {
+                for (r, slot) in (p.r0..).zip(slots) {
+                    let on = lo <= r && r <= hi;
+                    slot.write(match on {
+                        true => k.cell(Hex::new(p.q0 + q as i32, r)),
+                        false => C::default(),
+                    });
+                }
+            });
+        // SAFETY: the columns cover the first `size` slots, each written above.
+        unsafe { cells.set_len(p.size) };
         let mut side_mask = vec![0u8; p.size];
         let mut sides = HashMap::new();
         for side in map.hexsides.keys() {
@@ -270,8 +287,11 @@ mod tests {
                     );
                     for (q, &(lo, hi)) in (q0..).zip(&p.spans) {
                         for r in r0..=r1 {
-                            let on = map.contains(Hex::new(q, r));
+                            let h = Hex::new(q, r);
+                            let on = map.contains(h);
                             assert_eq!(on, lo <= r && r <= hi, "{q},{r} in {lo}..={hi}");
+                            let i = p.index(&map)[p.at(h).unwrap()];
+                            assert_eq!((i != u32::MAX).then_some(i as usize), map.index(h));
                         }
                     }
                 }

@@ -192,7 +192,7 @@ pub fn for_each<const BLIND: bool>(
                 None => &[],
             };
             rows.iter().filter_map(move |&(r, i)| {
-                let j = engine.index_at(Hex::new(o.q + e.q, r + e.r))?;
+                let j = engine.map().index(Hex::new(o.q + e.q, r + e.r))?;
                 is_target[j].then_some((i as usize, j))
             })
         })
