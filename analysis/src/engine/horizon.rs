@@ -302,12 +302,25 @@ pub fn needs<K: Kernel>(
     let last = (4 * far2).isqrt() + 1;
     let half = |h| Half::sweep(h, &view, padded, origin, last, &out);
     rayon::join(|| half(Half::Upper), || half(Half::Lower));
-    padded
-        .axial
-        .par_iter()
-        .with_min_len(super::RUN)
-        .map(|&h| need_of(out[view.tiles.at(h)].load(Ordering::Relaxed)))
-        .collect()
+    // By map index, a map column on each task (its hexes' coordinates one from the
+    // next, where reading them would bring in 8 bytes a hex).
+    let map = kernel.map();
+    let rows = map.rows as usize;
+    let mut r: Vec<Need> = Vec::with_capacity(map.len());
+    if rows > 0 {
+        r.spare_capacity_mut()[..map.len()]
+            .par_chunks_mut(rows)
+            .enumerate()
+            .for_each(|(col, slots)| {
+                for (row, slot) in slots.iter_mut().enumerate() {
+                    let h = map.layout.hex_at(col as i32, row as i32);
+                    slot.write(need_of(out[view.tiles.at(h)].load(Ordering::Relaxed)));
+                }
+            });
+        // SAFETY: the columns cover the map's slots, each written above.
+        unsafe { r.set_len(map.len()) };
+    }
+    r
 }
 
 /// A half of the plane about the observer, swept on its own: its hexes and the

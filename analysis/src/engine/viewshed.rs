@@ -12,7 +12,7 @@ use super::fast::Engine;
 use super::matrix::Control;
 use super::shadow::Need;
 use super::walker::Outcome;
-use super::{RUN, pairs, runs};
+use super::{RUN, pairs};
 use crate::error::Result;
 use crate::hex::Hex;
 use crate::los::{LosResult, line_of_sight};
@@ -127,26 +127,36 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
         hindrance: 0,
         blind,
     };
-    // Every pass over the million targets of a big map runs on every thread; the
-    // walked ones (a thousandth of them on hilly ground, all where a family promises
-    // nothing) are answered into slots of their own and written in after.
-    let mut targets: Vec<Target> = needs
-        .par_iter()
-        .with_min_len(RUN)
-        .map(|&q| match q {
-            Need::Hidden { blind } => settled(Verdict::Blocked, blind),
-            _ => settled(Verdict::Clear, false),
+    // One pass over the million targets of a big map, on every thread, writes the
+    // settled answers and lists the targets left; those (a thousandth of them on
+    // hilly ground, all where a family promises nothing) are walked and answered
+    // into slots of their own, and written in after.
+    let n = needs.len();
+    let mut targets: Vec<Target> = Vec::with_capacity(n);
+    let left: Vec<Vec<usize>> = targets.spare_capacity_mut()[..n]
+        .par_chunks_mut(RUN)
+        .zip(needs.par_chunks(RUN))
+        .enumerate()
+        .map(|(c, (slots, needs))| {
+            let mut left = Vec::new();
+            for (k, (slot, &q)) in slots.iter_mut().zip(needs).enumerate() {
+                slot.write(match q {
+                    Need::Hidden { blind } => settled(Verdict::Blocked, blind),
+                    _ => settled(Verdict::Clear, false),
+                });
+                if matches!(q, Need::FirstBlock | Need::Walk) {
+                    left.push(c * RUN + k);
+                }
+            }
+            left
         })
         .collect();
-    let (first, walk): (Vec<usize>, Vec<usize>) = {
-        let needs = &needs;
-        let left = |run: std::ops::Range<usize>| {
-            run.filter(|&j| matches!(needs[j], Need::FirstBlock | Need::Walk))
-        };
-        runs(needs.len())
-            .flat_map_iter(left)
-            .partition(|&j| needs[j] == Need::FirstBlock)
-    };
+    // SAFETY: the chunks cover the first `n` slots, each written above.
+    unsafe { targets.set_len(n) };
+    let (first, walk): (Vec<usize>, Vec<usize>) = left
+        .into_iter()
+        .flatten()
+        .partition(|&j| needs[j] == Need::FirstBlock);
     // The slot of walked target `j`: its place in `first`, else after `first` in
     // `walk` (both sorted).
     let slots: Vec<OnceLock<Target>> = (0..first.len() + walk.len())
