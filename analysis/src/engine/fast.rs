@@ -204,7 +204,7 @@ impl<'m> Engine<'m> {
 
     /// The total hindrance, or [`BLOCK`].
     fn total(&self, i: usize, j: usize) -> u32 {
-        let d = self.padded.axial[j] - self.padded.axial[i];
+        let d = self.padded.hex(j) - self.padded.hex(i);
         match self.lines().lookup(d) {
             Some((walk, g)) => total(&self.outcome::<false>(&self.lines().pools, walk, g, i, j)),
             None => self.plain(i, j),
@@ -243,7 +243,7 @@ impl<'m> Engine<'m> {
 
     /// The map's hexes grouped by axial `q`; within a group `r` runs without gaps.
     pub fn groups(&self) -> &[Group] {
-        self.groups.get_or_init(|| groups(&self.padded.axial))
+        self.groups.get_or_init(|| groups(self.padded.axial()))
     }
 
     /// For every pair of groups `dq` apart in `q` (`b.q = a.q + dq`), every
@@ -280,7 +280,7 @@ impl<'m> Engine<'m> {
                         g,
                         factors: self.factors[g],
                         dt: dq as i64 * self.padded.stride + dr as i64,
-                        cells: &self.padded.cell,
+                        cells: self.padded.cell(),
                         wide: true,
                     };
                     self.sweep_offset(&o, &pairs, dr, &mut steps_buf, &mut seen);

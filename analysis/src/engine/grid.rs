@@ -5,7 +5,7 @@
 //! line's off-map stretches (on the concave edges of staggered maps) land on
 //! default cells, which never act.
 
-use crate::hex::Hex;
+use crate::hex::{Hex, Layout};
 use crate::map::Map;
 use crate::rules::kernel::Kernel;
 use std::collections::HashMap;
@@ -22,13 +22,18 @@ pub struct Padded {
     pub stride: i64,
     /// Cells in all.
     pub size: usize,
-    /// Grid index of each map hex, by map index.
-    pub cell: Vec<u32>,
+    /// The map's layout and rows, from which a map index gives its hex.
+    layout: Layout,
+    rows: usize,
+    /// Map hexes.
+    hexes: usize,
+    /// Axial coordinates and grid index of each map hex, by map index: laid out on
+    /// first use ([`Padded::axial`], [`Padded::cell`]), as one viewshed asks for a
+    /// few ([`Padded::hex`], [`Padded::grid_index`]).
+    laid: OnceLock<(Vec<Hex>, Vec<u32>)>,
     /// Map index of each grid cell, or `u32::MAX` off the map: built on first use
     /// ([`Padded::index`]), as one viewshed never asks.
     index: OnceLock<Vec<u32>>,
-    /// Axial coordinates of each map hex, by map index.
-    pub axial: Vec<Hex>,
     /// Per grid column, the first and last `r` of its map hexes (first above last
     /// where it has none). A map is a rectangle of offset coordinates, whose hexes in
     /// one axial column are one unbroken run.
@@ -63,8 +68,8 @@ fn rim(map: &Map) -> Vec<Hex> {
 }
 
 impl Padded {
-    /// Lays out the map's hexes, a map column at a time on every thread (a big map's
-    /// viewshed waited for them on one: 10 ms of a million hexes' pages).
+    /// The grid's bounds and each column's span, from the map's rim; each hex's
+    /// coordinates and grid index are laid out when first asked for.
     pub fn of(map: &Map) -> Padded {
         let pad = 2;
         let rim = rim(map);
@@ -84,22 +89,54 @@ impl Padded {
             let span = &mut spans[(h.q - q0) as usize];
             *span = (span.0.min(h.r), span.1.max(h.r));
         }
-        let mut p = Padded {
+        Padded {
             q0,
             r0,
             q1,
             r1,
             stride,
             size,
-            cell: Vec::new(),
+            layout: map.layout,
+            rows: map.rows as usize,
+            hexes: map.len(),
+            laid: OnceLock::new(),
             index: OnceLock::new(),
-            axial: Vec::new(),
             spans,
-            rim: Vec::new(),
-        };
-        (p.axial, p.cell) = p.lay_out(map);
-        p.rim = rim;
-        p
+            rim,
+        }
+    }
+
+    /// Axial coordinates of each map hex, by map index.
+    pub fn axial(&self) -> &[Hex] {
+        &self.laid().0
+    }
+
+    /// Grid index of each map hex, by map index.
+    pub fn cell(&self) -> &[u32] {
+        &self.laid().1
+    }
+
+    /// Map hexes.
+    pub fn hexes(&self) -> usize {
+        self.hexes
+    }
+
+    /// Axial coordinates of map hex `i`, without laying out every hex's.
+    #[inline]
+    pub fn hex(&self, i: usize) -> Hex {
+        // One 32-bit division (map indices and rows fit `u32`) gives both.
+        let (i, rows) = (i as u32, self.rows as u32);
+        self.layout.hex_at((i / rows) as i32, (i % rows) as i32)
+    }
+
+    /// Grid index of map hex `i`, without laying out every hex's.
+    #[inline]
+    pub fn grid_index(&self, i: usize) -> usize {
+        self.at(self.hex(i)).expect("a map hex is inside")
+    }
+
+    fn laid(&self) -> &(Vec<Hex>, Vec<u32>) {
+        self.laid.get_or_init(|| self.lay_out())
     }
 
     /// The map index of each grid cell, or `u32::MAX` off the map; each grid column
@@ -130,9 +167,9 @@ impl Padded {
     /// The axial coordinates and grid index of each map hex, a map column on each
     /// thread (written straight into place, where each thread touches its pages
     /// first; one index from the next costs no division).
-    fn lay_out(&self, map: &Map) -> (Vec<Hex>, Vec<u32>) {
+    fn lay_out(&self) -> (Vec<Hex>, Vec<u32>) {
         use rayon::prelude::*;
-        let (n, rows) = (map.len(), map.rows as usize);
+        let (n, rows) = (self.hexes, self.rows);
         let (mut axial, mut cell) = (Vec::with_capacity(n), Vec::with_capacity(n));
         if n > 0 {
             axial.spare_capacity_mut()[..n]
@@ -141,7 +178,7 @@ impl Padded {
                 .enumerate()
                 .for_each(|(col, (a, c))| {
                     for (row, (a, c)) in a.iter_mut().zip(c).enumerate() {
-                        let h = map.layout.hex_at(col as i32, row as i32);
+                        let h = self.layout.hex_at(col as i32, row as i32);
                         a.write(h);
                         c.write(self.at(h).expect("inside") as u32);
                     }
@@ -170,7 +207,7 @@ impl Padded {
 
     /// Bytes held.
     pub fn bytes(&self) -> usize {
-        self.size * 4 + self.cell.len() * 12
+        self.size * 4 + self.hexes * 12
     }
 }
 
@@ -267,7 +304,7 @@ mod tests {
                     // The bounds are the map's, padded; the farthest hex from any
                     // point is on the rim.
                     let all = |f: &dyn Fn(Hex) -> i32| {
-                        let v = p.axial.iter().map(|&h| f(h));
+                        let v = p.axial().iter().map(|&h| f(h));
                         (v.clone().min().unwrap(), v.max().unwrap())
                     };
                     assert_eq!(
@@ -276,15 +313,22 @@ mod tests {
                     );
                     for o in [Hex::new(-3, 9), Hex::new(4, 2), Hex::new(20, -14)] {
                         let far = |hs: &[Hex]| hs.iter().map(|&h| distance2(h - o)).max();
-                        assert_eq!(far(&p.rim), far(&p.axial), "from {o:?}");
+                        assert_eq!(far(&p.rim), far(p.axial()), "from {o:?}");
                     }
                     assert_eq!(
-                        p.cell,
-                        p.axial
+                        p.cell(),
+                        p.axial()
                             .iter()
                             .map(|&h| p.at(h).unwrap() as u32)
                             .collect::<Vec<_>>()
                     );
+                    assert_eq!(p.hexes(), map.len());
+                    for i in 0..map.len() {
+                        assert_eq!(
+                            (p.hex(i), p.grid_index(i)),
+                            (map.hex_of(i), p.cell()[i] as usize)
+                        );
+                    }
                     for (q, &(lo, hi)) in (q0..).zip(&p.spans) {
                         for r in r0..=r1 {
                             let h = Hex::new(q, r);

@@ -253,7 +253,7 @@ pub fn estimate_bytes(padded: &Padded) -> u64 {
     let (q0, q1, r0, r1) = padded.bounds();
     let ring = 8 * (q1 - q0 + r1 - r0 + 2) as usize;
     let batch = (LAID_OUT + ring) * (size_of::<Seen>() + size_of::<(u32, Hex)>() + 8);
-    (Tiles::of(padded).size * 10 + padded.axial.len() * 2 + 4 * batch) as u64
+    (Tiles::of(padded).size * 10 + padded.hexes() * 2 + 4 * batch) as u64
         + 2 * 4 * 4 * BUCKETS.1 as u64
 }
 
@@ -282,7 +282,7 @@ pub fn needs<K: Kernel>(
     padded: &Padded,
     i: usize,
 ) -> Vec<Need> {
-    let origin = padded.axial[i];
+    let origin = padded.hex(i);
     // The farthest hex lies on the rim (a squared distance is convex).
     let far2 = padded
         .rim
@@ -555,7 +555,7 @@ impl View {
         i: usize,
         buckets: usize,
     ) -> View {
-        let eye = kernel.eye(&grid.cells[padded.cell[i] as usize]);
+        let eye = kernel.eye(&grid.cells[padded.grid_index(i)]);
         let tiles = Tiles::of(padded);
         // Zeroed pages, written only where the map is (the rest is never read).
         let mut ground = vec![[0.0; 2]; tiles.size];
@@ -853,7 +853,7 @@ mod tests {
             let grid = &Grid::of(&k, padded);
             for from in [0, cols as usize, map.len() / 2, map.len() - 1] {
                 let view = View::new(&k, grid, padded, from, 1024);
-                let origin = padded.axial[from];
+                let origin = padded.axial()[from];
                 let mut taken = vec![0; view.tiles.size];
                 for half in [Half::Upper, Half::Lower] {
                     let mut rings = Rings::new(padded, origin, half.rows(origin));
@@ -867,7 +867,7 @@ mod tests {
                     }
                 }
                 let mut wanted = 0;
-                for (j, &h) in padded.axial.iter().enumerate() {
+                for (j, &h) in padded.axial().iter().enumerate() {
                     let want = if j == from {
                         0
                     } else if h.r == origin.r {
@@ -903,7 +903,7 @@ mod tests {
         let padded = &Padded::of(&map);
         let grid = &Grid::of(&k, padded);
         let from = map.len() / 3;
-        let origin = padded.axial[from];
+        let origin = padded.axial()[from];
         let view = View::new(&k, grid, padded, from, 1024);
         let mut taken = 0;
         for half in [Half::Upper, Half::Lower] {
@@ -927,7 +927,7 @@ mod tests {
             }
         }
         let row = (0..map.len())
-            .filter(|&j| padded.axial[j].r == origin.r)
+            .filter(|&j| padded.axial()[j].r == origin.r)
             .count();
         assert_eq!(taken, map.len() - 1 + row - 1);
     }
@@ -941,7 +941,7 @@ mod tests {
         let padded = &Padded::of(&map);
         let grid = &Grid::of(&k, padded);
         for from in [0, 30, map.len() / 2, map.len() - 1] {
-            let origin = padded.axial[from];
+            let origin = padded.axial()[from];
             let view = View::new(&k, grid, padded, from, 1024);
             let judged = |half: Half| {
                 let out: Vec<AtomicU8> = (0..view.tiles.size)
@@ -953,7 +953,7 @@ mod tests {
                     .collect::<Vec<_>>()
             };
             let (up, down) = (judged(Half::Upper), judged(Half::Lower));
-            for (j, &h) in padded.axial.iter().enumerate() {
+            for (j, &h) in padded.axial().iter().enumerate() {
                 let x = view.tiles.at(h);
                 let by = usize::from(up[x]) + usize::from(down[x]);
                 assert_eq!(by, usize::from(j != from), "{h:?} from {origin:?}");
@@ -970,14 +970,14 @@ mod tests {
         let padded = &Padded::of(&map);
         let grid = &Grid::of(&k, padded);
         for from in [0, map.len() / 2 + 7] {
-            let origin = padded.axial[from];
+            let origin = padded.axial()[from];
             let view = View::new(&k, grid, padded, from, 4096);
             let cells: Vec<(u32, Hex)> = (0..map.len())
                 .filter(|&j| j != from)
                 .map(|j| {
                     (
-                        view.tiles.at(padded.axial[j]) as u32,
-                        padded.axial[j] - origin,
+                        view.tiles.at(padded.axial()[j]) as u32,
+                        padded.axial()[j] - origin,
                     )
                 })
                 .collect();

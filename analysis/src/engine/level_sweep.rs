@@ -412,7 +412,7 @@ impl Classes {
         let mut ids: HashMap<K::Cell, u8> = HashMap::new();
         let mut reps: Vec<K::Cell> = Vec::new();
         let mut class = vec![0u8; p.size + key_bounds::SPARE];
-        for &x in &p.cell {
+        for &x in p.cell() {
             let c = grid.cells[x as usize];
             let id = match ids.get(&c) {
                 Some(&id) => id,
@@ -657,7 +657,7 @@ impl LevelSweep {
         let near = !self.near.is_empty() || self.near_keyed.is_some();
         let stretches = Stretches::of(w, o, Hex::new(pairs.dq, dr), near);
         let parts = self.near_keyed.map(|r| stretches.split(r));
-        let cells = &w.padded.cell;
+        let cells = w.padded.cell();
         let read = keyed_read(self.limit);
         pairs.runs(dr, |run| {
             let base0 = cells[run.a.idx[(run.r0 - run.a.r_lo) as usize] as usize] as i64;
@@ -670,7 +670,7 @@ impl LevelSweep {
                 None => Lanes::of(run.lanes, |lane| {
                     let (i, j) = run.pair(lane);
                     let c = |x: usize| End {
-                        hex: w.padded.axial[x],
+                        hex: w.padded.axial()[x],
                         cell: w.grid.cells[cells[x] as usize],
                     };
                     self.lane_key(k, &k.ends(c(i), c(j))).pack()

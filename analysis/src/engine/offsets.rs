@@ -27,10 +27,10 @@ impl Group {
 
 /// Hexes `idx` of the map (axial coordinates by map index) as `(q, r, index)`,
 /// sorted by `q` then `r`, without repeats.
-pub fn sorted_hexes(axial: &[crate::hex::Hex], idx: &[usize]) -> Vec<(i32, i32, u32)> {
+pub fn sorted_hexes(hex: impl Fn(usize) -> crate::hex::Hex, idx: &[usize]) -> Vec<(i32, i32, u32)> {
     let mut all: Vec<(i32, i32, u32)> = idx
         .iter()
-        .map(|&i| (axial[i].q, axial[i].r, i as u32))
+        .map(|&i| (hex(i).q, hex(i).r, i as u32))
         .collect();
     all.sort_unstable();
     all.dedup();
@@ -41,7 +41,7 @@ pub fn sorted_hexes(axial: &[crate::hex::Hex], idx: &[usize]) -> Vec<(i32, i32, 
 /// `q` and consecutive `r`, sorted by `q` then `r`.
 pub fn runs_of(axial: &[crate::hex::Hex], idx: &[usize]) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
-    for (q, r, i) in sorted_hexes(axial, idx) {
+    for (q, r, i) in sorted_hexes(|i| axial[i], idx) {
         match out.last_mut() {
             Some(g) if g.q == q && g.r_hi() + 1 == r => g.idx.push(i),
             _ => out.push(Group {

@@ -43,7 +43,7 @@ impl Column {
 /// The hexes `idx` of the engine's map as columns.
 fn columns(engine: &Engine, idx: &[usize]) -> Vec<Column> {
     let mut out: Vec<Column> = Vec::new();
-    for (q, r, i) in sorted_hexes(&engine.padded.axial, idx) {
+    for (q, r, i) in sorted_hexes(|i| engine.padded.hex(i), idx) {
         match out.last_mut() {
             Some(c) if c.q == q => c.rs.push((r, i)),
             _ => out.push(Column {
@@ -281,14 +281,14 @@ fn sweep_seen(
     seen: impl Fn(usize, usize) + Sync,
 ) -> Result<()> {
     if !engine.has_sweep() {
-        let axial = &engine.padded.axial;
+        let axial = engine.padded.axial();
         return for_each::<false>(engine, from, to, ctl, |i, j, o| {
             if !o.blocked() && (!once || forward(axial[j] - axial[i])) {
                 seen(i, j)
             }
         });
     }
-    let axial = &engine.padded.axial;
+    let axial = engine.padded.axial();
     let (obs, tgt) = (runs_of(axial, from), runs_of(axial, to));
     let need = Needed::of(&columns(engine, from), &columns(engine, to));
     let total = from.len() as u64 * to.len() as u64;
@@ -324,7 +324,7 @@ fn sweep_seen(
                     g,
                     factors: engine.factors(g),
                     dt: e.q as i64 * engine.padded.stride + e.r as i64,
-                    cells: &engine.padded.cell,
+                    cells: engine.padded.cell(),
                     wide: lanes >= 1024,
                 };
                 engine.sweep_offset(&o, &pairs, e.r, steps_buf, &mut emit);

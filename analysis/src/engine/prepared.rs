@@ -143,8 +143,8 @@ impl<K: Kernel> Kernelled<K> {
     #[inline]
     fn needs_line(&self, f: &Frame, i: usize, j: usize) -> bool {
         let c = |x: usize| End {
-            hex: f.padded.axial[x],
-            cell: self.grid.cells[f.padded.cell[x] as usize],
+            hex: f.padded.hex(x),
+            cell: self.grid.cells[f.padded.grid_index(x)],
         };
         self.kernel.needs_line(&self.kernel.ends(c(i), c(j)))
     }
@@ -204,7 +204,7 @@ impl<K: Kernel> Prepared for Kernelled<K> {
     fn viewshed_needs(&self, f: &Frame, i: usize) -> Vec<Need> {
         let (k, grid, p) = (&self.kernel, &self.grid, f.padded);
         if super::shadow::all_quiet(k, grid, p, i) {
-            let mut all = vec![Need::Nothing; p.axial.len()];
+            let mut all = vec![Need::Nothing; p.hexes()];
             all[i] = Need::Walk;
             all
         } else if k.blocks_above_line() {

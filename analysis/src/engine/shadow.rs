@@ -121,7 +121,7 @@ fn saturate(top: i64) -> i32 {
 /// Bytes `quiet_targets` holds for a map, beyond its answer.
 pub fn estimate_bytes(padded: &Padded) -> u64 {
     let (buckets, rings, _) = dims(reach(padded));
-    (buckets * rings * 4 + padded.axial.len() * 16) as u64
+    (buckets * rings * 4 + padded.hexes() * 16) as u64
 }
 
 /// The largest distance between two hexes of the map, or more: from the box about
@@ -162,9 +162,12 @@ pub fn all_quiet<K: Kernel>(
     padded: &Padded,
     i: usize,
 ) -> bool {
-    quiet(kernel, padded.axial.len(), i, &|j| End {
-        hex: padded.axial[j],
-        cell: grid.cells[padded.cell[j] as usize],
+    quiet(kernel, padded.hexes(), i, &|j| {
+        let hex = padded.hex(j);
+        End {
+            hex,
+            cell: grid.cells[padded.at(hex).expect("a map hex is inside")],
+        }
     })
 }
 
@@ -224,10 +227,11 @@ pub fn needs<K: Kernel>(
     padded: &Padded,
     i: usize,
 ) -> Vec<Need> {
-    let n = padded.axial.len();
-    let cell = |j: usize| grid.cells[padded.cell[j] as usize];
+    let n = padded.hexes();
+    let (axial, cells) = (padded.axial(), padded.cell());
+    let cell = |j: usize| grid.cells[cells[j] as usize];
     let end = |j: usize| End {
-        hex: padded.axial[j],
+        hex: axial[j],
         cell: cell(j),
     };
     let quiet: Vec<Option<i64>> = (0..n)
@@ -244,9 +248,9 @@ pub fn needs<K: Kernel>(
     let eye = kernel.eye(&cell(i));
     // Every cell that may act, or stand at or above the eye.
     let threshold = lowest.min(eye.saturating_sub(1));
-    let from = point(padded.axial[i]);
+    let from = point(axial[i]);
     let offset = |j: usize| {
-        let p = point(padded.axial[j]);
+        let p = point(axial[j]);
         (p.0 - from.0, p.1 - from.1)
     };
     let mut table = Table::new(reach(padded));

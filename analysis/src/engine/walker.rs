@@ -88,8 +88,8 @@ impl<K: Kernel> Walker<'_, K> {
         let (k, grid, p) = (self.kernel, self.grid, self.padded);
         let sym = &self.syms[g];
         let (fa, fb) = self.factors[g];
-        let base = p.cell[i] as i64;
-        let (from, to) = (p.axial[i], p.axial[j]);
+        let base = p.grid_index(i) as i64;
+        let (from, to) = (p.hex(i), p.hex(j));
         let origin = grid.cells[base as usize];
         let ends = k.ends(
             End {
@@ -98,7 +98,7 @@ impl<K: Kernel> Walker<'_, K> {
             },
             End {
                 hex: to,
-                cell: grid.cells[p.cell[j] as usize],
+                cell: grid.cells[p.grid_index(j)],
             },
         );
         let eye = if BLIND { k.eye(&origin) } else { 0 };
@@ -199,7 +199,11 @@ impl<K: Kernel> Walker<'_, K> {
             for e in events {
                 let mut sum = Sum::default();
                 sum.add(e.effect);
-                let end = if e.at_target { p.cell[j] } else { p.cell[i] } as usize;
+                let end = if e.at_target {
+                    p.grid_index(j)
+                } else {
+                    p.grid_index(i)
+                };
                 if take::<BLIND>(&mut out, sum, eye, || k.top(&grid.cells[end])) {
                     return out;
                 }
@@ -226,15 +230,15 @@ impl<K: Kernel> Walker<'_, K> {
         let (grid, p) = (self.grid, self.padded);
         let sym = &self.syms[g];
         let (fa, fb) = self.factors[g];
-        let base = p.cell[i] as i64;
-        let from = p.axial[i];
+        let base = p.grid_index(i) as i64;
+        let from = p.hex(i);
         let cell = |q: i16, r: i16| grid.cells[(base + fa * q as i64 + fb * r as i64) as usize];
         let hex = |q: i16, r: i16| from + sym.apply(Hex::new(q as i32, r as i32));
         let end = |x: usize| {
-            let c = grid.cells[p.cell[x] as usize];
+            let c = grid.cells[p.grid_index(x)];
             Span {
-                a: p.axial[x],
-                b: p.axial[x],
+                a: p.hex(x),
+                b: p.hex(x),
                 cells: [c, c],
                 side: false,
             }
