@@ -266,6 +266,38 @@ mod tests {
         .unwrap()
     }
 
+    /// The eight-byte cell keeps every level and every height a ruleset allows
+    /// exactly, and a cell off the map never blocks, however low the line.
+    #[test]
+    fn a_cell_keeps_its_surface_and_off_the_map_nothing_blocks() {
+        let most = crate::ruleset::MAX_NUMBER as i64 * MILLI;
+        for level in [i32::MIN, -7, 0, 3, i32::MAX] {
+            for height in [-most, -1, 0, 250, most] {
+                let c = Cell::new(level, height);
+                assert!(c.on_map());
+                assert_eq!(c.surface(), level as i64 * MILLI + height);
+            }
+        }
+        // A height beyond a ruleset's bounds (none passes validation) is held to them.
+        assert_eq!(Cell::new(0, 10 * most).surface(), most);
+        let map = tiny_map();
+        let k = Kernel::new(&map);
+        let off = Cell::default();
+        assert!(!off.on_map());
+        let low = i32::MIN as i64 * MILLI;
+        for e in [(low, low), (low, 0), (0, 0)] {
+            let mut n = Quiet::default();
+            k.hex(
+                &e,
+                &off,
+                between(Ratio::new(0, 1), Ratio::new(1, 1)),
+                &mut n,
+            );
+            assert!(!n.all().any, "{e:?}");
+        }
+        assert_eq!(size_of::<Cell>(), 8);
+    }
+
     /// [`Kernel::quiet_under`]'s promise, over every small case: a surface at or under
     /// the quiet height of the ends never blocks, wherever the stretch lies; and the
     /// height is the highest with that promise (just above it, some stretch blocks).
