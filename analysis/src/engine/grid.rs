@@ -29,7 +29,7 @@ pub struct Padded {
     hexes: usize,
     /// Axial coordinates and grid index of each map hex, by map index: laid out on
     /// first use ([`Padded::axial`], [`Padded::cell`]), as one viewshed asks for a
-    /// few ([`Padded::hex`], [`Padded::grid_index`]).
+    /// few ([`Padded::place`]).
     laid: OnceLock<(Vec<Hex>, Vec<u32>)>,
     /// Map index of each grid cell, or `u32::MAX` off the map: built on first use
     /// ([`Padded::index`]), as one viewshed never asks.
@@ -121,18 +121,44 @@ impl Padded {
         self.hexes
     }
 
-    /// Axial coordinates of map hex `i`, without laying out every hex's.
+    /// Axial coordinates and grid index of map hex `i`: read from the tables where
+    /// they are laid out (a sweep that reads them has asked), else worked out with
+    /// one 32-bit division (map indices and rows fit `u32`) without laying out
+    /// every hex's.
     #[inline]
-    pub fn hex(&self, i: usize) -> Hex {
-        // One 32-bit division (map indices and rows fit `u32`) gives both.
-        let (i, rows) = (i as u32, self.rows as u32);
-        self.layout.hex_at((i / rows) as i32, (i % rows) as i32)
+    pub fn place(&self, i: usize) -> (Hex, usize) {
+        match self.laid.get() {
+            Some((axial, cell)) => (axial[i], cell[i] as usize),
+            None => self.work_out(i),
+        }
     }
 
-    /// Grid index of map hex `i`, without laying out every hex's.
+    /// [`Padded::place`] without the tables (kept out of line: the hot callers read
+    /// the tables).
+    #[inline(never)]
+    pub fn work_out(&self, i: usize) -> (Hex, usize) {
+        let (k, rows) = (i as u32, self.rows as u32);
+        let h = self.layout.hex_at((k / rows) as i32, (k % rows) as i32);
+        (h, self.at(h).expect("a map hex is inside"))
+    }
+
+    /// The laid-out tables of [`Padded::axial`] and [`Padded::cell`], if a sweep has
+    /// asked for them: a caller that places many hexes reads them once, as a plain
+    /// value its loops can keep (each [`Padded::place`] asks again).
+    pub fn laid_out(&self) -> Option<(&[Hex], &[u32])> {
+        self.laid.get().map(|(a, c)| (&a[..], &c[..]))
+    }
+
+    /// Axial coordinates of map hex `i` ([`Padded::place`]).
+    #[inline]
+    pub fn hex(&self, i: usize) -> Hex {
+        self.place(i).0
+    }
+
+    /// Grid index of map hex `i` ([`Padded::place`]).
     #[inline]
     pub fn grid_index(&self, i: usize) -> usize {
-        self.at(self.hex(i)).expect("a map hex is inside")
+        self.place(i).1
     }
 
     fn laid(&self) -> &(Vec<Hex>, Vec<u32>) {
@@ -323,12 +349,14 @@ mod tests {
                             .collect::<Vec<_>>()
                     );
                     assert_eq!(p.hexes(), map.len());
+                    // Worked out before the tables are laid out, and read from them after.
+                    let fresh = Padded::of(&map);
                     for i in 0..map.len() {
-                        assert_eq!(
-                            (p.hex(i), p.grid_index(i)),
-                            (map.hex_of(i), p.cell()[i] as usize)
-                        );
+                        let want = (map.hex_of(i), p.cell()[i] as usize);
+                        assert_eq!((fresh.place(i), p.place(i)), (want, want));
+                        assert_eq!((fresh.hex(i), fresh.grid_index(i)), want);
                     }
+                    assert!(fresh.laid.get().is_none());
                     for (q, &(lo, hi)) in (q0..).zip(&p.spans) {
                         for r in r0..=r1 {
                             let h = Hex::new(q, r);

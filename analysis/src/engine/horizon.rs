@@ -565,15 +565,21 @@ impl View {
             .zip(padded.spans.par_chunks(8))
             .enumerate()
             .for_each(|(g, (slots, spans))| {
-                for (k, &(lo, hi)) in spans.iter().enumerate() {
-                    let column = (8 * g + k) * stride;
-                    for r in lo..=hi {
-                        let r = (r - tiles.r0) as usize;
-                        let c = &grid.cells[column + r];
-                        slots[r * 8 + k] = [
-                            (kernel.top(c) - eye) as f32,
-                            (kernel.target_eye(c) - eye) as f32,
-                        ];
+                // Row by row, each row's eight columns side by side: the writes run
+                // in order, one cache line a row.
+                let (lo, hi) = spans
+                    .iter()
+                    .fold((i32::MAX, i32::MIN), |(a, b), s| (a.min(s.0), b.max(s.1)));
+                for r in lo..=hi {
+                    let at = (r - tiles.r0) as usize;
+                    for (k, &(lo, hi)) in spans.iter().enumerate() {
+                        if lo <= r && r <= hi {
+                            let c = &grid.cells[(8 * g + k) * stride + at];
+                            slots[at * 8 + k] = [
+                                (kernel.top(c) - eye) as f32,
+                                (kernel.target_eye(c) - eye) as f32,
+                            ];
+                        }
                     }
                 }
             });

@@ -669,9 +669,12 @@ impl LevelSweep {
                 }
                 None => Lanes::of(run.lanes, |lane| {
                     let (i, j) = run.pair(lane);
-                    let c = |x: usize| End {
-                        hex: w.padded.axial()[x],
-                        cell: w.grid.cells[cells[x] as usize],
+                    let c = |x: usize| {
+                        let (hex, at) = w.place(x);
+                        End {
+                            hex,
+                            cell: w.grid.cells[at],
+                        }
                     };
                     self.lane_key(k, &k.ends(c(i), c(j))).pack()
                 }),

@@ -121,6 +121,7 @@ impl<K: Kernel> Kernelled<K> {
             syms: f.syms,
             factors: f.factors,
             limit: self.kernel.hindrance_limit(),
+            laid: f.padded.laid_out(),
         }
     }
 
@@ -142,9 +143,12 @@ impl<K: Kernel> Kernelled<K> {
     /// (`Kernel::line`), so a prefix of its walk settles nothing.
     #[inline]
     fn needs_line(&self, f: &Frame, i: usize, j: usize) -> bool {
-        let c = |x: usize| End {
-            hex: f.padded.hex(x),
-            cell: self.grid.cells[f.padded.grid_index(x)],
+        let c = |x: usize| {
+            let (hex, at) = f.padded.place(x);
+            End {
+                hex,
+                cell: self.grid.cells[at],
+            }
         };
         self.kernel.needs_line(&self.kernel.ends(c(i), c(j)))
     }

@@ -52,9 +52,21 @@ pub struct Walker<'a, K: Kernel> {
     pub factors: &'a [(i64, i64); 12],
     /// The kernel's hindrance limit, asked once (families read it from the ruleset).
     pub limit: Option<u32>,
+    /// The padded grid's laid-out tables, if laid out when the walker was made
+    /// ([`Padded::laid_out`]).
+    pub laid: Option<(&'a [Hex], &'a [u32])>,
 }
 
 impl<K: Kernel> Walker<'_, K> {
+    /// Axial coordinates and grid index of map hex `i`.
+    #[inline]
+    pub fn place(&self, i: usize) -> (Hex, usize) {
+        match self.laid {
+            Some((axial, cell)) => (axial[i], cell[i] as usize),
+            None => self.padded.work_out(i),
+        }
+    }
+
     /// The outcome for observer `i` and target `j` (map indices, `i != j`) whose offset
     /// is `walk` (exact) under symmetry `g`. With `BLIND`, the walk goes on past low
     /// blockers to find out whether a high one stands behind them.
@@ -88,8 +100,8 @@ impl<K: Kernel> Walker<'_, K> {
         let (k, grid, p) = (self.kernel, self.grid, self.padded);
         let sym = &self.syms[g];
         let (fa, fb) = self.factors[g];
-        let base = p.grid_index(i) as i64;
-        let (from, to) = (p.hex(i), p.hex(j));
+        let ((from, base), (to, target)) = (self.place(i), self.place(j));
+        let base = base as i64;
         let origin = grid.cells[base as usize];
         let ends = k.ends(
             End {
@@ -98,7 +110,7 @@ impl<K: Kernel> Walker<'_, K> {
             },
             End {
                 hex: to,
-                cell: grid.cells[p.grid_index(j)],
+                cell: grid.cells[target],
             },
         );
         let eye = if BLIND { k.eye(&origin) } else { 0 };
@@ -199,11 +211,7 @@ impl<K: Kernel> Walker<'_, K> {
             for e in events {
                 let mut sum = Sum::default();
                 sum.add(e.effect);
-                let end = if e.at_target {
-                    p.grid_index(j)
-                } else {
-                    p.grid_index(i)
-                };
+                let end = if e.at_target { target } else { base as usize };
                 if take::<BLIND>(&mut out, sum, eye, || k.top(&grid.cells[end])) {
                     return out;
                 }
@@ -227,18 +235,19 @@ impl<K: Kernel> Walker<'_, K> {
         j: usize,
         out: &mut Vec<Span<K::Cell>>,
     ) {
-        let (grid, p) = (self.grid, self.padded);
+        let grid = self.grid;
         let sym = &self.syms[g];
         let (fa, fb) = self.factors[g];
-        let base = p.grid_index(i) as i64;
-        let from = p.hex(i);
+        let (from, base) = self.place(i);
+        let base = base as i64;
         let cell = |q: i16, r: i16| grid.cells[(base + fa * q as i64 + fb * r as i64) as usize];
         let hex = |q: i16, r: i16| from + sym.apply(Hex::new(q as i32, r as i32));
         let end = |x: usize| {
-            let c = grid.cells[p.grid_index(x)];
+            let (h, at) = self.place(x);
+            let c = grid.cells[at];
             Span {
-                a: p.hex(x),
-                b: p.hex(x),
+                a: h,
+                b: h,
                 cells: [c, c],
                 side: false,
             }
