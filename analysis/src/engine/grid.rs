@@ -165,29 +165,36 @@ impl Padded {
         self.laid.get_or_init(|| self.lay_out())
     }
 
-    /// The map index of each grid cell, or `u32::MAX` off the map; each grid column
-    /// numbers its map hexes on a thread (zeroed pages, all overwritten: the first
-    /// touches fall on the threads). `map` is the map this grid was laid out for.
+    /// The map index of each grid cell, or `u32::MAX` off the map. `map` is the map
+    /// this grid was laid out for.
     pub fn index(&self, map: &Map) -> &[u32] {
-        use rayon::prelude::*;
         self.index.get_or_init(|| {
-            let mut index = vec![0; self.size];
-            index
-                .par_chunks_mut(self.stride as usize)
-                .zip(&self.spans)
-                .enumerate()
-                .for_each(|(k, (slots, &(lo, hi)))| {
-                    for (r, slot) in (self.r0..).zip(slots) {
-                        let on = lo <= r && r <= hi;
-                        let h = Hex::new(self.q0 + k as i32, r);
-                        *slot = on
-                            .then(|| map.index(h))
-                            .flatten()
-                            .map_or(u32::MAX, |i| i as u32);
-                    }
-                });
-            index
+            self.each_cell(|h, on| {
+                on.then(|| map.index(h))
+                    .flatten()
+                    .map_or(u32::MAX, |i| i as u32)
+            })
         })
+    }
+
+    /// `f(hex, on the map)` of every grid cell, in grid order, a grid column on each
+    /// thread (written once, straight into place, so that each thread touches its
+    /// pages first), the map's hexes told from the column's span.
+    pub fn each_cell<T: Send>(&self, f: impl Fn(Hex, bool) -> T + Sync) -> Vec<T> {
+        use rayon::prelude::*;
+        let mut out = Vec::with_capacity(self.size);
+        out.spare_capacity_mut()[..self.size]
+            .par_chunks_mut(self.stride as usize)
+            .zip(&self.spans)
+            .enumerate()
+            .for_each(|(k, (slots, &(lo, hi)))| {
+                for (r, slot) in (self.r0..).zip(slots) {
+                    slot.write(f(Hex::new(self.q0 + k as i32, r), lo <= r && r <= hi));
+                }
+            });
+        // SAFETY: the columns cover the first `size` slots, each written above.
+        unsafe { out.set_len(self.size) };
+        out
     }
 
     /// The axial coordinates and grid index of each map hex, a map column on each
@@ -254,26 +261,11 @@ impl<C: Copy + Default, S: Copy + Default> Grid<C, S> {
     where
         C: Send,
     {
-        use rayon::prelude::*;
         let map = k.map();
-        // Written once, a grid column on each thread (so are the pages' first
-        // touches), its map hexes from the column's span.
-        let mut cells: Vec<C> = Vec::with_capacity(p.size);
-        cells.spare_capacity_mut()[..p.size]
-            .par_chunks_mut(p.stride as usize)
-            .zip(&p.spans)
-            .enumerate()
-            .for_each(|(q, (slots, &(lo, hi)))| {
-                for (r, slot) in (p.r0..).zip(slots) {
-                    let on = lo <= r && r <= hi;
-                    slot.write(match on {
-                        true => k.cell(Hex::new(p.q0 + q as i32, r)),
-                        false => C::default(),
-                    });
-                }
-            });
-        // SAFETY: the columns cover the first `size` slots, each written above.
-        unsafe { cells.set_len(p.size) };
+        let cells = p.each_cell(|h, on| match on {
+            true => k.cell(h),
+            false => C::default(),
+        });
         let mut side_mask = vec![0u8; p.size];
         let mut sides = HashMap::new();
         for side in map.hexsides.keys() {
