@@ -127,7 +127,14 @@ impl Padded {
     /// every hex's.
     #[inline]
     pub fn place(&self, i: usize) -> (Hex, usize) {
-        match self.laid.get() {
+        self.place_in(self.laid_out(), i)
+    }
+
+    /// [`Padded::place`] from `laid`, the tables as [`Padded::laid_out`] gave them
+    /// earlier (a caller that places many hexes keeps them as a plain value).
+    #[inline]
+    pub fn place_in(&self, laid: Option<(&[Hex], &[u32])>, i: usize) -> (Hex, usize) {
+        match laid {
             Some((axial, cell)) => (axial[i], cell[i] as usize),
             None => self.work_out(i),
         }
@@ -136,15 +143,14 @@ impl Padded {
     /// [`Padded::place`] without the tables (kept out of line: the hot callers read
     /// the tables).
     #[inline(never)]
-    pub fn work_out(&self, i: usize) -> (Hex, usize) {
+    fn work_out(&self, i: usize) -> (Hex, usize) {
         let (k, rows) = (i as u32, self.rows as u32);
         let h = self.layout.hex_at((k / rows) as i32, (k % rows) as i32);
         (h, self.at(h).expect("a map hex is inside"))
     }
 
     /// The laid-out tables of [`Padded::axial`] and [`Padded::cell`], if a sweep has
-    /// asked for them: a caller that places many hexes reads them once, as a plain
-    /// value its loops can keep (each [`Padded::place`] asks again).
+    /// asked for them (for [`Padded::place_in`]).
     pub fn laid_out(&self) -> Option<(&[Hex], &[u32])> {
         self.laid.get().map(|(a, c)| (&a[..], &c[..]))
     }

@@ -30,7 +30,10 @@ impl Group {
 pub fn sorted_hexes(hex: impl Fn(usize) -> crate::hex::Hex, idx: &[usize]) -> Vec<(i32, i32, u32)> {
     let mut all: Vec<(i32, i32, u32)> = idx
         .iter()
-        .map(|&i| (hex(i).q, hex(i).r, i as u32))
+        .map(|&i| {
+            let h = hex(i);
+            (h.q, h.r, i as u32)
+        })
         .collect();
     all.sort_unstable();
     all.dedup();

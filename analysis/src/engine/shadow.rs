@@ -163,10 +163,10 @@ pub fn all_quiet<K: Kernel>(
     i: usize,
 ) -> bool {
     quiet(kernel, padded.hexes(), i, &|j| {
-        let hex = padded.hex(j);
+        let (hex, at) = padded.place(j);
         End {
             hex,
-            cell: grid.cells[padded.at(hex).expect("a map hex is inside")],
+            cell: grid.cells[at],
         }
     })
 }

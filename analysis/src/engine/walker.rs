@@ -61,10 +61,7 @@ impl<K: Kernel> Walker<'_, K> {
     /// Axial coordinates and grid index of map hex `i`.
     #[inline]
     pub fn place(&self, i: usize) -> (Hex, usize) {
-        match self.laid {
-            Some((axial, cell)) => (axial[i], cell[i] as usize),
-            None => self.padded.work_out(i),
-        }
+        self.padded.place_in(self.laid, i)
     }
 
     /// The outcome for observer `i` and target `j` (map indices, `i != j`) whose offset

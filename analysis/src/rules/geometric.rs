@@ -48,7 +48,7 @@ impl Heights {
     /// A hex's surface (ground plus terrain), if on the map.
     pub fn surface(&self, map: &Map, h: Hex) -> Option<i64> {
         map.cell(h)
-            .map(|c| c.level as i64 * MILLI + self.terrain[c.terrain as usize])
+            .map(|c| Cell::new(c.level, self.terrain[c.terrain as usize]).surface())
     }
 }
 
