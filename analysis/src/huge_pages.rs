@@ -8,12 +8,19 @@
 //! own, on a 2 MiB boundary, and the huge pages asked for: one fault maps 2 MiB.
 //! Elsewhere, or where the kernel declines, they are ordinary pages.
 //!
+//! A freed large block is kept mapped for the next large block that fits in it
+//! ([`Kept`]): a fresh page is zeroed by the kernel on first touch, and reading a
+//! 45 MB map frees a hundred megabytes that the engine's grids then take again.
+//! The first block that fits in none of those kept lets them all go, so the process
+//! never holds more than it held at its peak before.
+//!
 //! ```no_run
 //! #[global_allocator]
 //! static ALLOC: hexsight_analysis::huge_pages::HugePages = hexsight_analysis::huge_pages::HugePages;
 //! ```
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
 
 /// The size from which a block is mapped on its own, in huge pages.
 pub const LARGE: usize = 4 << 20;
@@ -36,7 +43,7 @@ fn large(size: usize, align: usize) -> bool {
 unsafe impl GlobalAlloc for HugePages {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if large(layout.size(), layout.align()) {
-            return map(layout.size());
+            return take(layout.size()).map_or_else(|| map(layout.size()), |(p, _)| p);
         }
         // SAFETY: the caller's contract, passed on.
         unsafe { System.alloc(layout) }
@@ -44,8 +51,15 @@ unsafe impl GlobalAlloc for HugePages {
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if large(layout.size(), layout.align()) {
-            // A fresh mapping reads as zeros.
-            return map(layout.size());
+            return match take(layout.size()) {
+                // SAFETY: a kept block of at least this size, ours alone now.
+                Some((p, _)) => unsafe {
+                    std::ptr::write_bytes(p, 0, layout.size());
+                    p
+                },
+                // A fresh mapping reads as zeros.
+                None => map(layout.size()),
+            };
         }
         // SAFETY: the caller's contract, passed on.
         unsafe { System.alloc_zeroed(layout) }
@@ -53,7 +67,7 @@ unsafe impl GlobalAlloc for HugePages {
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if large(layout.size(), layout.align()) {
-            return unmap(ptr, layout.size());
+            return keep(ptr, layout.size());
         }
         // SAFETY: the caller's contract, passed on.
         unsafe { System.dealloc(ptr, layout) }
@@ -84,6 +98,62 @@ unsafe impl GlobalAlloc for HugePages {
                 to
             }
         }
+    }
+}
+
+/// Freed large blocks still mapped, for [`take`]: at most [`KEPT`] of them.
+struct Kept {
+    /// Each block's start and whole length (a multiple of [`HUGE`]); 0 for none.
+    blocks: [(usize, usize); KEPT],
+}
+
+/// How many freed blocks are kept.
+const KEPT: usize = 16;
+
+static KEPT_BLOCKS: Mutex<Kept> = Mutex::new(Kept {
+    blocks: [(0, 0); KEPT],
+});
+
+/// Bytes of freed large blocks this process keeps mapped for reuse (none unless
+/// [`HugePages`] is its allocator): memory it can take again without asking the
+/// system, which [`crate::memory`] counts as available.
+pub fn kept_bytes() -> u64 {
+    let kept = KEPT_BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    kept.blocks.iter().map(|&(_, len)| len as u64).sum()
+}
+
+/// The smallest kept block that holds `size` bytes, cut to the huge pages it needs
+/// (the rest unmapped), with its length; with none, every kept block is unmapped
+/// (so a new mapping never adds to memory the process already holds).
+fn take(size: usize) -> Option<(*mut u8, usize)> {
+    let len = size.next_multiple_of(HUGE);
+    let mut kept = KEPT_BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    let best = (0..KEPT)
+        .filter(|&k| kept.blocks[k].1 >= len)
+        .min_by_key(|&k| kept.blocks[k].1);
+    let Some(k) = best else {
+        for (start, len) in std::mem::take(&mut kept.blocks) {
+            if len > 0 {
+                unmap(start as *mut u8, len);
+            }
+        }
+        return None;
+    };
+    let (start, whole) = std::mem::take(&mut kept.blocks[k]);
+    if whole > len {
+        unmap((start + len) as *mut u8, whole - len);
+    }
+    Some((start as *mut u8, len))
+}
+
+/// Keeps a block [`map`] made for `size` bytes for [`take`], or unmaps it when
+/// [`KEPT`] are kept already.
+fn keep(ptr: *mut u8, size: usize) {
+    let len = size.next_multiple_of(HUGE);
+    let mut kept = KEPT_BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    match kept.blocks.iter_mut().find(|b| b.1 == 0) {
+        Some(slot) => *slot = (ptr as usize, len),
+        None => unmap(ptr, len),
     }
 }
 
@@ -118,11 +188,11 @@ fn map(size: usize) -> *mut u8 {
     start as *mut u8
 }
 
-/// Unmaps a block [`map`] made for `size` bytes.
+/// Unmaps `len` bytes (whole huge pages) of blocks [`map`] made, used no more.
 #[cfg(target_os = "linux")]
-fn unmap(ptr: *mut u8, size: usize) {
-    // SAFETY: the whole mapping `map` returned for this size, used no more.
-    unsafe { libc::munmap(ptr.cast(), size.next_multiple_of(HUGE)) };
+fn unmap(ptr: *mut u8, len: usize) {
+    // SAFETY: pages of mappings `map` made, which the caller gives up.
+    unsafe { libc::munmap(ptr.cast(), len) };
 }
 
 /// A block [`map`] made for `old` bytes, grown or shrunk to `new` (moved by the
@@ -159,8 +229,44 @@ fn remap(_: *mut u8, _: usize, _: usize) -> *mut u8 {
 mod tests {
     use super::*;
 
+    /// The tests share the kept blocks: one at a time.
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+    #[test]
+    fn a_kept_block_is_taken_again_zeroed_where_asked() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let big = Layout::from_size_align(3 * LARGE, 64).expect("a layout");
+        let small = Layout::from_size_align(LARGE + 1, 64).expect("a layout");
+        // Whatever the other tests left kept goes first.
+        assert!(take(1 << 50).is_none());
+        // SAFETY: non-zero sizes; each block written within its length and freed once.
+        unsafe {
+            let p = HugePages.alloc(big);
+            assert!(!p.is_null());
+            std::ptr::write_bytes(p, 0xAB, big.size());
+            HugePages.dealloc(p, big);
+            if cfg!(target_os = "linux") {
+                assert!(kept_bytes() >= big.size() as u64, "kept for reuse");
+            }
+            // Taken again (cut to its size) for a smaller block, which must read as zeros.
+            let q = HugePages.alloc_zeroed(small);
+            assert!(!q.is_null());
+            assert!((0..small.size()).all(|i| *q.add(i) == 0), "zeroed");
+            if cfg!(target_os = "linux") {
+                assert_eq!(q, p, "the kept block, taken again");
+            }
+            // A block larger than any kept lets them all go.
+            HugePages.dealloc(q, small);
+            let r = HugePages.alloc(Layout::from_size_align(8 * LARGE, 64).expect("a layout"));
+            assert!(!r.is_null());
+            assert_eq!(kept_bytes(), 0, "nothing kept beside a new mapping");
+            HugePages.dealloc(r, Layout::from_size_align(8 * LARGE, 64).expect("a layout"));
+        }
+    }
+
     #[test]
     fn blocks_large_and_small_hold_what_is_written() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         // Each size grows to twice itself: small to small, small to large, large to large.
         for len in [64, LARGE / 2 + 1, LARGE - 1, LARGE, 3 * LARGE + 12_345] {
             let layout = Layout::from_size_align(len, 64).expect("a layout");
@@ -192,6 +298,7 @@ mod tests {
 
     #[test]
     fn large_blocks_start_on_a_huge_page_and_free_cleanly() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let layout = Layout::from_size_align(LARGE + 1, 8).expect("a layout");
         for _ in 0..64 {
             // SAFETY: a non-zero size; written within it and freed once.

@@ -50,8 +50,10 @@ pub fn available() -> Option<u64> {
     available_with_limit().map(|(b, _)| b)
 }
 
-/// [`available`] and which limit gave it.
+/// [`available`] and which limit gave it. Freed blocks the allocator keeps for
+/// reuse ([`crate::huge_pages::kept_bytes`]) count as available under each.
 pub fn available_with_limit() -> Option<(u64, Limit)> {
+    let kept = crate::huge_pages::kept_bytes();
     [
         mem_available().map(|b| (b, Limit::Ram)),
         address_space_left().map(|b| (b, Limit::AddressSpace)),
@@ -60,6 +62,7 @@ pub fn available_with_limit() -> Option<(u64, Limit)> {
     .into_iter()
     .flatten()
     .min_by_key(|&(b, _)| b)
+    .map(|(b, limit)| (b.saturating_add(kept), limit))
 }
 
 /// `MemAvailable` from `/proc/meminfo`, in bytes.
@@ -118,10 +121,11 @@ pub fn cgroup_left() -> Option<u64> {
             .then(|| path.trim().to_string())
     });
     let mut best: Option<u64> = None;
-    let mut consider = |max: Option<u64>, used: Option<u64>| {
+    // Its use is read only where a group is limited.
+    let mut consider = |max: Option<u64>, used: &dyn Fn() -> Option<u64>| {
         // An unlimited group reads "max" (v2, no number) or a huge number (v1).
         if let Some(max) = max.filter(|&m| m < 1 << 60) {
-            let left = max.saturating_sub(used.unwrap_or(0));
+            let left = max.saturating_sub(used().unwrap_or(0));
             best = Some(best.map_or(left, |b| b.min(left)));
         }
     };
@@ -141,10 +145,9 @@ pub fn cgroup_left() -> Option<u64> {
     ] {
         let mut dir = path.unwrap_or("/").trim_end_matches('/').to_string();
         loop {
-            consider(
-                read(&format!("{root}{dir}/{max_file}")),
-                read(&format!("{root}{dir}/{used_file}")),
-            );
+            consider(read(&format!("{root}{dir}/{max_file}")), &|| {
+                read(&format!("{root}{dir}/{used_file}"))
+            });
             match dir.rfind('/') {
                 Some(i) => dir.truncate(i),
                 None => break,

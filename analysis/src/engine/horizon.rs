@@ -557,32 +557,35 @@ impl View {
     ) -> View {
         let eye = kernel.eye(&grid.cells[padded.grid_index(i)]);
         let tiles = Tiles::of(padded);
-        // Zeroed pages, written only where the map is (the rest is never read).
-        let mut ground = vec![[0.0; 2]; tiles.size];
+        // Every slot written here, on every thread (0 off the map, where no sweep
+        // looks): zeroed memory would be zeroed on one.
+        let mut ground = Vec::with_capacity(tiles.size);
         let stride = padded.stride as usize;
-        ground
+        ground.spare_capacity_mut()[..tiles.size]
             .par_chunks_mut(8 * tiles.rows)
             .zip(padded.spans.par_chunks(8))
             .enumerate()
             .for_each(|(g, (slots, spans))| {
                 // Row by row, each row's eight columns side by side: the writes run
                 // in order, one cache line a row.
-                let (lo, hi) = spans
-                    .iter()
-                    .fold((i32::MAX, i32::MIN), |(a, b), s| (a.min(s.0), b.max(s.1)));
-                for r in lo..=hi {
-                    let at = (r - tiles.r0) as usize;
-                    for (k, &(lo, hi)) in spans.iter().enumerate() {
-                        if lo <= r && r <= hi {
-                            let c = &grid.cells[(8 * g + k) * stride + at];
-                            slots[at * 8 + k] = [
+                for (row, slots) in slots.chunks_mut(8).enumerate() {
+                    let r = row as i32 + tiles.r0;
+                    for (k, slot) in slots.iter_mut().enumerate() {
+                        let on = spans.get(k).is_some_and(|&(lo, hi)| lo <= r && r <= hi);
+                        slot.write(if on {
+                            let c = &grid.cells[(8 * g + k) * stride + row];
+                            [
                                 (kernel.top(c) - eye) as f32,
                                 (kernel.target_eye(c) - eye) as f32,
-                            ];
-                        }
+                            ]
+                        } else {
+                            [0.0; 2]
+                        });
                     }
                 }
             });
+        // SAFETY: the groups cover the first `tiles.size` slots, each written above.
+        unsafe { ground.set_len(tiles.size) };
         View {
             ground,
             tiles,
