@@ -225,12 +225,13 @@ fn remap(_: *mut u8, _: usize, _: usize) -> *mut u8 {
     unreachable!("large blocks are mapped on Linux only")
 }
 
+/// The tests that free, take or count kept blocks run one at a time.
+#[cfg(test)]
+pub(crate) static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The tests share the kept blocks: one at a time.
-    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
     #[test]
     fn a_kept_block_is_taken_again_zeroed_where_asked() {

@@ -149,7 +149,7 @@ impl<'m> Engine<'m> {
     /// viewshed, from what it may pass over: nothing where no cell rises above any
     /// line's quiet height, else from bounds on slopes where the kernel blocks above
     /// the line (`engine::horizon`), else from the highest tops (`engine::shadow`).
-    pub fn viewshed_needs(&self, i: usize) -> Vec<super::shadow::Need> {
+    pub fn viewshed_needs(&self, i: usize) -> super::needs::Needs {
         self.prepared.viewshed_needs(&self.frame(), i)
     }
 

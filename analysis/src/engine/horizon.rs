@@ -18,10 +18,11 @@
 //! viewshed against the explained query.
 
 use super::grid::{Grid, Padded};
+use super::needs::Need;
 use super::plane::{CIRCUMRADIUS, INRADIUS, distance2, point, pseudo_angle};
-use super::shadow::Need;
 use super::vector::{self, Isa};
 use crate::hex::Hex;
+use crate::map::Map;
 use crate::rules::kernel::Kernel;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -257,8 +258,8 @@ pub fn estimate_bytes(padded: &Padded) -> u64 {
         + 2 * 4 * 4 * BUCKETS.1 as u64
 }
 
-/// Per map hex, what the line from map hex `i` to it needs in a viewshed, for a
-/// kernel that [blocks above the line](Kernel::blocks_above_line): settled clear
+/// Per map hex (by grid cell), what the line from map hex `i` to it needs in a
+/// viewshed, for a kernel that [blocks above the line](Kernel::blocks_above_line): settled clear
 /// ([`Need::Nothing`]) or hidden ([`Need::Hidden`]) here, or left to a walk.
 ///
 /// The hexes are taken in bands half a hex wide of distance from the observer: every
@@ -281,7 +282,7 @@ pub fn needs<K: Kernel>(
     grid: &Grid<K::Cell, K::Side>,
     padded: &Padded,
     i: usize,
-) -> Vec<Need> {
+) -> Swept {
     let origin = padded.hex(i);
     // The farthest hex lies on the rim (a squared distance is convex).
     let far2 = padded
@@ -302,25 +303,31 @@ pub fn needs<K: Kernel>(
     let last = (4 * far2).isqrt() + 1;
     let half = |h| Half::sweep(h, &view, padded, origin, last, &out);
     rayon::join(|| half(Half::Upper), || half(Half::Lower));
-    // By map index, a map column on each task (its hexes' coordinates one from the
-    // next, where reading them would bring in 8 bytes a hex).
-    let map = kernel.map();
-    let rows = map.rows as usize;
-    let mut r: Vec<Need> = Vec::with_capacity(map.len());
-    if rows > 0 {
-        r.spare_capacity_mut()[..map.len()]
-            .par_chunks_mut(rows)
-            .enumerate()
-            .for_each(|(col, slots)| {
-                for (row, slot) in slots.iter_mut().enumerate() {
-                    let h = map.layout.hex_at(col as i32, row as i32);
-                    slot.write(need_of(out[view.tiles.at(h)].load(Ordering::Relaxed)));
-                }
-            });
-        // SAFETY: the columns cover the map's slots, each written above.
-        unsafe { r.set_len(map.len()) };
+    Swept {
+        codes: out,
+        tiles: view.tiles,
     }
-    r
+}
+
+/// A sweep's answers: a [`code`] per cell of the padded grid, by [`Tiles`].
+pub struct Swept {
+    codes: Vec<AtomicU8>,
+    tiles: Tiles,
+}
+
+impl Swept {
+    /// Calls `f(row, need)` for each hex of map column `col`, row by row: its hexes'
+    /// coordinates one from the next, where reading them would bring in 8 bytes a hex.
+    #[inline]
+    pub fn column(&self, map: &Map, col: usize, mut f: impl FnMut(usize, Need)) {
+        for row in 0..map.rows as usize {
+            let h = map.layout.hex_at(col as i32, row as i32);
+            f(
+                row,
+                need_of(self.codes[self.tiles.at(h)].load(Ordering::Relaxed)),
+            );
+        }
+    }
 }
 
 /// A half of the plane about the observer, swept on its own: its hexes and the
@@ -814,7 +821,7 @@ mod tests {
     /// query; returns how many they settle.
     fn check(map: &Map, i: usize, what: &str) -> usize {
         let e = Engine::new(map);
-        let needs = e.viewshed_needs(i);
+        let needs = e.viewshed_needs(i).to_vec(map);
         let mut settled = 0;
         for (j, &need) in needs.iter().enumerate() {
             let want = match need {

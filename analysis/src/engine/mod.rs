@@ -5,9 +5,10 @@
 //! kernel about each stretch of a compiled walk ([`lines`]); [`pairs`] runs any
 //! observers x targets request orbit by orbit, compiling only the walks it
 //! needs; [`matrix`], [`viewshed`] and [`exposure`] are thin shapes on them;
-//! `shadow` settles a viewshed's open ground without walking it. The
-//! whole-map sweeps (`above_sweep`, `level_sweep`) serve any kernel by what it
-//! declares, and are checked against its walker.
+//! `shadow` settles a viewshed's open ground without walking it, `horizon` its
+//! hilly ground from bounds on slopes ([`needs`]). The whole-map sweeps (`above_sweep`,
+//! `level_sweep`) serve any kernel by what it declares, and are checked against its
+//! walker.
 
 mod above_sweep;
 mod bits;
@@ -21,6 +22,7 @@ mod level_sweep;
 pub mod lines;
 pub mod matrix;
 pub mod min_height;
+pub mod needs;
 pub(crate) mod offsets;
 pub mod pairs;
 mod plane;

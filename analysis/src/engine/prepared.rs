@@ -13,8 +13,8 @@ use super::above_sweep::AboveSweep;
 use super::grid::{Grid, Padded};
 use super::level_sweep::LevelSweep;
 use super::lines::{Pools, Symmetry, Walk};
+use super::needs::{Need, Needs};
 use super::offsets::{DqPairs, Offset};
-use super::shadow::Need;
 use super::vector;
 use super::walker::{Outcome, Walker};
 use crate::map::Map;
@@ -50,7 +50,7 @@ pub(crate) trait Prepared: Send + Sync {
     /// True when a whole-map sweep serves this map (built on first use).
     fn has_sweep(&self, f: &Frame) -> bool;
     /// Per map hex, what the line from `i` needs to be settled in a viewshed.
-    fn viewshed_needs(&self, f: &Frame, i: usize) -> Vec<Need>;
+    fn viewshed_needs(&self, f: &Frame, i: usize) -> Needs;
     /// Bytes of the grid and of the sweeps built so far.
     fn bytes(&self) -> usize;
     /// The outcome of pair (`i`, `j`) (`i != j`) whose offset has the exact `walk`
@@ -205,16 +205,16 @@ impl<K: Kernel> Prepared for Kernelled<K> {
     /// ([`super::shadow::all_quiet`]); else from bounds on its slope where the
     /// kernel blocks above the line ([`super::horizon`]), else from the highest
     /// tops about it ([`super::shadow`]).
-    fn viewshed_needs(&self, f: &Frame, i: usize) -> Vec<Need> {
+    fn viewshed_needs(&self, f: &Frame, i: usize) -> Needs {
         let (k, grid, p) = (&self.kernel, &self.grid, f.padded);
         if super::shadow::all_quiet(k, grid, p, i) {
             let mut all = vec![Need::Nothing; p.hexes()];
             all[i] = Need::Walk;
-            all
+            Needs::Listed(all)
         } else if k.blocks_above_line() {
-            super::horizon::needs(k, grid, p, i)
+            Needs::Swept(super::horizon::needs(k, grid, p, i))
         } else {
-            super::shadow::needs(k, grid, p, i)
+            Needs::Listed(super::shadow::needs(k, grid, p, i))
         }
     }
 

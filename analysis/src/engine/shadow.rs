@@ -13,6 +13,7 @@
 //! settle one wrongly.
 
 use super::grid::{Grid, Padded};
+use super::needs::Need;
 use super::plane::{CIRCUMRADIUS, plane, point, pseudo_angle};
 use crate::rules::kernel::{End, Kernel};
 
@@ -134,23 +135,6 @@ fn reach(padded: &Padded) -> f64 {
         hi = (hi.0.max(x), hi.1.max(y));
     }
     ((hi.0 - lo.0).powi(2) + (hi.1 - lo.1).powi(2)).sqrt() + 2.0
-}
-
-/// What a viewshed's target needs, from what its line may pass over.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Need {
-    /// Nothing on the line acts: clear, without a walk.
-    Nothing,
-    /// Nothing on the line stands at or above the observer's eye: a walk to its
-    /// first block, which is then a blind hex.
-    FirstBlock,
-    /// A walk on past low blockers, to tell a blind hex.
-    Walk,
-    /// Blocked, without a walk; a blind hex when `blind`.
-    Hidden {
-        /// Every blocker on the line is lower than the observer's eye.
-        blind: bool,
-    },
 }
 
 /// True when no cell of the map stands above the quiet height of any line from map

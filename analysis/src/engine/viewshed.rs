@@ -10,7 +10,7 @@
 
 use super::fast::Engine;
 use super::matrix::Control;
-use super::shadow::Need;
+use super::needs::Need;
 use super::walker::Outcome;
 use super::{RUN, pairs};
 use crate::error::Result;
@@ -127,36 +127,38 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
         hindrance: 0,
         blind,
     };
-    // One pass over the million targets of a big map, on every thread, writes the
-    // settled answers and lists the targets left; those (a thousandth of them on
-    // hilly ground, all where a family promises nothing) are walked and answered
-    // into slots of their own, and written in after.
-    let n = needs.len();
+    // One pass over the million targets of a big map, a map column on each task,
+    // writes the settled answers and lists the targets left; those (a thousandth of
+    // them on hilly ground, all where a family promises nothing) are walked and
+    // answered into slots of their own, and written in after.
+    let (n, rows) = (map.len(), (map.rows as usize).max(1));
     let mut targets: Vec<Target> = Vec::with_capacity(n);
-    let left: Vec<Vec<usize>> = targets.spare_capacity_mut()[..n]
-        .par_chunks_mut(RUN)
-        .zip(needs.par_chunks(RUN))
+    let left: Vec<Vec<(usize, Need)>> = targets.spare_capacity_mut()[..n]
+        .par_chunks_mut(rows)
         .enumerate()
-        .map(|(c, (slots, needs))| {
+        .map(|(col, slots)| {
             let mut left = Vec::new();
-            for (k, (slot, &q)) in slots.iter_mut().zip(needs).enumerate() {
-                slot.write(match q {
+            needs.column(map, col, |row, q| {
+                slots[row].write(match q {
                     Need::Hidden { blind } => settled(Verdict::Blocked, blind),
                     _ => settled(Verdict::Clear, false),
                 });
                 if matches!(q, Need::FirstBlock | Need::Walk) {
-                    left.push(c * RUN + k);
+                    left.push((col * rows + row, q));
                 }
-            }
+            });
             left
         })
         .collect();
-    // SAFETY: the chunks cover the first `n` slots, each written above.
+    // SAFETY: the columns cover the first `n` slots, each written above.
     unsafe { targets.set_len(n) };
-    let (first, walk): (Vec<usize>, Vec<usize>) = left
-        .into_iter()
-        .flatten()
-        .partition(|&j| needs[j] == Need::FirstBlock);
+    let (mut first, mut walk) = (Vec::new(), Vec::new());
+    for (j, q) in left.into_iter().flatten() {
+        match q {
+            Need::FirstBlock => first.push(j),
+            _ => walk.push(j),
+        }
+    }
     // The slot of walked target `j`: its place in `first`, else after `first` in
     // `walk` (both sorted).
     let slots: Vec<OnceLock<Target>> = (0..first.len() + walk.len())
@@ -418,7 +420,7 @@ mod tests {
                 ("W19", 0.5),
             ] {
                 let i = map.index(map.parse_hex(from).unwrap()).unwrap();
-                let needs = e.viewshed_needs(i);
+                let needs = e.viewshed_needs(i).to_vec(&map);
                 let settled = needs.iter().filter(|&&q| q == Need::Nothing).count();
                 assert!(
                     settled as f64 >= share * map.len() as f64,
@@ -462,7 +464,7 @@ mod tests {
             let map = Map::from_json(&json, std::path::Path::new("open.json")).unwrap();
             let e = Engine::new(&map);
             let i = map.index(map.parse_hex(from).unwrap()).unwrap();
-            let needs = e.viewshed_needs(i);
+            let needs = e.viewshed_needs(i).to_vec(&map);
             let not_clear = needs.iter().filter(|&&q| q != Need::Nothing).count();
             assert_eq!(
                 not_clear == 1,
