@@ -1,5 +1,7 @@
 //! Map file format version 1 (JSON): load with checks that name the place, save atomically.
 
+use super::entries::RawEntry;
+pub(crate) use super::entries::{Entries, Entry, from_json};
 use super::model::{Cell, Extra, HexsideFeature, Map, Marker, NamedZone, Scale, Unit};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hex::{Hex, Layout, Orientation, Side, Stagger};
@@ -81,8 +83,7 @@ struct ScaleFile {
     extra: Extra,
 }
 
-/// A hex entry (`hexes.A1`, `default`). Read by hand, not with `#[serde(flatten)]`,
-/// which buffers every entry of a million-hex map into a tree before reading it.
+/// The `default` hex entry (read as a [`RawEntry`]).
 #[derive(Clone, Serialize, Default)]
 pub(crate) struct EntryFile {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -103,61 +104,23 @@ pub(crate) fn boxed(extra: Extra) -> Option<Box<Extra>> {
 
 impl<'de> Deserialize<'de> for EntryFile {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        /// The `level` value, read as [`de_level`] reads it.
-        struct Level;
-        impl<'de> serde::de::DeserializeSeed<'de> for Level {
-            type Value = Option<i32>;
-            fn deserialize<D: Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> std::result::Result<Option<i32>, D::Error> {
-                de_level(d)
-            }
+        let raw = RawEntry::deserialize(d)?;
+        Ok(EntryFile {
+            terrain: raw.terrain.map(|t| t.into_owned()),
+            level: raw.level,
+            slope: raw.slope,
+            extra: raw.extra.and_then(boxed),
+        })
+    }
+}
+
+impl EntryFile {
+    pub(crate) fn entry(&self) -> Entry<'_> {
+        Entry {
+            terrain: self.terrain.as_deref(),
+            level: self.level,
+            slope: self.slope,
         }
-        impl<'de> Visitor<'de> for V {
-            type Value = EntryFile;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a hex entry (an object with terrain, level, slope)")
-            }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut m: A,
-            ) -> std::result::Result<EntryFile, A::Error> {
-                use serde::de::Error as _;
-                let mut e = EntryFile::default();
-                let (mut terrain, mut level, mut slope) = (false, false, false);
-                let once = |seen: &mut bool, key: &'static str| {
-                    if std::mem::replace(seen, true) {
-                        Err(A::Error::duplicate_field(key))
-                    } else {
-                        Ok(())
-                    }
-                };
-                while let Some(key) = m.next_key::<std::borrow::Cow<'de, str>>()? {
-                    match key.as_ref() {
-                        "terrain" => {
-                            once(&mut terrain, "terrain")?;
-                            e.terrain = m.next_value()?;
-                        }
-                        "level" => {
-                            once(&mut level, "level")?;
-                            e.level = m.next_value_seed(Level)?;
-                        }
-                        "slope" => {
-                            once(&mut slope, "slope")?;
-                            e.slope = m.next_value()?;
-                        }
-                        _ => {
-                            let extra = e.extra.get_or_insert_with(Default::default);
-                            extra.insert(key.into_owned(), m.next_value()?);
-                        }
-                    }
-                }
-                Ok(e)
-            }
-        }
-        d.deserialize_map(V)
     }
 }
 
@@ -308,7 +271,9 @@ fn de_first_row<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u32, D::
     Ok(whole_in(d, w, 0, 1)?.unwrap_or(1) as u32)
 }
 
-fn de_level<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<i32>, D::Error> {
+pub(crate) fn de_level<'de, D: Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<i32>, D::Error> {
     let w = Whole {
         key: "level",
         allowed: crate::error::LEVEL_RANGE,
@@ -325,147 +290,6 @@ fn is_one(n: &u32) -> bool {
 }
 fn is_default<T: Default + PartialEq>(t: &T) -> bool {
     *t == T::default()
-}
-
-/// The `hexes` object in file order; a key given twice is a syntax error with its position.
-#[derive(Default)]
-pub(crate) struct Entries(pub(crate) Vec<(Label, EntryFile)>);
-
-/// A hex label as a file gives it: up to eight bytes (every label of a map within
-/// the format's limits) kept inline, so that a million entries allocate nothing.
-#[derive(Clone, Debug)]
-pub(crate) enum Label {
-    Short(u8, [u8; 8]),
-    Long(String),
-}
-
-impl Label {
-    pub(crate) fn of(s: &str) -> Label {
-        if s.len() <= 8 {
-            let mut bytes = [0; 8];
-            bytes[..s.len()].copy_from_slice(s.as_bytes());
-            Label::Short(s.len() as u8, bytes)
-        } else {
-            Label::Long(s.to_string())
-        }
-    }
-
-    pub(crate) fn as_str(&self) -> &str {
-        match self {
-            Label::Short(n, bytes) => {
-                std::str::from_utf8(&bytes[..usize::from(*n)]).expect("copied from a str")
-            }
-            Label::Long(s) => s,
-        }
-    }
-
-    /// A short label upper-cased and packed in a word, for finding duplicates.
-    fn word(&self) -> Option<u64> {
-        match self {
-            Label::Short(_, bytes) => {
-                let mut word = *bytes;
-                word.make_ascii_uppercase();
-                Some(u64::from_le_bytes(word))
-            }
-            Label::Long(_) => None,
-        }
-    }
-}
-
-impl std::ops::Deref for Label {
-    type Target = str;
-    fn deref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl fmt::Display for Label {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-thread_local! {
-    /// Set while [`from_json`] reads a text again to say where a duplicate hex
-    /// entry is.
-    static LOCATE_DUPLICATES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// The error [`Entries`] gives when it finds a duplicate label after reading them all.
-const DUPLICATE_FOUND: &str = "a hex entry is given twice";
-
-/// Reads a file holding [`Entries`] from JSON text: when they hold a duplicate
-/// label, the text is read again checking each label as it comes, so that the error
-/// names the duplicate and its line.
-pub(crate) fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
-    match serde_json::from_str(text) {
-        Err(e) if e.to_string().starts_with(DUPLICATE_FOUND) => {
-            LOCATE_DUPLICATES.set(true);
-            let again = serde_json::from_str(text);
-            LOCATE_DUPLICATES.set(false);
-            again
-        }
-        read => read,
-    }
-}
-
-impl<'de> Deserialize<'de> for Entries {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Entries;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an object from hex labels to hex entries")
-            }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut m: A,
-            ) -> std::result::Result<Entries, A::Error> {
-                // Labels of up to eight bytes (every map within the format's limits
-                // has them) are kept packed in a word and checked for duplicates
-                // once, sorted (a million in 15 ms, where a hash set's scattered
-                // probes took 100 ms); only when one is found is the text read
-                // again, checking each key as it comes, for the error's line.
-                let located = LOCATE_DUPLICATES.get();
-                let (mut short, mut words) = (rustc_hash::FxHashSet::default(), Vec::new());
-                let mut long = HashSet::new();
-                let mut out = Vec::new();
-                while let Some(key) = m.next_key::<std::borrow::Cow<'de, str>>()? {
-                    let key = Label::of(&key);
-                    let fresh = match key.word() {
-                        Some(word) => {
-                            words.push(word);
-                            !located || short.insert(word)
-                        }
-                        None => long.insert(key.to_ascii_uppercase()),
-                    };
-                    if !fresh {
-                        return Err(serde::de::Error::custom(format!(
-                            "duplicate hex entry `{key}`"
-                        )));
-                    }
-                    out.push((key, m.next_value()?));
-                }
-                words.sort_unstable();
-                if words.windows(2).any(|w| w[0] == w[1]) {
-                    return Err(serde::de::Error::custom(DUPLICATE_FOUND));
-                }
-                Ok(Entries(out))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
-impl Serialize for Entries {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
-            m.serialize_entry(k.as_str(), v)?;
-        }
-        m.end()
-    }
 }
 
 impl Map {
@@ -624,7 +448,7 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
         .enumerate()
         .map(|(i, t)| (t.id.as_str(), i))
         .collect();
-    let default = apply_entry(&rs, &terrain_ids, map.default, &f.default, &|| {
+    let default = apply_entry(&rs, &terrain_ids, map.default, f.default.entry(), &|| {
         "default".into()
     })?;
     map.default = default;
@@ -634,8 +458,8 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
         *map.cell_mut(h).expect("on map") = default;
     }
     let mut seen = vec![false; map.len()];
-    for (label, entry) in f.hexes.0 {
-        let h = hex_on_map(&map, &label, || format!("hexes.{label}"))?;
+    for (label, entry, extra) in f.hexes.iter() {
+        let h = hex_on_map(&map, label, || format!("hexes.{label}"))?;
         let at = map.index(h).expect("on the map");
         if std::mem::replace(&mut seen[at], true) {
             return Err(Error::invalid(
@@ -643,12 +467,12 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
                 format!("hex {} is listed twice", map.label(h)),
             ));
         }
-        let cell = apply_entry(&rs, &terrain_ids, default, &entry, &|| {
+        let cell = apply_entry(&rs, &terrain_ids, default, entry, &|| {
             format!("hex {}", map.label(h))
         })?;
         *map.cell_mut(h).expect("on map") = cell;
-        if let Some(extra) = entry.extra {
-            map.hex_extra.insert(h, *extra);
+        if let Some(extra) = extra {
+            map.hex_extra.insert(h, extra.clone());
         }
     }
     check_level_span(&map)?;
@@ -946,12 +770,12 @@ pub(crate) fn apply_entry(
     rs: &Ruleset,
     terrain_ids: &HashMap<&str, usize>,
     base: Cell,
-    e: &EntryFile,
+    e: Entry<'_>,
     place: &dyn Fn() -> String,
 ) -> Result<Cell> {
     let mut cell = base;
-    if let Some(t) = &e.terrain {
-        let i = *terrain_ids.get(t.as_str()).ok_or_else(|| {
+    if let Some(t) = e.terrain {
+        let i = *terrain_ids.get(t).ok_or_else(|| {
             Error::invalid(
                 place(),
                 format!(
@@ -990,20 +814,19 @@ fn to_file(map: &Map) -> MapFile {
         slope: d.slope.then_some(true),
         extra: boxed(map.default_extra.clone()),
     };
-    let mut entries = Vec::new();
+    let mut entries = Entries::default();
     for h in map.hexes() {
         let c = *map.cell(h).expect("on map");
-        let extra = boxed(map.hex_extra.get(&h).cloned().unwrap_or_default());
+        let extra = map.hex_extra.get(&h).filter(|x| !x.is_empty());
         if c == d && extra.is_none() {
             continue;
         }
-        let e = EntryFile {
-            terrain: (c.terrain != d.terrain).then(|| rs.terrain[c.terrain as usize].id.clone()),
+        let e = Entry {
+            terrain: (c.terrain != d.terrain).then(|| rs.terrain[c.terrain as usize].id.as_str()),
             level: (c.level != d.level).then_some(c.level),
             slope: (c.slope != d.slope).then_some(c.slope),
-            extra,
         };
-        entries.push((Label::of(&map.label(h)), e));
+        entries.push(&map.label(h), e, extra.cloned());
     }
     let names = map.layout.side_names();
     let hexsides = map
@@ -1042,7 +865,7 @@ fn to_file(map: &Map) -> MapFile {
         }),
         geo: map.geo.as_ref().map(super::geo::to_value),
         default,
-        hexes: Entries(entries),
+        hexes: entries,
         hexsides,
         markers: map
             .markers

@@ -12,7 +12,7 @@
 //! entry.
 
 use super::file::{
-    self, Entries, EntryFile, HexsideFile, MarkerFile, UnitFile, apply_entry, c, hex_on_map,
+    self, Entries, Entry, HexsideFile, MarkerFile, UnitFile, apply_entry, c, hex_on_map,
 };
 use super::model::Map;
 use crate::error::{Error, ErrorKind, Result};
@@ -48,7 +48,7 @@ struct LayerFile {
 }
 
 fn no_entries(e: &Entries) -> bool {
-    e.0.is_empty()
+    e.is_empty()
 }
 
 /// One rule: every `terrain` (or hexside feature, or marker) of this id, in `zone`
@@ -231,20 +231,19 @@ impl Layer {
 fn difference(a: &Map, b: &Map) -> (Entries, Remove, Add) {
     let rs = &a.ruleset;
     let names = a.layout.side_names();
-    let mut hexes = Vec::new();
+    let mut hexes = Entries::default();
     for h in a.hexes() {
         let (Some(x), Some(y)) = (a.cell(h), b.cell(h)) else {
             continue;
         };
         if x != y {
-            let e = EntryFile {
+            let e = Entry {
                 terrain: (x.terrain != y.terrain)
-                    .then(|| rs.terrain[y.terrain as usize].id.clone()),
+                    .then(|| rs.terrain[y.terrain as usize].id.as_str()),
                 level: (x.level != y.level).then_some(y.level),
                 slope: (x.slope != y.slope).then_some(y.slope),
-                extra: Default::default(),
             };
-            hexes.push((file::Label::of(&a.label(h)), e));
+            hexes.push(&a.label(h), e, None);
         }
     }
     let (mut remove, mut add) = (Remove::default(), Add::default());
@@ -306,7 +305,7 @@ fn difference(a: &Map, b: &Map) -> (Entries, Remove, Add) {
             extra: f.extra.clone(),
         });
     }
-    (Entries(hexes), remove, add)
+    (hexes, remove, add)
 }
 
 /// What must hold of the whole map once a layer is in: the level span the engine
@@ -464,9 +463,9 @@ fn hexes(map: &mut Map, entries: &Entries) -> Result<()> {
         .enumerate()
         .map(|(i, t)| (t.id.as_str(), i))
         .collect();
-    for (label, e) in &entries.0 {
+    for (label, e, extra) in entries.iter() {
         let place = || format!("hexes.{}", c(label));
-        if let Some(key) = e.extra.as_ref().and_then(|x| x.keys().next()) {
+        if let Some(key) = extra.and_then(|x| x.keys().next()) {
             return Err(Error::invalid(
                 place(),
                 format!(
@@ -477,16 +476,7 @@ fn hexes(map: &mut Map, entries: &Entries) -> Result<()> {
         }
         let h = hex_on_map(map, label, place)?;
         let now = *map.cell(h).expect("on map");
-        let cell = apply_entry(
-            &rs,
-            &ids,
-            now,
-            &EntryFile {
-                extra: Default::default(),
-                ..e.clone()
-            },
-            &place,
-        )?;
+        let cell = apply_entry(&rs, &ids, now, e, &place)?;
         *map.cell_mut(h).expect("on map") = cell;
     }
     Ok(())

@@ -5,6 +5,7 @@
 //! it, so [`Map::load`], the usual way in, is defined with the rules (`rules/load.rs`).
 
 pub mod combine;
+mod entries;
 pub mod file;
 pub mod geo;
 pub mod layer;
