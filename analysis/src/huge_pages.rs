@@ -9,7 +9,7 @@
 //! Elsewhere, or where the kernel declines, they are ordinary pages.
 //!
 //! A freed large block is kept mapped for the next large block that fits in it
-//! ([`Kept`]): a fresh page is zeroed by the kernel on first touch, and reading a
+//! ([`kept_bytes`]): a fresh page is zeroed by the kernel on first touch, and reading a
 //! 45 MB map frees a hundred megabytes that the engine's grids then take again.
 //! The first block that fits in none of those kept lets them all go, so the process
 //! never holds more than it held at its peak before.
