@@ -53,8 +53,11 @@ pub fn read_text(path: &Path, what: &str) -> Result<String> {
     }
     let f = std::fs::File::open(path).map_err(|e| Error::io(&e, path))?;
     let mut r = f.take(MAX_FILE_BYTES + 1);
-    // A device or pipe that does not start like JSON is refused from its first bytes.
-    let mut bytes = Vec::new();
+    // A device or pipe that does not start like JSON is refused from its first bytes;
+    // the rest of a file that starts like JSON is read straight into its place (sized
+    // from the file's length), not through the first bytes' buffer.
+    let size = if meta.is_file() { meta.len() + 1 } else { 0 };
+    let mut bytes = Vec::with_capacity(size as usize);
     let mut chunk = vec![0u8; 1 << 16];
     let mut checked = false;
     let mut scanned = 0;
@@ -98,6 +101,7 @@ pub fn read_text(path: &Path, what: &str) -> Result<String> {
                 .at("line 1")
                 .in_file(path));
             }
+            r.read_to_end(&mut bytes).map_err(|e| Error::io(&e, path))?;
         }
         if bytes.len() as u64 > MAX_FILE_BYTES {
             return Err(too_big());
