@@ -43,7 +43,7 @@ fn large(size: usize, align: usize) -> bool {
 unsafe impl GlobalAlloc for HugePages {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if large(layout.size(), layout.align()) {
-            return take(layout.size()).map_or_else(|| map(layout.size()), |(p, _)| p);
+            return take(layout.size()).unwrap_or_else(|| map(layout.size()));
         }
         // SAFETY: the caller's contract, passed on.
         unsafe { System.alloc(layout) }
@@ -53,7 +53,7 @@ unsafe impl GlobalAlloc for HugePages {
         if large(layout.size(), layout.align()) {
             return match take(layout.size()) {
                 // SAFETY: a kept block of at least this size, ours alone now.
-                Some((p, _)) => unsafe {
+                Some(p) => unsafe {
                     std::ptr::write_bytes(p, 0, layout.size());
                     p
                 },
@@ -123,9 +123,9 @@ pub fn kept_bytes() -> u64 {
 }
 
 /// The smallest kept block that holds `size` bytes, cut to the huge pages it needs
-/// (the rest unmapped), with its length; with none, every kept block is unmapped
-/// (so a new mapping never adds to memory the process already holds).
-fn take(size: usize) -> Option<(*mut u8, usize)> {
+/// (the rest unmapped); with none, every kept block is unmapped (so a new mapping
+/// never adds to memory the process already holds).
+fn take(size: usize) -> Option<*mut u8> {
     let len = size.next_multiple_of(HUGE);
     let mut kept = KEPT_BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
     let best = (0..KEPT)
@@ -143,7 +143,7 @@ fn take(size: usize) -> Option<(*mut u8, usize)> {
     if whole > len {
         unmap((start + len) as *mut u8, whole - len);
     }
-    Some((start as *mut u8, len))
+    Some(start as *mut u8)
 }
 
 /// Keeps a block [`map`] made for `size` bytes for [`take`], or unmaps it when

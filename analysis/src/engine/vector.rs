@@ -544,7 +544,7 @@ where
 /// the van der Corput points, each level in order) while they lie two stretches
 /// apart or more, then the rest in order; so that a line cut anywhere meets a test
 /// near its cut soon. A run's test ends when every lane is cut: on the hilly
-/// 250x250 map's exposure, 2.72-2.84 s from both ends inwards, 2.06-2.09 s so
+/// 250x250 map's exposure, 2.72-2.84 s from both ends inwards, 2.00-2.03 s so
 /// (two threads).
 fn test_order(n: usize) -> Vec<usize> {
     const ENDS: usize = 2;
