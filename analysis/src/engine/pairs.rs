@@ -84,9 +84,10 @@ impl Needed {
         Needed { dq_min, dr }
     }
 
-    /// How many offsets a scan for leaders looks at.
+    /// How many offsets a scan for leaders looks at (a column with none needed holds
+    /// the empty range `i32::MAX..=i32::MIN`, hence the wide arithmetic).
     fn offsets(&self) -> usize {
-        let width = |&(lo, hi): &(i32, i32)| (hi - lo + 1).max(0) as usize;
+        let width = |&(lo, hi): &(i32, i32)| (i64::from(hi) - i64::from(lo) + 1).max(0) as usize;
         self.dr.iter().map(width).sum()
     }
 
@@ -434,6 +435,16 @@ mod tests {
     use crate::engine::testmaps::{FAMILIES, random_map};
     use std::collections::BTreeSet;
     use std::sync::Mutex;
+
+    /// A column offset with no needed offsets counts none (its range is empty).
+    #[test]
+    fn offsets_count_only_the_needed_ones() {
+        let need = Needed {
+            dq_min: -1,
+            dr: vec![(i32::MAX, i32::MIN), (-2, 2), (i32::MAX, i32::MIN), (7, 7)],
+        };
+        assert_eq!(need.offsets(), 6);
+    }
 
     /// One observer's targets walked one by one come to the outcomes the orbit
     /// scan gives them, in every family, with and without the blind test.
