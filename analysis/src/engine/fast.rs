@@ -206,7 +206,7 @@ impl<'m> Engine<'m> {
     fn total(&self, i: usize, j: usize) -> u32 {
         let d = self.padded.hex(j) - self.padded.hex(i);
         match self.lines().lookup(d) {
-            Some((walk, g)) => total(&self.outcome::<false>(&self.lines().pools, walk, g, i, j)),
+            Some((pools, walk, g)) => total(&self.outcome::<false>(pools, walk, g, i, j)),
             None => self.plain(i, j),
         }
     }
@@ -271,11 +271,11 @@ impl<'m> Engine<'m> {
             if stop.load(AtomicOrdering::Relaxed) {
                 return false;
             }
-            let found = lines.lookup(Hex::new(dq, dr)).filter(|(w, _)| w.exact);
+            let found = lines.lookup(Hex::new(dq, dr)).filter(|(_, w, _)| w.exact);
             match found {
-                Some((walk, g)) if (dq, dr) != (0, 0) => {
+                Some((pools, walk, g)) if (dq, dr) != (0, 0) => {
                     let o = Offset {
-                        pools: &lines.pools,
+                        pools,
                         walk,
                         g,
                         factors: self.factors[g],

@@ -168,8 +168,10 @@ impl Walk {
 /// All walks a map needs, and the table from offset to (walk, symmetry).
 #[derive(Clone, Debug)]
 pub struct Lines {
-    /// Compiled walks, one per orbit.
-    pub pools: Pools,
+    /// Compiled walks, one per orbit, [`PART`] orbits to a pool in the order met:
+    /// each pool compiled by one task and kept where it was built (joining them
+    /// took a fresh copy of every stretch, a tenth of a 100x100 exposure).
+    parts: Vec<Pools>,
     /// The twelve symmetries.
     pub syms: [Symmetry; 12],
     q_min: i32,
@@ -235,53 +237,47 @@ impl Lines {
                 }
             }
         }
-        let mut lines = Lines {
-            pools: Pools::default(),
-            syms,
-            q_min,
-            r_min,
-            width,
-            table,
-        };
-        // Compiled in parallel, each task into pools of its own (to allocate
-        // little), then moved into one; the copies last only until then,
-        // before the bit matrix is allocated.
+        // Compiled in parallel, each task into pools of its own.
         let parts: Vec<Pools> = canon
-            .par_chunks(64)
+            .par_chunks(PART)
             .map(|ds| {
                 let mut p = Pools::for_map(map);
                 for &d in ds {
                     p.compile(d);
                 }
+                p.shrink_to_fit();
                 p
             })
             .collect();
-        lines.pools.walks.reserve_exact(canon.len());
-        for p in parts {
-            lines.pools.append(p);
+        Lines {
+            parts,
+            syms,
+            q_min,
+            r_min,
+            width,
+            table,
         }
-        lines.pools.hexes.shrink_to_fit();
-        lines.pools.sides.shrink_to_fit();
-        lines.pools.crosses.shrink_to_fit();
-        release_free_memory();
-        lines
     }
 
     /// The walk and symmetry index (into [`Lines::syms`]) for offset `d`, if some pair of the map has it.
     #[inline]
-    pub fn lookup(&self, d: Hex) -> Option<(&Walk, usize)> {
+    pub fn lookup(&self, d: Hex) -> Option<(&Pools, &Walk, usize)> {
         let qi = (d.q - self.q_min) as usize;
         let ri = (d.r - self.r_min) as usize;
         if ri >= self.width {
             return None;
         }
         let e = *self.table.get(qi * self.width + ri)?;
-        (e != u32::MAX).then(|| (&self.pools.walks[(e >> 4) as usize], (e & 15) as usize))
+        (e != u32::MAX).then(|| {
+            let id = (e >> 4) as usize;
+            let pools = &self.parts[id / PART];
+            (pools, &pools.walks[id % PART], (e & 15) as usize)
+        })
     }
 
     /// Bytes held, for memory estimates and reports.
     pub fn bytes(&self) -> usize {
-        self.pools.bytes() + self.table.len() * 4
+        self.parts.iter().map(Pools::bytes).sum::<usize>() + self.table.len() * 4
     }
 }
 
@@ -346,20 +342,8 @@ pub fn estimate_bytes(cols: usize, rows: usize) -> usize {
     offsets / 12 * (avg_len * size_of::<HexRec>() + size_of::<Walk>()) + offsets * 4
 }
 
-/// Hands the heap pages freed by the compile back to the system, so the
-/// temporary copies do not count against the bit matrix that comes next.
-fn release_free_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        unsafe extern "C" {
-            fn malloc_trim(pad: usize) -> i32;
-        }
-        // SAFETY: glibc's malloc_trim only releases free memory; it has no preconditions.
-        unsafe {
-            malloc_trim(0);
-        }
-    }
-}
+/// Orbits compiled by one task into one [`Pools`] of [`Lines`].
+const PART: usize = 64;
 
 /// Compiled walks with their stretches, in shared pools (few allocations).
 #[derive(Clone, Debug, Default)]
@@ -387,19 +371,12 @@ impl Pools {
         }
     }
 
-    /// Moves compiled walks in after the ones held.
-    fn append(&mut self, p: Pools) {
-        let shift = |(a, b): (u32, u32), by: usize| (a + by as u32, b + by as u32);
-        let (h, s, c) = (self.hexes.len(), self.sides.len(), self.crosses.len());
-        self.walks.extend(p.walks.into_iter().map(|w| Walk {
-            hexes: shift(w.hexes, h),
-            sides: shift(w.sides, s),
-            crosses: shift(w.crosses, c),
-            ..w
-        }));
-        self.hexes.extend(p.hexes);
-        self.sides.extend(p.sides);
-        self.crosses.extend(p.crosses);
+    /// Lets go of the room the pools grew into and no walk took.
+    fn shrink_to_fit(&mut self) {
+        self.walks.shrink_to_fit();
+        self.hexes.shrink_to_fit();
+        self.sides.shrink_to_fit();
+        self.crosses.shrink_to_fit();
     }
 }
 
@@ -716,6 +693,45 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Every offset between two hexes of a map whose orbits fill several
+    /// [`PART`]s looks up the walk of its own orbit, mapped by its symmetry: the
+    /// records of the canonical offset's walk compiled afresh.
+    #[test]
+    fn every_offset_of_a_map_looks_up_its_own_walk() {
+        let map = crate::engine::testmaps::random_map("geometric", 3, 30, 24);
+        let lines = Lines::for_map(&map);
+        assert!(lines.parts.len() > 2, "{} parts", lines.parts.len());
+        let hexes: Vec<Hex> = map.hexes().collect();
+        let mut offsets: Vec<Hex> = hexes
+            .iter()
+            .flat_map(|&a| hexes.iter().map(move |&b| b - a))
+            .collect();
+        offsets.sort_by_key(|d| (d.q, d.r));
+        offsets.dedup();
+        let syms = symmetries();
+        let (x, y) = (Hex::new(1, 0), Hex::new(0, 1));
+        let mut fresh = Pools::for_map(&map);
+        for d in offsets {
+            let (pools, walk, g) = lines.lookup(d).expect("every offset of the map");
+            let inverse = syms
+                .iter()
+                .find(|h| h.apply(syms[g].apply(x)) == x && h.apply(syms[g].apply(y)) == y)
+                .expect("the symmetries form a group");
+            let c = inverse.apply(d);
+            assert_eq!(syms[g].apply(c), d);
+            fresh.clear();
+            fresh.compile(c);
+            let want = &fresh.walks[0];
+            assert_eq!(pools.hexes_of(walk), fresh.hexes_of(want), "offset {d:?}");
+            assert_eq!(pools.sides_of(walk), fresh.sides_of(want), "offset {d:?}");
+            assert_eq!(
+                (walk.den, walk.k_end),
+                (want.den, want.k_end),
+                "offset {d:?}"
+            );
         }
     }
 
