@@ -249,6 +249,7 @@ pub(crate) fn half_sweep<T: Send>(
         }
     };
     let per_dq = pairs_per_dq(engine.groups());
+    engine.prepare_sweeps();
     // Accumulators not in use: a task takes one (or makes one) and puts it back.
     let spare = std::sync::Mutex::new(Vec::new());
     let take = || spare.lock().unwrap_or_else(|e| e.into_inner()).pop();
