@@ -301,6 +301,8 @@ pub fn sight_matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<V
     let total = data.len() as u64;
     let done = AtomicU64::new(0);
     if cols > 0 {
+        // Compiled by every thread now, not by the first row's task alone.
+        engine.lines();
         data.par_chunks_mut(cols).enumerate().for_each(|(r, row)| {
             if ctl.cancel.load(Ordering::Relaxed) {
                 return;
