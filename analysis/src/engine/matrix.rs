@@ -315,6 +315,9 @@ pub fn sight_matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<V
     let mut data = vec![BLOCKED_BYTE; sel.from.len() * cols];
     let done = AtomicU64::new(total);
     if cols > 0 {
+        // The walks `sight` reads, compiled by every thread now, not by the first
+        // row's task alone (a zone's sweep compiled only the walks it needed).
+        engine.lines();
         data.par_chunks_mut(cols).enumerate().for_each(|(r, row)| {
             if ctl.cancel.load(Ordering::Relaxed) {
                 return;
