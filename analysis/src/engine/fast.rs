@@ -212,7 +212,7 @@ impl<'m> Engine<'m> {
     }
 
     /// The total hindrance, or [`BLOCK`].
-    fn total(&self, i: usize, j: usize) -> u32 {
+    pub(crate) fn total(&self, i: usize, j: usize) -> u32 {
         let d = self.padded.hex(j) - self.padded.hex(i);
         match self.lines().lookup(d) {
             Some((pools, walk, g)) => total(&self.outcome::<false>(pools, walk, g, i, j)),

@@ -6,7 +6,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::los::line_of_sight;
 use crate::map::Map;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 
 /// Who sees whom: a bit matrix, one row per observer, one bit per target.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -294,11 +294,47 @@ pub const BLOCKED_BYTE: u8 = 255;
 
 /// One byte per ordered pair of `sel`, row by row: the total hindrance of the
 /// line when the observer sees the target (0 = clear, capped at 254), or
-/// [`BLOCKED_BYTE`] when blocked. Which pairs see each other comes from
-/// [`matrix`]'s sweeps; only those pairs are then answered on their own, in
-/// parallel, for their hindrance (a few percent of a hilly map's pairs: every
-/// pair on its own took 70 times the sweep on 100x100).
+/// [`BLOCKED_BYTE`] when blocked. For the whole map, which pairs see each other
+/// comes from [`matrix`]'s sweep and only those are answered on their own (every
+/// pair on its own took 70 times the sweep on 100x100); zones take the pair
+/// sweep's outcomes, which compiles only the walks the zones need.
 pub fn sight_matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Vec<u8>> {
+    if sel.is_all(engine.map()) {
+        return whole_sight_matrix(engine, sel, ctl);
+    }
+    let cols = sel.to.len();
+    let map = engine.map();
+    let (mut row, mut col) = (vec![u32::MAX; map.len()], vec![u32::MAX; map.len()]);
+    for (r, &i) in sel.from.iter().enumerate() {
+        row[i] = r as u32;
+    }
+    for (c, &j) in sel.to.iter().enumerate() {
+        col[j] = c as u32;
+    }
+    // Tasks share rows: each byte is written once, by whichever task meets its pair.
+    let data: Vec<AtomicU8> = (0..sel.from.len() * cols)
+        .map(|_| AtomicU8::new(BLOCKED_BYTE))
+        .collect();
+    super::pairs::for_each::<false>(engine, &sel.from, &sel.to, ctl, |i, j, o| {
+        let at = row[i] as usize * cols + col[j] as usize;
+        data[at].store(byte(super::walker::total(&o)), Ordering::Relaxed);
+    })?;
+    Ok(data.into_iter().map(AtomicU8::into_inner).collect())
+}
+
+/// The byte of a pair whose engine total is `total`.
+fn byte(total: u32) -> u8 {
+    let s = super::fast::Sight::from_total(total);
+    if s.verdict == crate::rules::Verdict::Blocked {
+        BLOCKED_BYTE
+    } else {
+        s.hindrance.min(254) as u8
+    }
+}
+
+/// [`sight_matrix`] of the whole map: the pairs in sight from the sweep, then
+/// their hindrance pair by pair.
+fn whole_sight_matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Vec<u8>> {
     let cols = sel.to.len();
     let total = sel.from.len() as u64 * cols as u64;
     // Progress over both passes: the sweep's first, then the pairs in sight.
@@ -315,8 +351,8 @@ pub fn sight_matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<V
     let mut data = vec![BLOCKED_BYTE; sel.from.len() * cols];
     let done = AtomicU64::new(total);
     if cols > 0 {
-        // The walks `sight` reads, compiled by every thread now, not by the first
-        // row's task alone (a zone's sweep compiled only the walks it needed).
+        // The walks `total` reads, compiled by every thread now, not by the first
+        // row's task alone (built already where the sweep was the whole-map one).
         engine.lines();
         data.par_chunks_mut(cols).enumerate().for_each(|(r, row)| {
             if ctl.cancel.load(Ordering::Relaxed) {
@@ -328,12 +364,7 @@ pub fn sight_matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<V
                 while x != 0 {
                     let c = w * 64 + x.trailing_zeros() as usize;
                     x &= x - 1;
-                    let s = engine.sight(i, sel.to[c]);
-                    row[c] = if s.verdict == crate::rules::Verdict::Blocked {
-                        BLOCKED_BYTE
-                    } else {
-                        s.hindrance.min(254) as u8
-                    };
+                    row[c] = byte(engine.total(i, sel.to[c]));
                 }
             }
             let n = cols as u64;
