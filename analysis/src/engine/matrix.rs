@@ -183,13 +183,7 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
             .into_iter()
             .map(AtomicU64::new)
             .collect();
-        let (mut row, mut col) = (vec![u32::MAX; map.len()], vec![u32::MAX; map.len()]);
-        for (r, &i) in sel.from.iter().enumerate() {
-            row[i] = r as u32;
-        }
-        for (c, &j) in sel.to.iter().enumerate() {
-            col[j] = c as u32;
-        }
+        let (row, col) = sel.positions(map.len());
         let progress = |d: u64, t: u64| {
             (ctl.progress)(d, t);
             if ctl.cancel.load(Ordering::Relaxed) {
@@ -303,14 +297,7 @@ pub fn sight_matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<V
         return whole_sight_matrix(engine, sel, ctl);
     }
     let cols = sel.to.len();
-    let map = engine.map();
-    let (mut row, mut col) = (vec![u32::MAX; map.len()], vec![u32::MAX; map.len()]);
-    for (r, &i) in sel.from.iter().enumerate() {
-        row[i] = r as u32;
-    }
-    for (c, &j) in sel.to.iter().enumerate() {
-        col[j] = c as u32;
-    }
+    let (row, col) = sel.positions(engine.map().len());
     // Tasks share rows: each byte is written once, by whichever task meets its pair.
     let data: Vec<AtomicU8> = (0..sel.from.len() * cols)
         .map(|_| AtomicU8::new(BLOCKED_BYTE))

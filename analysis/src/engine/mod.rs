@@ -73,6 +73,19 @@ impl Selection {
     pub fn is_all(&self, map: &Map) -> bool {
         self.from.len() == map.len() && self.to.len() == map.len()
     }
+
+    /// For each of `hexes` map hexes, its row among `from` and its column among
+    /// `to` (`u32::MAX` where it is not one).
+    pub(crate) fn positions(&self, hexes: usize) -> (Vec<u32>, Vec<u32>) {
+        let (mut row, mut col) = (vec![u32::MAX; hexes], vec![u32::MAX; hexes]);
+        for (r, &i) in self.from.iter().enumerate() {
+            row[i] = r as u32;
+        }
+        for (c, &j) in self.to.iter().enumerate() {
+            col[j] = c as u32;
+        }
+        (row, col)
+    }
 }
 
 /// Run-time controls: threads, cancellation and progress.
