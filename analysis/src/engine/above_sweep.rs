@@ -15,8 +15,8 @@
 
 use super::bits::{self, each_lane, lane_mask, sweep, window};
 use super::grid::{Grid, Padded};
-use super::lines::{HexRec, SideRec};
-use super::offsets::{DqPairs, Offset, Run};
+use super::lines::{Ends, HexRec, SideRec};
+use super::offsets::{DqPairs, Offset, Place, Run};
 use super::vector::{self, Narrow, Thresholds};
 use crate::rules::kernel::{Kernel, MILLI};
 
@@ -51,6 +51,10 @@ struct Lattice {
     /// Where the target's point is the eye (`diff` 0), so a line between one level is level.
     flat: Option<Flat>,
 }
+
+/// A walk laid out for one offset: `(index delta, k0, k1)` per hex stretch, the
+/// hexside stretches, and the denominator of the `k`s.
+type Laid<'a> = (&'a [(i32, u32, u32)], &'a [SideRec], i64);
 
 /// The sweep's tables.
 pub struct AboveSweep {
@@ -116,7 +120,11 @@ impl AboveSweep {
 
     /// Calls `seen(i, j)` for each pair of the runs of one offset whose line is seen;
     /// the vector paths only where `simd` (the per-offset thresholds only where the
-    /// offset is [wide](Offset::wide) enough to pay for them).
+    /// offset is [wide](Place::wide) enough to pay for them). Where `open` is given
+    /// (`masks`, `n`), only the lanes its masks hold (one per run, in order), whose
+    /// first and last `n` hex stretches [`AboveSweep::ends`] found clear: the
+    /// stretches between are tested.
+    #[allow(clippy::too_many_arguments)]
     pub fn offset(
         &self,
         o: &Offset,
@@ -124,10 +132,10 @@ impl AboveSweep {
         dr: i32,
         simd: bool,
         steps_buf: &mut Vec<(i32, u32, u32)>,
+        open: Option<(&[u64], usize)>,
         seen: &mut dyn FnMut(usize, usize),
     ) {
-        let cells = o.cells;
-        let (pools, w) = (o.pools, o.walk);
+        let (pools, w, at) = (o.pools, o.walk, &o.at);
         debug_assert!(w.narrow(), "the sweep lays out 32-bit numerators");
         // The walk laid out once for this offset, then swept over the groups.
         steps_buf.clear();
@@ -139,25 +147,87 @@ impl AboveSweep {
                 hexes
                     .iter()
                     .zip(ends)
-                    .map(|(h, k1)| (o.delta(h.q, h.r) as i32, h.k0 as u32, k1 as u32)),
+                    .map(|(h, k1)| (at.delta(h.q, h.r) as i32, h.k0 as u32, k1 as u32)),
             );
         } else {
             steps_buf.extend(
                 pools
                     .hex_spans(w)
-                    .map(|(h, k1)| (o.delta(h.q, h.r) as i32, h.k0 as u32, k1 as u32)),
+                    .map(|(h, k1)| (at.delta(h.q, h.r) as i32, h.k0 as u32, k1 as u32)),
             );
         }
-        let steps: &[(i32, u32, u32)] = steps_buf;
-        let sides = pools.sides_of(w);
-        let den = w.den as i64;
+        let (masks, n) = open.unwrap_or((&[], 0));
+        debug_assert!(
+            n == 0 || pools.sides_of(w).is_empty(),
+            "ends are walks of hexes"
+        );
+        let between = &steps_buf[n..steps_buf.len() - n];
+        let laid = (between, pools.sides_of(w), w.den as i64);
+        let mut k = 0;
+        let mut open = || {
+            k += 1;
+            if open.is_some() {
+                masks[k - 1]
+            } else {
+                u64::MAX
+            }
+        };
+        self.sweep_runs(at, laid, (pairs, dr), simd, &mut open, &mut |run, clear| {
+            each_lane(clear, |lane| {
+                let (i, j) = run.pair(lane);
+                seen(i, j);
+            })
+        });
+    }
+
+    /// Pushes to `clear`, for each run of one offset in order, the lanes whose line
+    /// no stretch of the walk's `ends` cuts (the others are blocked).
+    #[allow(clippy::too_many_arguments)]
+    pub fn ends(
+        &self,
+        at: &Place,
+        ends: &Ends,
+        pairs: &DqPairs,
+        dr: i32,
+        simd: bool,
+        steps_buf: &mut Vec<(i32, u32, u32)>,
+        clear: &mut Vec<u64>,
+    ) {
+        steps_buf.clear();
+        let spans = ends.spans();
+        steps_buf.extend(spans.map(|(q, r, k0, k1)| (at.delta(q, r) as i32, k0 as u32, k1 as u32)));
+        let laid = (&steps_buf[..], &[][..], ends.den as i64);
+        self.sweep_runs(
+            at,
+            laid,
+            (pairs, dr),
+            simd,
+            &mut || u64::MAX,
+            &mut |_, m| clear.push(m),
+        );
+    }
+
+    /// Calls `clear(run, lanes)` for each run `dr` away of `pairs` with the lanes of
+    /// `open()` (called once per run) whose line is seen along a walk laid out as
+    /// `(steps, sides, den)`: `(index delta, k0, k1)` per hex stretch, then the
+    /// hexside stretches.
+    fn sweep_runs(
+        &self,
+        at: &Place,
+        (steps, sides, den): Laid,
+        (pairs, dr): (&DqPairs, i32),
+        simd: bool,
+        open: &mut dyn FnMut() -> u64,
+        clear: &mut dyn FnMut(&Run, u64),
+    ) {
+        let cells = at.cells;
         let surface = &self.surface;
         let lattice = self.lattice.as_ref();
         let thresholds = lattice
-            .filter(|l| simd && o.wide && l.span <= Thresholds::SPAN as i64)
+            .filter(|l| simd && at.wide && l.span <= Thresholds::SPAN as i64)
             .and_then(|l| Thresholds::of(steps, den, l.span as i32, l.diff, l.narrow.is_some()));
         let flat = lattice.and_then(|l| l.flat.as_ref().map(|f| (l, f)));
-        let dt = o.dt;
+        let dt = at.dt;
         // Where the 16-bit path runs, it takes every lane: 32 lines of any levels
         // at a time cost less than sorting them into levels for the bitsets.
         let narrow = match (&thresholds, lattice) {
@@ -165,11 +235,14 @@ impl AboveSweep {
             _ => None,
         };
         pairs.runs(dr, |run: Run| {
+            let all = lane_mask(run.lanes) & open();
+            if all == 0 {
+                return clear(&run, 0);
+            }
             // Up to 64 consecutive observers: their cells are consecutive too, as
             // are all of their group's (one cache line for every run of a group).
             let base0 = cells[run.a.idx[0] as usize] as i64 + (run.r0 - run.a.r_lo) as i64;
             let (a, b) = (base0 as usize, (base0 + dt) as usize);
-            let all = lane_mask(run.lanes);
             let same = match flat {
                 _ if narrow.is_some() => 0,
                 Some((l, _)) => {
@@ -191,18 +264,18 @@ impl AboveSweep {
             }
             // Nothing left to test (no hexside stretches) where the vector test took
             // every hex stretch: the eyes need not be read.
-            let tested = middle.is_empty() && sides.is_empty();
-            each_lane(uneven, |lane| {
-                let clear = tested || {
+            let mut seen = 0;
+            if middle.is_empty() && sides.is_empty() {
+                seen = uneven;
+            } else {
+                each_lane(uneven, |lane| {
                     let (e0, e1) = (self.eye[a + lane] as i64, self.target[b + lane] as i64);
                     let base = base0 + lane as i64;
-                    above_steps(middle, sides, surface, base, o.factors, e0, e1, den)
-                };
-                if clear {
-                    let (i, j) = run.pair(lane);
-                    seen(i, j);
-                }
-            });
+                    if above_steps(middle, sides, surface, base, at.factors, e0, e1, den) {
+                        seen |= 1 << lane;
+                    }
+                });
+            }
             // Ends at one level: 64 lanes at a time, level by level.
             let mut rest = same;
             while let Some((l, flat)) = flat
@@ -217,15 +290,13 @@ impl AboveSweep {
                     if blocked & mask == mask {
                         break;
                     }
-                    let (da, db) = (o.delta(sd.a.q, sd.a.r), o.delta(sd.b.q, sd.b.r));
+                    let (da, db) = (at.delta(sd.a.q, sd.a.r), at.delta(sd.b.q, sd.b.r));
                     blocked |=
                         window(tall, (base0 + da) as usize) & window(tall, (base0 + db) as usize);
                 }
-                each_lane(mask & !blocked, |lane| {
-                    let (i, j) = run.pair(lane);
-                    seen(i, j);
-                });
+                seen |= mask & !blocked;
             }
+            clear(&run, seen);
         });
     }
 }

@@ -11,8 +11,8 @@
 //! on every ordered pair of random maps.
 
 use super::grid::Padded;
-use super::lines::{Lines, Pools, Symmetry, Walk, symmetries};
-use super::offsets::{DqPairs, Group, Offset, groups};
+use super::lines::{Ends, Lines, Pools, Symmetry, Walk, symmetries};
+use super::offsets::{DqPairs, Group, Offset, Place, groups};
 use super::prepared::{Frame, Pending, Prepared};
 use super::walker::{BLOCK, Outcome, total};
 use crate::hex::Hex;
@@ -283,16 +283,15 @@ impl<'m> Engine<'m> {
             let found = lines.lookup(Hex::new(dq, dr)).filter(|(_, w, _)| w.exact);
             match found {
                 Some((pools, walk, g)) if (dq, dr) != (0, 0) => {
-                    let o = Offset {
-                        pools,
-                        walk,
+                    let at = Place {
                         g,
                         factors: self.factors[g],
                         dt: dq as i64 * self.padded.stride + dr as i64,
                         cells: self.padded.cell(),
                         wide: true,
                     };
-                    self.sweep_offset(&o, &pairs, dr, &mut steps_buf, &mut seen);
+                    let o = Offset { pools, walk, at };
+                    self.sweep_offset(&o, &pairs, dr, &mut steps_buf, None, &mut seen);
                 }
                 _ => pairs.runs(dr, |run| {
                     for lane in 0..run.lanes {
@@ -316,10 +315,31 @@ impl<'m> Engine<'m> {
         pairs: &DqPairs,
         dr: i32,
         steps_buf: &mut Vec<(i32, u32, u32)>,
+        open: Option<(&[u64], usize)>,
         seen: &mut dyn FnMut(usize, usize),
     ) {
         self.prepared
-            .sweep_offset(&self.frame(), o, pairs, dr, steps_buf, seen)
+            .sweep_offset(&self.frame(), o, pairs, dr, steps_buf, open, seen)
+    }
+
+    /// True when the family's sweep takes the ends of walks first ([`Self::sweep_ends`]).
+    pub(crate) fn takes_ends(&self) -> bool {
+        self.prepared.takes_ends(&self.frame())
+    }
+
+    /// Pushes to `clear`, for each run `dr` away (in `pairs`) in order, the lanes whose
+    /// line no stretch of `ends` cuts, where the family [takes ends](Self::takes_ends).
+    pub(crate) fn sweep_ends(
+        &self,
+        at: &Place,
+        ends: &Ends,
+        pairs: &DqPairs,
+        dr: i32,
+        steps_buf: &mut Vec<(i32, u32, u32)>,
+        clear: &mut Vec<u64>,
+    ) {
+        self.prepared
+            .sweep_ends(&self.frame(), at, ends, pairs, dr, steps_buf, clear)
     }
 
     /// The index factors of symmetry `g` in the padded grid.

@@ -195,11 +195,11 @@ impl Stretches {
     /// The walk of offset `o`, whose target lies `target` away, with the stretches'
     /// distances from the ends where `near` (only the near layers read them).
     fn of<K: Kernel>(w: &Walker<K>, o: &Offset, target: Hex, near: bool) -> Self {
-        let (pools, walk, sym) = (o.pools, o.walk, &w.syms[o.g]);
+        let (pools, walk, sym) = (o.pools, o.walk, &w.syms[o.at.g]);
         let recs = pools.hexes_of(walk);
         let mut crosses: Crosses = Default::default();
         for c in pools.crosses_of(walk).iter().filter(|c| c.d2 == NO_DIR) {
-            crosses[sym.dirs[c.d1 as usize] as usize].push(o.delta(c.q, c.r));
+            crosses[sym.dirs[c.d1 as usize] as usize].push(o.at.delta(c.q, c.r));
         }
         let origin = Hex::new(0, 0);
         let dist = recs
@@ -211,7 +211,7 @@ impl Stretches {
             })
             .collect();
         Stretches {
-            hexes: recs.iter().map(|h| o.delta(h.q, h.r)).collect(),
+            hexes: recs.iter().map(|h| o.at.delta(h.q, h.r)).collect(),
             crosses,
             dist,
             length: target.distance(origin),
@@ -664,7 +664,7 @@ impl LevelSweep {
             let lanes = match &self.classes {
                 // The ends' classes are consecutive cells, as the lanes are.
                 Some(c) => {
-                    let (from, to) = (c.lanes(base0), c.lanes(base0 + o.dt));
+                    let (from, to) = (c.lanes(base0), c.lanes(base0 + o.at.dt));
                     Lanes::of(run.lanes, |lane| c.key(from[lane], to[lane]))
                 }
                 None => Lanes::of(run.lanes, |lane| {
@@ -726,7 +726,7 @@ impl LevelSweep {
                 });
                 each_lane(slow, |lane| {
                     let (i, j) = run.pair(lane);
-                    if !w.eval::<false>(pools, walk, o.g, i, j, spans).blocked() {
+                    if !w.eval::<false>(pools, walk, o.at.g, i, j, spans).blocked() {
                         seen(i, j);
                     }
                 });
@@ -811,7 +811,7 @@ impl LevelSweep {
                     each_lane(stopped, |lane| {
                         let (i, j) = run.pair(lane);
                         let near = (hexes.clone(), within);
-                        let out = w.eval_where::<false>(pools, walk, o.g, (i, j), spans, near);
+                        let out = w.eval_where::<false>(pools, walk, o.at.g, (i, j), spans, near);
                         if out.hinder > 0 {
                             slow |= 1 << lane;
                         } else if !out.blocked() {
@@ -844,7 +844,7 @@ impl LevelSweep {
 
             each_lane(slow, |lane| {
                 let (i, j) = run.pair(lane);
-                if !w.eval::<false>(pools, walk, o.g, i, j, spans).blocked() {
+                if !w.eval::<false>(pools, walk, o.at.g, i, j, spans).blocked() {
                     seen(i, j);
                 }
             });

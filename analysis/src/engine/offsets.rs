@@ -130,14 +130,24 @@ impl<'g> DqPairs<'g> {
     /// The pairs of observer groups `obs` and target groups `tgt` (both sorted by `q`,
     /// several groups per `q` allowed) `dq` apart.
     pub fn between(obs: &'g [Group], tgt: &'g [Group], dq: i32) -> Self {
-        let mut pairs = Vec::new();
+        let mut pairs = DqPairs {
+            pairs: Vec::new(),
+            dq,
+        };
+        pairs.set_between(obs, tgt, dq);
+        pairs
+    }
+
+    /// Makes these [`DqPairs::between`] `obs` and `tgt`, `dq` apart, in the room they hold.
+    pub fn set_between(&mut self, obs: &'g [Group], tgt: &'g [Group], dq: i32) {
+        self.pairs.clear();
+        self.dq = dq;
         for a in obs {
             let start = tgt.partition_point(|b| b.q < a.q + dq);
             for b in tgt[start..].iter().take_while(|b| b.q == a.q + dq) {
-                pairs.push((a, b));
+                self.pairs.push((a, b));
             }
         }
-        DqPairs { pairs, dq }
     }
 
     /// The `dr` the pairs span (from 0 up when `dq` is 0, so each pair is met once).
@@ -174,13 +184,10 @@ impl<'g> DqPairs<'g> {
     }
 }
 
-/// One offset's walk as the sweeps need it.
-pub struct Offset<'a> {
-    /// The compiled walks.
-    pub pools: &'a Pools,
-    /// The offset's walk (exact).
-    pub walk: &'a Walk,
-    /// The symmetry that maps the walk onto the offset.
+/// Where the pairs of one offset lie in the padded grid, as the sweeps need it.
+#[derive(Clone, Copy)]
+pub struct Place<'a> {
+    /// The symmetry that maps the canonical walk onto the offset.
     pub g: usize,
     /// Its index factors in the padded grid.
     pub factors: (i64, i64),
@@ -192,10 +199,20 @@ pub struct Offset<'a> {
     pub wide: bool,
 }
 
-impl Offset<'_> {
+impl Place<'_> {
     /// The padded-grid delta of canonical offset (`q`, `r`).
     #[inline]
     pub fn delta(&self, q: i16, r: i16) -> i64 {
         self.factors.0 * q as i64 + self.factors.1 * r as i64
     }
+}
+
+/// One offset's walk as the sweeps need it.
+pub struct Offset<'a> {
+    /// The compiled walks.
+    pub pools: &'a Pools,
+    /// The offset's walk (exact).
+    pub walk: &'a Walk,
+    /// Where its pairs lie.
+    pub at: Place<'a>,
 }

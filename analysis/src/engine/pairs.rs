@@ -9,9 +9,9 @@
 //! viewshed, a zone an exposure from the zone, all hexes the matrix.
 
 use super::fast::Engine;
-use super::lines::{Pools, Symmetry};
+use super::lines::{Ends, Pools, Symmetry};
 use super::matrix::{Control, cancelled};
-use super::offsets::{DqPairs, Offset, runs_of, sorted_hexes};
+use super::offsets::{DqPairs, Offset, Place, runs_of, sorted_hexes};
 use super::prepared::Pending;
 use super::walker::Outcome;
 use crate::error::Result;
@@ -379,21 +379,65 @@ fn sweep_seen(
     let (obs, tgt) = (runs_of(axial, from), runs_of(axial, to));
     let need = Needed::of(&columns(engine, from), &columns(engine, to));
     let total = from.len() as u64 * to.len() as u64;
-    let init = || (Pools::for_map(engine.map()), Vec::new());
-    each_leader(&need, ctl, total, init, |(pools, steps_buf), d, images| {
+    let init = || SweepScratch {
+        pools: Pools::for_map(engine.map()),
+        ..SweepScratch::default()
+    };
+    let place = |e: Hex, g: usize, wide: bool| Place {
+        g,
+        factors: engine.factors(g),
+        dt: e.q as i64 * engine.padded.stride + e.r as i64,
+        cells: engine.padded.cell(),
+        wide,
+    };
+    // Walks of hexes alone (no hexside features to cross) for a sweep that takes ends.
+    let by_ends = engine.map().hexsides.is_empty() && engine.takes_ends();
+    each_leader(&need, ctl, total, init, |s, d, images| {
         let mut emit = |i: usize, j: usize| seen(i, j);
-        pools.clear();
-        pools.compile(d);
-        let walk = pools.walks[0];
-        let mut answered = 0;
-        for &(e, g) in images {
-            let pairs = DqPairs::between(&obs, &tgt, e.q);
+        // The lines at each needed image, and the images swept.
+        s.lines.clear();
+        if s.pairs.len() < images.len() {
+            s.pairs
+                .resize_with(images.len(), || DqPairs::between(&[], &[], 0));
+        }
+        for (&(e, _), pairs) in images.iter().zip(&mut s.pairs) {
+            pairs.set_between(&obs, &tgt, e.q);
             let mut lanes = 0u64;
             pairs.runs(e.r, |run| lanes += run.lanes as u64);
-            answered += lanes;
-            if once && !forward(e) {
+            s.lines.push(lanes);
+        }
+        let answered = s.lines.iter().sum();
+        let swept = |k: usize| !once || forward(images[k].0);
+        // Where few lines share the walk, its ends first: the lines they cut need
+        // no more of it, and where they cut every line the rest is never compiled.
+        let ends = answered < WIDE && by_ends && s.ends.compile(d, ENDS);
+        if ends {
+            s.open.clear();
+            s.starts.clear();
+            for (k, &(e, g)) in images.iter().enumerate() {
+                s.starts.push(s.open.len());
+                if swept(k) {
+                    let (at, pairs) = (place(e, g, false), &s.pairs[k]);
+                    engine.sweep_ends(&at, &s.ends, pairs, e.r, &mut s.steps, &mut s.open);
+                }
+            }
+            s.starts.push(s.open.len());
+        }
+        if ends && s.open.iter().all(|&m| m == 0) {
+            return answered;
+        }
+        s.pools.clear();
+        if ends {
+            s.pools.compile_rest(&mut s.ends);
+        } else {
+            s.pools.compile(d);
+        }
+        let walk = s.pools.walks[0];
+        for (k, &(e, g)) in images.iter().enumerate() {
+            if !swept(k) {
                 continue;
             }
+            let pairs = &s.pairs[k];
             if e == Hex::new(0, 0) || !walk.exact {
                 // The plain path: each hex with itself, or a walk the compact form cannot hold.
                 pairs.runs(e.r, |run| {
@@ -405,20 +449,46 @@ fn sweep_seen(
                     }
                 });
             } else {
+                let open = ends.then(|| (&s.open[s.starts[k]..s.starts[k + 1]], s.ends.per_end()));
+                let at = place(e, g, s.lines[k] >= WIDE);
                 let o = Offset {
-                    pools,
+                    pools: &s.pools,
                     walk: &walk,
-                    g,
-                    factors: engine.factors(g),
-                    dt: e.q as i64 * engine.padded.stride + e.r as i64,
-                    cells: engine.padded.cell(),
-                    wide: lanes >= 1024,
+                    at,
                 };
-                engine.sweep_offset(&o, &pairs, e.r, steps_buf, &mut emit);
+                engine.sweep_offset(&o, pairs, e.r, &mut s.steps, open, &mut emit);
             }
         }
         answered
     })
+}
+
+/// Lines sharing one offset's walk from which the sweep's per-offset tables (the
+/// vector thresholds) pay off; below it the ends of the walk are swept first.
+const WIDE: u64 = 1024;
+
+/// Hex stretches at each end of a walk swept before the rest is compiled (few in
+/// tests, so that the two phases meet on small maps).
+#[cfg(not(test))]
+const ENDS: usize = 96;
+#[cfg(test)]
+const ENDS: usize = 2;
+
+/// What one thread of [`sweep_seen`] reuses from walk to walk.
+#[derive(Default)]
+struct SweepScratch<'g> {
+    pools: Pools,
+    /// The pairs of groups at each needed image.
+    pairs: Vec<DqPairs<'g>>,
+    ends: Ends,
+    /// A walk laid out for one offset.
+    steps: Vec<(i32, u32, u32)>,
+    /// Lines at each needed image.
+    lines: Vec<u64>,
+    /// The lanes the ends leave open, a mask per run, image after image...
+    open: Vec<u64>,
+    /// ... each image's from here.
+    starts: Vec<usize>,
 }
 
 /// Bytes a request holds beyond the engine and its results: a few walks per

@@ -12,9 +12,9 @@
 use super::above_sweep::AboveSweep;
 use super::grid::{Grid, Padded};
 use super::level_sweep::LevelSweep;
-use super::lines::{Pools, Symmetry, Walk};
+use super::lines::{Ends, Pools, Symmetry, Walk};
 use super::needs::{Need, Needs};
-use super::offsets::{DqPairs, Offset};
+use super::offsets::{DqPairs, Offset, Place};
 use super::vector;
 use super::walker::{Outcome, Walker};
 use crate::map::Map;
@@ -78,6 +78,10 @@ pub(crate) trait Prepared: Send + Sync {
     );
     /// Calls `seen(i, j)` for each pair of the runs `dr` away whose line is seen, `o`
     /// being an exact walk: the kernel's sweep where it has one, else its walker.
+    /// Where `open` is given (after [`Prepared::sweep_ends`]), only of the lanes its
+    /// masks hold (one per run, in order), which its first and last so many hex
+    /// stretches were found not to cut.
+    #[allow(clippy::too_many_arguments)]
     fn sweep_offset(
         &self,
         f: &Frame,
@@ -85,7 +89,24 @@ pub(crate) trait Prepared: Send + Sync {
         pairs: &DqPairs,
         dr: i32,
         steps_buf: &mut Vec<(i32, u32, u32)>,
+        open: Option<(&[u64], usize)>,
         seen: &mut dyn FnMut(usize, usize),
+    );
+    /// True when the kernel's sweep takes the ends of walks first
+    /// ([`Prepared::sweep_ends`]): the above-the-line one.
+    fn takes_ends(&self, f: &Frame) -> bool;
+    /// Pushes to `clear`, for each run `dr` away in order, the lanes whose line no
+    /// stretch of `ends` cuts, where the kernel [takes ends](Prepared::takes_ends).
+    #[allow(clippy::too_many_arguments)]
+    fn sweep_ends(
+        &self,
+        f: &Frame,
+        at: &Place,
+        ends: &Ends,
+        pairs: &DqPairs,
+        dr: i32,
+        steps_buf: &mut Vec<(i32, u32, u32)>,
+        clear: &mut Vec<u64>,
     );
 }
 
@@ -263,24 +284,48 @@ impl<K: Kernel> Prepared for Kernelled<K> {
         pairs: &DqPairs,
         dr: i32,
         steps_buf: &mut Vec<(i32, u32, u32)>,
+        open: Option<(&[u64], usize)>,
         seen: &mut dyn FnMut(usize, usize),
     ) {
+        let simd = f.simd && vector::available();
         if let Some(s) = self.above(f).filter(|_| o.walk.narrow()) {
-            return s.offset(o, pairs, dr, f.simd && vector::available(), steps_buf, seen);
+            return s.offset(o, pairs, dr, simd, steps_buf, open, seen);
         }
         let w = self.walker(f);
         let mut spans = Vec::new();
-        if let Some(l) = self.level(f) {
+        if let Some(l) = self.level(f).filter(|_| open.is_none()) {
             return l.offset(&w, o, pairs, dr, f.simd, &mut spans, seen);
         }
-        let (pools, walk, g) = (o.pools, o.walk, o.g);
+        let (pools, walk, g) = (o.pools, o.walk, o.at.g);
+        let mut k = 0;
         pairs.runs(dr, |run| {
-            for lane in 0..run.lanes {
+            let lanes = open.map_or(u64::MAX, |(m, _)| m[k]);
+            k += 1;
+            for lane in (0..run.lanes).filter(|&l| lanes >> l & 1 == 1) {
                 let (i, j) = run.pair(lane);
                 if !w.eval::<false>(pools, walk, g, i, j, &mut spans).blocked() {
                     seen(i, j);
                 }
             }
         })
+    }
+
+    fn takes_ends(&self, f: &Frame) -> bool {
+        self.above(f).is_some()
+    }
+
+    fn sweep_ends(
+        &self,
+        f: &Frame,
+        at: &Place,
+        ends: &Ends,
+        pairs: &DqPairs,
+        dr: i32,
+        steps_buf: &mut Vec<(i32, u32, u32)>,
+        clear: &mut Vec<u64>,
+    ) {
+        let s = self.above(f).expect("a kernel that takes ends");
+        let simd = f.simd && vector::available();
+        s.ends(at, ends, pairs, dr, simd, steps_buf, clear);
     }
 }

@@ -243,61 +243,102 @@ pub(crate) fn walk_stretches(d: Hex, cuts: &mut Cuts, mut emit: impl FnMut(&Cros
 /// The first half of the walk to `d` where no boundary family runs parallel to
 /// the line (so no stretch runs along a hexside), as [`walk_stretches`] with
 /// [`Cuts::to_middle`] gives it, without its vertices, the observer's own stretch
-/// or the last: `keep(hex, k0)` for each stretch between, in order; returns the
-/// last stretch, which holds or ends at the midpoint, as `(hex, k0, k1)`, and the
-/// common denominator. `None` where a family runs parallel. The same steps as
-/// [`walk_stretches`], with a hex stretch kept as a hex and its entry, not as a
-/// crossing (the engine's walks compile millions of them); the engine's tests
-/// compare the two for every offset within 40 and far ones.
-pub(crate) fn hexes_to_middle(
+/// or the last: each stretch between as a hex and its entry ([`Self::next_hex`]),
+/// in order, then the last stretch, which holds or ends at the midpoint
+/// ([`Self::middle`]). The same steps as [`walk_stretches`], with a hex stretch
+/// kept as a hex and its entry, not as a crossing (the engine's walks compile
+/// millions of them); the engine's tests compare the two for every offset within
+/// 40 and far ones.
+pub(crate) struct HexesToMiddle {
     d: Hex,
-    mut keep: impl FnMut(Hex, i64),
-) -> Option<(Hex, i64, i64, i64)> {
-    let (dq, dr, ds) = (d.q as i64, d.r as i64, d.s() as i64);
-    if [dq - dr, dr - ds, ds - dq].contains(&0) {
-        return None;
+    sign: [i64; 3],
+    cuts: Cuts,
+    /// The common denominator.
+    pub den: i64,
+    crossed: [i64; 3],
+    here: Hex,
+    current: Hex,
+    k_current: i64,
+    first: bool,
+    prev: (i64, u8),
+    k_last: i64,
+}
+
+impl HexesToMiddle {
+    /// The walk to `d`, or `None` where a family runs parallel.
+    pub(crate) fn new(d: Hex) -> Option<HexesToMiddle> {
+        let (dq, dr, ds) = (d.q as i64, d.r as i64, d.s() as i64);
+        if [dq - dr, dr - ds, ds - dq].contains(&0) {
+            return None;
+        }
+        let mut cuts = Cuts::to_middle(d);
+        let origin = Hex::new(0, 0);
+        // The line starts in the observer's hex, whose stretch is not kept.
+        Some(HexesToMiddle {
+            d,
+            sign: [(dq - dr).signum(), (dr - ds).signum(), (ds - dq).signum()],
+            den: cuts.den,
+            prev: cuts.next()?,
+            cuts,
+            crossed: [0; 3],
+            here: origin,
+            current: origin,
+            k_current: 0,
+            first: true,
+            k_last: 0,
+        })
     }
-    let sign = [(dq - dr).signum(), (dr - ds).signum(), (ds - dq).signum()];
-    let mut cuts = Cuts::to_middle(d);
-    let den = cuts.den;
-    let origin = Hex::new(0, 0);
-    let mut crossed = [0i64; 3];
-    // The line starts in the observer's hex, whose stretch is not kept.
-    let (mut here, mut current, mut k_current, mut first) = (origin, origin, 0, true);
-    let mut prev = cuts.next()?;
-    let mut k_last = 0;
-    for (k1, next_families) in &mut cuts {
-        let (k0, families) = std::mem::replace(&mut prev, (k1, next_families));
-        k_last = k1;
-        if k0 == 0 {
-            continue;
-        }
-        for (f, c) in crossed.iter_mut().enumerate() {
-            *c += i64::from(families >> f & 1);
-        }
-        here = if families.count_ones() == 1 {
-            let f = families.trailing_zeros() as usize;
-            across(here, f, sign[f] * crossed[f])
-        } else {
-            // A centre or a vertex (two families or more): located as the walk does.
-            match inside_near(d, k0 + k1, 2 * den, &mut here) {
-                Some(h) => h,
-                None => match locate(d, k0 + k1, 2 * den) {
-                    Place::Interior(h) => h,
-                    other => unreachable!(
-                        "without a parallel family a stretch is inside a hex, not {other:?}"
-                    ),
-                },
+
+    /// The next stretch between the ends as `(hex, k0)`; `None` once the walk is at
+    /// the stretch that holds or ends at the midpoint.
+    #[inline]
+    pub(crate) fn next_hex(&mut self) -> Option<(Hex, i64)> {
+        let (d, den) = (self.d, self.den);
+        for (k1, next_families) in &mut self.cuts {
+            let (k0, families) = std::mem::replace(&mut self.prev, (k1, next_families));
+            self.k_last = k1;
+            if k0 == 0 {
+                continue;
             }
-        };
-        if here != current {
-            if !std::mem::replace(&mut first, false) {
-                keep(current, k_current);
+            for (f, c) in self.crossed.iter_mut().enumerate() {
+                *c += i64::from(families >> f & 1);
             }
-            (current, k_current) = (here, k0);
+            self.here = if families.count_ones() == 1 {
+                let f = families.trailing_zeros() as usize;
+                across(self.here, f, self.sign[f] * self.crossed[f])
+            } else {
+                // A centre or a vertex (two families or more): located as the walk does.
+                match inside_near(d, k0 + k1, 2 * den, &mut self.here) {
+                    Some(h) => h,
+                    None => match locate(d, k0 + k1, 2 * den) {
+                        Place::Interior(h) => h,
+                        other => unreachable!(
+                            "without a parallel family a stretch is inside a hex, not {other:?}"
+                        ),
+                    },
+                }
+            };
+            if self.here != self.current {
+                let left = (self.current, self.k_current);
+                (self.current, self.k_current) = (self.here, k0);
+                if !std::mem::replace(&mut self.first, false) {
+                    return Some(left);
+                }
+            }
         }
+        None
     }
-    Some((current, k_current, k_last, den))
+
+    /// The offset walked to.
+    pub(crate) fn d(&self) -> Hex {
+        self.d
+    }
+
+    /// The stretch that holds or ends at the midpoint, as `(hex, k0, k1)`, once
+    /// [`Self::next_hex`] has given every stretch before it.
+    pub(crate) fn middle(&self) -> (Hex, i64, i64) {
+        (self.current, self.k_current, self.k_last)
+    }
 }
 
 /// The hex the line is in just after it meets the boundary line where family `f`'s
