@@ -58,6 +58,8 @@ type Laid<'a> = (&'a [(i32, u32, u32)], &'a [SideRec], i64);
 
 /// The sweep's tables.
 pub struct AboveSweep {
+    /// The highest less the lowest value of the three tables below.
+    spread: i64,
     /// Top per padded cell (never above a line off the map), with 64 spare cells.
     surface: Vec<i32>,
     /// The observer's eye per padded cell, with 64 spare cells.
@@ -99,7 +101,10 @@ impl AboveSweep {
         let target = column(&|h| h.2, 0);
         let lattice = Lattice::of(&eye, &target, p, &on)
             .map(|l| l.with_flat(&surface, p, &on).with_narrow(&surface));
+        let all = || surface.iter().chain(&eye).chain(&target).map(|&v| v as i64);
+        let spread = all().max()? - all().min()?;
         Some(AboveSweep {
+            spread,
             surface,
             eye,
             target,
@@ -228,6 +233,11 @@ impl AboveSweep {
             .and_then(|l| Thresholds::of(steps, den, l.span as i32, l.diff, l.narrow.is_some()));
         let flat = lattice.and_then(|l| l.flat.as_ref().map(|f| (l, f)));
         let dt = at.dt;
+        // Lines a few at a time without tables: eight at a time where exact in `f64`.
+        let eight = simd
+            && vector::best() == Some(vector::Isa::Avx512)
+            && i128::from(self.spread) * i128::from(den) < vector::F64_EXACT;
+        let tables = (&surface[..], &self.eye[..], &self.target[..]);
         // Where the 16-bit path runs, it takes every lane: 32 lines of any levels
         // at a time cost less than sorting them into levels for the bitsets.
         let narrow = match (&thresholds, lattice) {
@@ -267,6 +277,16 @@ impl AboveSweep {
             let mut seen = 0;
             if middle.is_empty() && sides.is_empty() {
                 seen = uneven;
+            } else if eight {
+                let clear = vector::clear_lanes(tables, (a, b), middle, den, uneven);
+                // Hexside stretches (both hexes must block) one line at a time.
+                each_lane(clear, |lane| {
+                    let (e0, e1) = (self.eye[a + lane] as i64, self.target[b + lane] as i64);
+                    let base = base0 + lane as i64;
+                    if above_steps(&[], sides, surface, base, at.factors, e0, e1, den) {
+                        seen |= 1 << lane;
+                    }
+                });
             } else {
                 each_lane(uneven, |lane| {
                     let (e0, e1) = (self.eye[a + lane] as i64, self.target[b + lane] as i64);
@@ -415,4 +435,46 @@ fn above_steps(
         (s - e0) * den > a * k
     };
     !sides.iter().any(|s| above(&s.a, s.k1) && above(&s.b, s.k1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Eight lines at a time in `f64` leave open exactly the lanes the one-line
+        /// test finds clear, on rising, falling and level lines; few heights and
+        /// fractions, so that many lines graze a top.
+        #[test]
+        fn eight_lines_at_a_time_match_the_one_line_test(
+            surface in proptest::collection::vec(-6i32..6, 320),
+            eye in proptest::collection::vec(-6i32..6, 320),
+            target in proptest::collection::vec(-6i32..6, 320),
+            steps in proptest::collection::vec((0i32..200, 0u32..=4, 0u32..=4), 0..40),
+            quarter in 1i64..1_000_000,
+            open: u64,
+            (a, dt) in (0usize..40, 0usize..40),
+        ) {
+            if vector::best() != Some(vector::Isa::Avx512) {
+                return Ok(());
+            }
+            // Entries and exits in order along the line, in quarters of `den`.
+            let den = 4 * quarter;
+            let steps: Vec<(i32, u32, u32)> = steps
+                .iter()
+                .map(|&(d, x, y)| (d, (x.min(y) as i64 * quarter) as u32, (x.max(y) as i64 * quarter) as u32))
+                .collect();
+            let b = a + dt;
+            let mut want = 0u64;
+            for l in (0..64).filter(|l| open >> l & 1 == 1) {
+                let (e0, e1) = (eye[a + l] as i64, target[b + l] as i64);
+                if above_steps(&steps, &[], &surface, (a + l) as i64, (0, 0), e0, e1, den) {
+                    want |= 1 << l;
+                }
+            }
+            let got = vector::clear_lanes((&surface, &eye, &target), (a, b), &steps, den, open);
+            prop_assert_eq!(got, want);
+        }
+    }
 }

@@ -125,6 +125,86 @@ fn equal_lanes_avx512(a: &[i32; 64], b: &[i32; 64]) -> u64 {
     m
 }
 
+/// Heights whose spread times a walk's denominator stays below this are compared
+/// exactly in `f64` by [`clear_lanes`]: every product is an integer below 2^53.
+pub const F64_EXACT: i128 = 1 << 53;
+
+/// The lanes of `open` whose line no hex stretch of `steps` cuts, eight lines at a
+/// time in `f64` on AVX-512: lane `l` runs from cell `a + l` (eye `eye[a + l]`) to
+/// cell `b + l` (point `target[b + l]`), and a stretch `(index delta, k0, k1)`
+/// cuts it where `(surface[a + l + delta] - e0) * den > (e1 - e0) * k`, `k` the
+/// entry `k0` on a rising line and the exit `k1` on a falling one (as in
+/// `above_sweep::above_steps`), tested from both ends inwards. Exact where the
+/// spread of every height in the three tables times `den` is below [`F64_EXACT`],
+/// which the caller checks; each table holds 64 cells past any lane's.
+///
+/// # Panics
+/// On a CPU without AVX-512F.
+pub fn clear_lanes(
+    (surface, eye, target): (&[i32], &[i32], &[i32]),
+    (a, b): (usize, usize),
+    steps: &[(i32, u32, u32)],
+    den: i64,
+    open: u64,
+) -> u64 {
+    assert_eq!(best(), Some(Isa::Avx512), "clear_lanes runs on AVX-512");
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the CPU has AVX-512F, as just checked.
+    unsafe {
+        clear_lanes_avx512((surface, eye, target), (a, b), steps, den, open)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (surface, eye, target, a, b, steps, den, open);
+        unreachable!("no vector path on this CPU")
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn clear_lanes_avx512(
+    (surface, eye, target): (&[i32], &[i32], &[i32]),
+    (a, b): (usize, usize),
+    steps: &[(i32, u32, u32)],
+    den: i64,
+    open: u64,
+) -> u64 {
+    use std::arch::x86_64::*;
+    // Eight lanes' values (bounds-checked), as `f64`.
+    let load = |v: &[i32], at: usize| {
+        let v: &[i32; 8] = v[at..][..8].try_into().expect("8 lanes");
+        // SAFETY: reads the 8 values of `v`, unaligned.
+        _mm512_cvtepi32_pd(unsafe { _mm256_loadu_si256(v.as_ptr().cast()) })
+    };
+    let den = _mm512_set1_pd(den as f64);
+    let mut clear = 0u64;
+    for c in (0..8).filter(|c| (open >> (8 * c)) as u8 != 0) {
+        let (a0, b0) = (a + 8 * c, b + 8 * c);
+        let e0 = load(eye, a0);
+        let rise = _mm512_sub_pd(load(target, b0), e0);
+        let up = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(rise, _mm512_setzero_pd());
+        let cuts = |&(d, k0, k1): &(i32, u32, u32)| {
+            let s = load(surface, (a0 as i64 + d as i64) as usize);
+            let k = _mm512_mask_blend_pd(up, _mm512_set1_pd(k1 as f64), _mm512_set1_pd(k0 as f64));
+            let above = _mm512_mul_pd(_mm512_sub_pd(s, e0), den);
+            _mm512_cmp_pd_mask::<_CMP_GT_OQ>(above, _mm512_mul_pd(rise, k))
+        };
+        let mut left = (open >> (8 * c)) as u8;
+        let (mut i, mut j) = (0, steps.len());
+        while i < j && left != 0 {
+            let mut hit = cuts(&steps[i]);
+            i += 1;
+            if i < j {
+                j -= 1;
+                hit |= cuts(&steps[j]);
+            }
+            left &= !hit;
+        }
+        clear |= u64::from(left) << (8 * c);
+    }
+    clear
+}
+
 /// One offset's hex stretches for the vector test of lines between levels, in
 /// [`test_order`] (next to the ends first, then spread out), each with
 /// the height of the sight line above the observer's eye there, for every
