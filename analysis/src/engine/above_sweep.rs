@@ -169,7 +169,7 @@ impl AboveSweep {
         let between = &steps_buf[n..steps_buf.len() - n];
         let laid = (between, pools.sides_of(w), w.den as i64);
         let mut k = 0;
-        let mut open = || {
+        let open = || {
             k += 1;
             if open.is_some() {
                 masks[k - 1]
@@ -177,7 +177,7 @@ impl AboveSweep {
                 u64::MAX
             }
         };
-        self.sweep_runs(at, laid, (pairs, dr), simd, &mut open, &mut |run, clear| {
+        self.sweep_runs(at, laid, (pairs, dr), simd, open, |run, clear| {
             each_lane(clear, |lane| {
                 let (i, j) = run.pair(lane);
                 seen(i, j);
@@ -207,8 +207,8 @@ impl AboveSweep {
             laid,
             (pairs, dr),
             simd,
-            &mut || u64::MAX,
-            &mut |_, m| clear.push(m),
+            || u64::MAX,
+            |_, m| clear.push(m),
         );
     }
 
@@ -222,8 +222,8 @@ impl AboveSweep {
         (steps, sides, den): Laid,
         (pairs, dr): (&DqPairs, i32),
         simd: bool,
-        open: &mut dyn FnMut() -> u64,
-        clear: &mut dyn FnMut(&Run, u64),
+        mut open: impl FnMut() -> u64,
+        mut clear: impl FnMut(&Run, u64),
     ) {
         let cells = at.cells;
         let surface = &self.surface;
