@@ -209,7 +209,7 @@ def section_viewshed(a, tmp):
             h = timed([a.hexsight, "viewshed", path, "--from", "SL500", "--timings", "--threads", str(threads)],
                       pat, a.repeat)
             print(f"  {name}: GDAL {1000 * g:.1f} ms; hexsight {threads} thread(s) {1000 * h:.0f} ms "
-                  f"({h / g:.0f}x GDAL)")
+                  f"({h / g:.1f}x GDAL)")
 
 
 def gdal_viewshed_tif(ds, cell, path):
