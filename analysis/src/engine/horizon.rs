@@ -19,7 +19,7 @@
 
 use super::grid::{Grid, Padded};
 use super::needs::Need;
-use super::plane::{CIRCUMRADIUS, INRADIUS, distance2, point, pseudo_angle};
+use super::plane::{CIRCUMRADIUS, INRADIUS, distance2, point, pseudo_angle_over};
 use super::vector::{self, Isa};
 use crate::hex::Hex;
 use crate::map::Map;
@@ -35,13 +35,38 @@ const SLOPE_MARGIN: f64 = 1e-5;
 /// Fewest and most direction buckets.
 const BUCKETS: (usize, usize) = (1 << 10, 1 << 16);
 
-/// The directions within the angle whose sine and cosine are in the ratio
-/// `sin : cos` of `(x, y)`'s, in pseudo-angle (the second unwrapped past the first):
-/// the pseudo-angle does not change with length, so neither need be normalised.
-fn around(x: f64, y: f64, sin: f64, cos: f64) -> (f64, f64) {
-    let lo = pseudo_angle(x * cos + y * sin, y * cos - x * sin);
-    let hi = pseudo_angle(x * cos - y * sin, y * cos + x * sin);
-    (lo, if hi < lo { hi + 4.0 } else { hi })
+/// The two directions within the angle whose sine and cosine are in the ratio
+/// `sin : cos` of `(x, y)`'s, turned clockwise and anticlockwise: the pseudo-angle
+/// does not change with length, so neither need be normalised.
+fn around(x: f64, y: f64, sin: f64, cos: f64) -> [(f64, f64); 2] {
+    [
+        (x * cos + y * sin, y * cos - x * sin),
+        (x * cos - y * sin, y * cos + x * sin),
+    ]
+}
+
+/// The denominator of `(x, y)`'s [pseudo-angle](pseudo_angle_over).
+fn pseudo_denominator((x, y): (f64, f64)) -> f64 {
+    x.abs() + y.abs()
+}
+
+/// The reciprocals of the positive `v`, from one division (in vector lanes a
+/// division costs a dozen multiplications, and the eight of each hex bound its
+/// laying out): each is the product of the others over the product of all, a few
+/// roundings more than a division, far inside every margin.
+#[inline(always)]
+fn reciprocals<const N: usize>(v: [f64; N]) -> [f64; N] {
+    let mut before = [1.0; N];
+    for k in 1..N {
+        before[k] = before[k - 1] * v[k - 1];
+    }
+    let mut inv = 1.0 / (before[N - 1] * v[N - 1]);
+    let mut out = [0.0; N];
+    for k in (0..N).rev() {
+        out[k] = inv * before[k];
+        inv *= v[k];
+    }
+    out
 }
 
 /// One hex of the map as seen from the observer: what the sweep reads of it, as a
@@ -227,17 +252,6 @@ impl Tables {
 unsafe fn sweep_avx512(t: &mut Tables, bands: &Bands, owned: (u32, u32), out: &[AtomicU8]) {
     // SAFETY: compiled for AVX-512F, which the caller vouches for.
     unsafe { t.sweep_in::<true>(bands, owned, out) }
-}
-
-/// The highest slope at which a line may meet a hex `d` away whose top is `rise`
-/// above the eye: where the line is nearest to the observer for a rise, farthest for
-/// a fall.
-fn may_slope(rise: f64, d: f64) -> f64 {
-    rise / if rise > 0.0 {
-        d - CIRCUMRADIUS
-    } else {
-        d + CIRCUMRADIUS
-    }
 }
 
 /// Buckets for a map `reach` across: a few per hex at the far edge.
@@ -733,20 +747,48 @@ impl Lanes {
     ) {
         let scale = buckets as f64 / 4.0;
         let d = d2.sqrt();
-        let inv = 1.0 / d;
-        self.slope[k] = (lift * inv) as f32;
-        self.bucket[k] = trunc(pseudo_angle(x, y) * scale).min(buckets as i32 - 1);
         // Every line within the circumradius of the centre may meet the hex; every
         // line through its inscribed circle crosses its inside, entering before the
         // point nearest the centre (at `far`) and leaving after it. Each is an angle
         // whose sine is the radius over `d`, its cosine the leg over `d`.
         let far = (d2 - INRADIUS * INRADIUS).sqrt();
         let leg = (d2 - CIRCUMRADIUS * CIRCUMRADIUS).max(0.0).sqrt();
-        self.must[k] = (rise / if rise >= 0.0 { d } else { far }) as f32;
-        self.may[k] = may_slope(rise, d) as f32;
-        (self.touch[k], self.touch_len[k]) = span(scale, around(x, y, CIRCUMRADIUS, leg), true);
-        (self.core[k], self.core_len[k]) = span(scale, around(x, y, INRADIUS, far), false);
+        let [t0, t1] = around(x, y, CIRCUMRADIUS, leg);
+        let [c0, c1] = around(x, y, INRADIUS, far);
+        // The highest slope at which a line may meet the hex: where the line is
+        // nearest to the observer for a rise, farthest for a fall.
+        let may = if rise > 0.0 {
+            d - CIRCUMRADIUS
+        } else {
+            d + CIRCUMRADIUS
+        };
+        let must = if rise >= 0.0 { d } else { far };
+        let [by_d, by_may, by_must, on, t0s, t1s, c0s, c1s] = reciprocals([
+            d,
+            may,
+            must,
+            pseudo_denominator((x, y)),
+            pseudo_denominator(t0),
+            pseudo_denominator(t1),
+            pseudo_denominator(c0),
+            pseudo_denominator(c1),
+        ]);
+        let angle = |(x, y): (f64, f64), by: f64| pseudo_angle_over(x, y, by);
+        self.slope[k] = (lift * by_d) as f32;
+        self.bucket[k] = trunc(angle((x, y), on) * scale).min(buckets as i32 - 1);
+        self.must[k] = (rise * by_must) as f32;
+        self.may[k] = (rise * by_may) as f32;
+        (self.touch[k], self.touch_len[k]) =
+            span(scale, unwrap(angle(t0, t0s), angle(t1, t1s)), true);
+        (self.core[k], self.core_len[k]) =
+            span(scale, unwrap(angle(c0, c0s), angle(c1, c1s)), false);
     }
+}
+
+/// Directions `lo` to `hi` in pseudo-angle, the second unwrapped past the first.
+#[inline(always)]
+fn unwrap(lo: f64, hi: f64) -> (f64, f64) {
+    (lo, if hi < lo { hi + 4.0 } else { hi })
 }
 
 /// `v` truncated toward zero, for `v` within `±1e9` (0 for any other, which no
@@ -1065,6 +1107,37 @@ mod tests {
         for from in ["A1", "B1", "A2"] {
             let i = map.index(map.parse_hex(from).unwrap()).unwrap();
             assert!(check(&map, i, "crest") > 0);
+        }
+    }
+
+    proptest::proptest! {
+        /// The reciprocals taken from one division are each within a few roundings
+        /// of a division's, over the magnitudes a hex's denominators take (fails
+        /// when a product skips or repeats a value).
+        #[test]
+        fn reciprocals_from_one_division_match_dividing(
+            v in proptest::array::uniform8(0.4f64..4e7),
+        ) {
+            let got = reciprocals(v);
+            for (g, x) in got.iter().zip(v) {
+                let want = 1.0 / x;
+                proptest::prop_assert!((g - want).abs() <= 1e-14 * want, "{x}: {g} against {want}");
+            }
+        }
+
+        /// The pseudo-angle over a reciprocal is the pseudo-angle, within rounding.
+        #[test]
+        fn the_pseudo_angle_over_a_reciprocal_is_the_pseudo_angle(
+            x in -1e4f64..1e4,
+            y in -1e4f64..1e4,
+        ) {
+            let s = x.abs() + y.abs();
+            proptest::prop_assume!(s > 1e-3);
+            let want = crate::engine::plane::pseudo_angle(x, y);
+            let got = pseudo_angle_over(x, y, reciprocals([s])[0]);
+            // The wrap at 4 may meet either side of the positive `x` axis.
+            let diff = (got - want).abs();
+            proptest::prop_assert!(diff.min(4.0 - diff) < 1e-14, "{got} against {want}");
         }
     }
 }

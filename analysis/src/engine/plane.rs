@@ -29,10 +29,22 @@ pub fn distance2(d: Hex) -> i64 {
 /// A stand-in for the direction of `(x, y)`, in `[0, 4)`: monotone in the angle
 /// and cheaper than `atan2`.
 pub fn pseudo_angle(x: f64, y: f64) -> f64 {
-    // `y / (|x| + |y|)` on the right, `2 -` that on the left, wrapped into `[0, 4)`;
-    // without branches, as the viewshed tables take hexes in no order of direction.
     let s = x.abs() + y.abs();
-    let t = if s > 0.0 { y / s } else { 0.0 };
+    wrap(x, if s > 0.0 { y / s } else { 0.0 })
+}
+
+/// [`pseudo_angle`] of `(x, y)` but the origin, given the reciprocal `by` of
+/// `|x| + |y|`: for callers that take many reciprocals from one division.
+#[inline(always)]
+pub fn pseudo_angle_over(x: f64, y: f64, by: f64) -> f64 {
+    wrap(x, y * by)
+}
+
+/// The pseudo-angle of a direction whose `y / (|x| + |y|)` is `t`: that on the
+/// right, `2 -` that on the left, wrapped into `[0, 4)`; without branches, as the
+/// viewshed tables take hexes in no order of direction.
+#[inline(always)]
+fn wrap(x: f64, t: f64) -> f64 {
     let p = if x >= 0.0 { t } else { 2.0 - t };
     if p < 0.0 { p + 4.0 } else { p }
 }
