@@ -446,7 +446,7 @@ impl Bands {
         for e in &mut self.ends {
             (start, *e) = (start + *e, start);
         }
-        self.cells.clear();
+        // Every slot is written below: what the last batch left needs no clearing.
         self.cells.resize(self.taken.len(), (0, Hex::new(0, 0)));
         for (&c, &k) in self.taken.iter().zip(&self.band) {
             let at = &mut self.ends[k as usize];
@@ -632,7 +632,7 @@ impl View {
         rings.take(self, end * end, |x, o| bands.taken.push((x as u32, o)));
         bands.order(b, end);
         let isa = vector::best();
-        bands.seen.clear();
+        // Every slot is written by `see`: what the last batch left needs no clearing.
         bands.seen.resize(bands.cells.len(), Seen::default());
         bands
             .seen
