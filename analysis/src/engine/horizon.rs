@@ -334,6 +334,16 @@ impl Swept {
     /// coordinates one from the next, where reading them would bring in 8 bytes a hex.
     #[inline]
     pub fn column(&self, map: &Map, col: usize, mut f: impl FnMut(usize, Need)) {
+        if map.layout.orientation == crate::hex::Orientation::Flat {
+            // Down a flat map's column `q` stays and `r` rises by one: the column's
+            // slots lie eight apart, from its first hex's.
+            let first = self.tiles.at(map.layout.hex_at(col as i32, 0));
+            let slots = self.codes[first..].iter().step_by(8);
+            for (row, c) in slots.take(map.rows as usize).enumerate() {
+                f(row, need_of(c.load(Ordering::Relaxed)));
+            }
+            return;
+        }
         for row in 0..map.rows as usize {
             let h = map.layout.hex_at(col as i32, row as i32);
             f(
