@@ -178,6 +178,31 @@ pub fn for_each<const BLIND: bool>(
     ctl: &Control,
     visit: impl Fn(usize, usize, Outcome) + Sync,
 ) -> Result<()> {
+    for_each_from::<BLIND>(engine, (from, to), PREFIX, ctl, visit)
+}
+
+/// [`for_each`] for pairs whose lines mostly run their whole length, such as those
+/// a viewshed's slope tables leave, near a silhouette: each line is compiled whole
+/// at once, where [`for_each`] walks a prefix first, four times longer each round,
+/// compiling the start of a long line again each round.
+pub fn for_each_whole<const BLIND: bool>(
+    engine: &Engine,
+    from: &[usize],
+    to: &[usize],
+    ctl: &Control,
+    visit: impl Fn(usize, usize, Outcome) + Sync,
+) -> Result<()> {
+    for_each_from::<BLIND>(engine, (from, to), usize::MAX, ctl, visit)
+}
+
+/// [`for_each`], each line walked first to `prefix` cut points.
+fn for_each_from<const BLIND: bool>(
+    engine: &Engine,
+    (from, to): (&[usize], &[usize]),
+    prefix: usize,
+    ctl: &Control,
+    visit: impl Fn(usize, usize, Outcome) + Sync,
+) -> Result<()> {
     if from.is_empty() || to.is_empty() {
         return Ok(());
     }
@@ -186,9 +211,9 @@ pub fn for_each<const BLIND: bool>(
     let need = Needed::of(&obs, &tgt);
     match *from {
         [i] if to.len() * SCAN_PER_WALK < need.offsets() => {
-            each_target::<BLIND>(engine, i, to, ctl, visit)
+            each_target::<BLIND>(engine, i, to, prefix, ctl, visit)
         }
-        _ => each_orbit::<BLIND>(engine, (&obs, &tgt, &need), to, ctl, visit),
+        _ => each_orbit::<BLIND>(engine, (&obs, &tgt, &need), to, prefix, ctl, visit),
     }
 }
 
@@ -199,6 +224,7 @@ fn each_orbit<const BLIND: bool>(
     engine: &Engine,
     (obs, tgt, need): (&[Column], &[Column], &Needed),
     to: &[usize],
+    prefix: usize,
     ctl: &Control,
     visit: impl Fn(usize, usize, Outcome) + Sync,
 ) -> Result<()> {
@@ -228,7 +254,7 @@ fn each_orbit<const BLIND: bool>(
     };
     let observers: usize = obs.iter().map(|c| c.rs.len()).sum();
     let total = observers as u64 * to.len() as u64;
-    let init = || Scratch::for_map(engine);
+    let init = || Scratch::for_map(engine, prefix);
     each_leader(need, ctl, total, init, |scratch, d, images| {
         scratch.pending.clear();
         for &(e, g) in images {
@@ -250,14 +276,17 @@ const SCAN_PER_WALK: usize = 4;
 
 /// What one thread of [`for_each`] reuses from walk to walk.
 struct Scratch {
+    /// Cut points of a line walked in the first round.
+    prefix: usize,
     pools: Pools,
     pending: Vec<Pending>,
     done: Vec<(usize, usize, Outcome)>,
 }
 
 impl Scratch {
-    fn for_map(engine: &Engine) -> Scratch {
+    fn for_map(engine: &Engine, prefix: usize) -> Scratch {
         Scratch {
+            prefix,
             pools: Pools::for_map(engine.map()),
             pending: Vec::new(),
             done: Vec::new(),
@@ -266,15 +295,15 @@ impl Scratch {
 
     /// Settles the pairs `pending` (observer, target, symmetry taking `d` to their
     /// offset), calling `visit` for each. Most lines are blocked before their end:
-    /// a prefix of the line is walked first, four times longer each round, and
-    /// compiled further only for the pairs it has not settled.
+    /// a prefix of the line is walked first (`prefix` cut points), four times longer
+    /// each round, and compiled further only for the pairs it has not settled.
     fn walk<const BLIND: bool>(
         &mut self,
         engine: &Engine,
         d: Hex,
         visit: &impl Fn(usize, usize, Outcome),
     ) {
-        let mut limit = PREFIX;
+        let mut limit = self.prefix;
         while !self.pending.is_empty() {
             self.pools.clear();
             let complete = self.pools.compile_prefix(d, limit);
@@ -295,6 +324,7 @@ fn each_target<const BLIND: bool>(
     engine: &Engine,
     i: usize,
     to: &[usize],
+    prefix: usize,
     ctl: &Control,
     visit: impl Fn(usize, usize, Outcome) + Sync,
 ) -> Result<()> {
@@ -302,7 +332,7 @@ fn each_target<const BLIND: bool>(
     let (done, total) = (AtomicU64::new(0), to.len() as u64);
     let cancelled_now = || ctl.cancel.load(Ordering::Relaxed);
     to.par_chunks(64).for_each_init(
-        || Scratch::for_map(engine),
+        || Scratch::for_map(engine, prefix),
         |scratch, run| {
             if cancelled_now() {
                 return;
@@ -517,7 +547,8 @@ mod tests {
     }
 
     /// One observer's targets walked one by one come to the outcomes the orbit
-    /// scan gives them, in every family, with and without the blind test.
+    /// scan gives them, in every family, with and without the blind test, walked in
+    /// prefixes or whole.
     #[test]
     fn targets_walked_alone_match_the_orbit_scan() {
         fn outcomes<const BLIND: bool>(
@@ -525,21 +556,29 @@ mod tests {
             i: usize,
             to: &[usize],
             alone: bool,
+            prefix: usize,
         ) -> Vec<(usize, Outcome)> {
             let got = Mutex::new(Vec::new());
             let visit = |_, j, o| got.lock().unwrap().push((j, o));
             let ctl = Control::default();
             if alone {
-                each_target::<BLIND>(engine, i, to, &ctl, visit).unwrap();
+                each_target::<BLIND>(engine, i, to, prefix, &ctl, visit).unwrap();
             } else {
                 let (obs, tgt) = (columns(engine, &[i]), columns(engine, to));
                 let need = Needed::of(&obs, &tgt);
-                each_orbit::<BLIND>(engine, (&obs, &tgt, &need), to, &ctl, visit).unwrap();
+                each_orbit::<BLIND>(engine, (&obs, &tgt, &need), to, prefix, &ctl, visit).unwrap();
             }
             let mut got = got.into_inner().unwrap();
             got.sort_unstable_by_key(|x| x.0);
             got
         }
+        // Whether each target is seen, and its hindrance if so.
+        let seen = |all: Vec<(usize, Outcome)>| -> Vec<(usize, bool, u32)> {
+            let hinder = |o: &Outcome| if o.blocked() { 0 } else { o.hinder };
+            all.iter()
+                .map(|(j, o)| (*j, o.blocked(), hinder(o)))
+                .collect()
+        };
         for rs in FAMILIES {
             let map = random_map(rs, 7, 12, 10);
             let e = Engine::new(&map);
@@ -548,11 +587,20 @@ mod tests {
                 let some: Vec<usize> = (0..map.len()).filter(|&j| j != i && j % 3 == 0).collect();
                 let all: Vec<usize> = (0..map.len()).collect();
                 for to in [&some, &all] {
-                    let want = outcomes::<true>(&e, i, to, false);
+                    let want = outcomes::<true>(&e, i, to, false, PREFIX);
                     assert_eq!(want.len(), to.len(), "{rs}: every target answered once");
-                    assert_eq!(outcomes::<true>(&e, i, to, true), want, "{rs} from {i}");
-                    let plain = outcomes::<false>(&e, i, to, false);
-                    assert_eq!(outcomes::<false>(&e, i, to, true), plain, "{rs} from {i}");
+                    let plain = seen(outcomes::<false>(&e, i, to, false, PREFIX));
+                    // Alone or by orbit, in prefixes or whole. With the blind test
+                    // every pair is settled by a whole walk, so the outcomes are the
+                    // same; without it, a prefix may settle a pair by the hindrance
+                    // limit that a whole walk finds blocked by ground further on.
+                    for (alone, prefix) in [(true, PREFIX), (true, usize::MAX), (false, usize::MAX)]
+                    {
+                        let got = outcomes::<true>(&e, i, to, alone, prefix);
+                        assert_eq!(got, want, "{rs} from {i}, {alone} {prefix}");
+                        let got = seen(outcomes::<false>(&e, i, to, alone, prefix));
+                        assert_eq!(got, plain, "{rs} from {i}, {alone} {prefix}");
+                    }
                 }
             }
         }

@@ -10,7 +10,7 @@
 
 use super::fast::Engine;
 use super::matrix::Control;
-use super::needs::Need;
+use super::needs::{Need, Needs};
 use super::walker::Outcome;
 use super::{RUN, pairs};
 use crate::error::Result;
@@ -206,7 +206,14 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
         cancel: ctl.cancel,
         progress: &walk_progress,
     };
-    pairs::for_each::<true>(engine, &[i], &walk, &walk_ctl, |_, j, o| store(j, o))?;
+    let walked = |j, o| store(j, o);
+    if matches!(needs, Needs::Swept(_)) {
+        // The slope tables leave lines near a silhouette, which mostly run their
+        // length: walked whole (elsewhere most lines left meet a blocker early).
+        pairs::for_each_whole::<true>(engine, &[i], &walk, &walk_ctl, |_, j, o| walked(j, o))?;
+    } else {
+        pairs::for_each::<true>(engine, &[i], &walk, &walk_ctl, |_, j, o| walked(j, o))?;
+    }
     for (&j, t) in first.iter().chain(&walk).zip(slots) {
         if let Some(t) = t.into_inner() {
             targets[j] = t;
