@@ -283,13 +283,7 @@ impl<'m> Engine<'m> {
             let found = lines.lookup(Hex::new(dq, dr)).filter(|(_, w, _)| w.exact);
             match found {
                 Some((pools, walk, g)) if (dq, dr) != (0, 0) => {
-                    let at = Place {
-                        g,
-                        factors: self.factors[g],
-                        dt: dq as i64 * self.padded.stride + dr as i64,
-                        cells: self.padded.cell(),
-                        wide: true,
-                    };
+                    let at = self.place(Hex::new(dq, dr), g, true);
                     let o = Offset { pools, walk, at };
                     self.sweep_offset(&o, &pairs, dr, &mut steps_buf, None, &mut seen);
                 }
@@ -342,9 +336,16 @@ impl<'m> Engine<'m> {
             .sweep_ends(&self.frame(), at, ends, pairs, dr, steps_buf, clear)
     }
 
-    /// The index factors of symmetry `g` in the padded grid.
-    pub(crate) fn factors(&self, g: usize) -> (i64, i64) {
-        self.factors[g]
+    /// Where the pairs `e` apart lie in the padded grid, their walk mapped by
+    /// symmetry `g`; [wide](Place::wide) where enough lines share it.
+    pub(crate) fn place(&self, e: Hex, g: usize, wide: bool) -> Place<'_> {
+        Place {
+            g,
+            factors: self.factors[g],
+            dt: e.q as i64 * self.padded.stride + e.r as i64,
+            cells: self.padded.cell(),
+            wide,
+        }
     }
 
     /// The explained query's total, for pairs the compact walks cannot hold.

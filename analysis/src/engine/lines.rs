@@ -94,6 +94,17 @@ pub struct HexRec {
     pub k0: u64,
 }
 
+impl HexRec {
+    /// The stretch in hex `h` (an offset that fits `i16`) entered at `k0`.
+    fn at(h: Hex, k0: i64) -> HexRec {
+        HexRec {
+            q: h.q as i16,
+            r: h.r as i16,
+            k0: k0 as u64,
+        }
+    }
+}
+
 /// A stretch exactly along the hexside between hexes `a` and `b`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, packed(4))]
@@ -362,8 +373,7 @@ impl Ends {
         self.first.clear();
         self.half = None;
         self.d = d;
-        let small = |h: Hex| i16::try_from(h.q).is_ok() && i16::try_from(h.r).is_ok();
-        let exact = small(d) && small(d + Hex::new(1, 1)) && small(d - Hex::new(1, 1));
+        let exact = fits_exactly(d);
         if !exact || (d.distance(Hex::new(0, 0)) as usize) < 2 * n + 4 {
             return false;
         }
@@ -374,11 +384,7 @@ impl Ends {
             let Some((h, k0)) = half.next_hex() else {
                 return false;
             };
-            self.first.push(HexRec {
-                q: h.q as i16,
-                r: h.r as i16,
-                k0: k0 as u64,
-            });
+            self.first.push(HexRec::at(h, k0));
         }
         self.den = half.den as u64;
         self.half = Some(half);
@@ -410,6 +416,14 @@ impl Ends {
             });
         head.chain(tail)
     }
+}
+
+/// True when the walk to `d` fits the compact exact form: every fraction of it is a
+/// numerator over its `den` (below 2^51 for offsets that fit `i16`), and the hexes
+/// it meets, within one of `d`, fit `i16` too.
+fn fits_exactly(d: Hex) -> bool {
+    let small = |h: Hex| i16::try_from(h.q).is_ok() && i16::try_from(h.r).is_ok();
+    small(d) && small(d + Hex::new(1, 1)) && small(d - Hex::new(1, 1))
 }
 
 /// Rough bytes [`Lines::for_map`] will hold for a map of `cols` x `rows`, for the
@@ -472,10 +486,7 @@ impl Pools {
     /// first half is walked and the rest reflected from it (`Pools::reflect_rest`).
     pub fn compile_prefix(&mut self, d: Hex, limit: usize) -> bool {
         let origin = Hex::new(0, 0);
-        // Every fraction of one walk is a numerator over `den` (below 2^51 for
-        // offsets that fit `i16`), kept if the offsets fit.
-        let small = |h: Hex| i16::try_from(h.q).is_ok() && i16::try_from(h.r).is_ok();
-        let exact = small(d) && small(d + Hex::new(1, 1)) && small(d - Hex::new(1, 1));
+        let exact = fits_exactly(d);
         let halved = self.skip_crossings
             && exact
             && d.distance(origin) >= 2
@@ -587,11 +598,7 @@ impl Pools {
         let hexes = &mut self.hexes;
         hexes.extend_from_slice(walked);
         while let Some((h, k0)) = half.next_hex() {
-            hexes.push(HexRec {
-                q: h.q as i16,
-                r: h.r as i16,
-                k0: k0 as u64,
-            });
+            hexes.push(HexRec::at(h, k0));
         }
         let mut walk = Walk {
             den: half.den as u64,

@@ -11,7 +11,7 @@
 use super::fast::Engine;
 use super::lines::{Ends, Pools, Symmetry};
 use super::matrix::{Control, cancelled};
-use super::offsets::{DqPairs, Offset, Place, runs_of, sorted_hexes};
+use super::offsets::{DqPairs, Offset, runs_of, sorted_hexes};
 use super::prepared::Pending;
 use super::walker::Outcome;
 use crate::error::Result;
@@ -413,13 +413,6 @@ fn sweep_seen(
         pools: Pools::for_map(engine.map()),
         ..SweepScratch::default()
     };
-    let place = |e: Hex, g: usize, wide: bool| Place {
-        g,
-        factors: engine.factors(g),
-        dt: e.q as i64 * engine.padded.stride + e.r as i64,
-        cells: engine.padded.cell(),
-        wide,
-    };
     // Walks of hexes alone (no hexside features to cross) for a sweep that takes ends.
     let by_ends = engine.map().hexsides.is_empty() && engine.takes_ends();
     each_leader(&need, ctl, total, init, |s, d, images| {
@@ -447,7 +440,7 @@ fn sweep_seen(
             for (k, &(e, g)) in images.iter().enumerate() {
                 s.starts.push(s.open.len());
                 if swept(k) {
-                    let (at, pairs) = (place(e, g, false), &s.pairs[k]);
+                    let (at, pairs) = (engine.place(e, g, false), &s.pairs[k]);
                     engine.sweep_ends(&at, &s.ends, pairs, e.r, &mut s.steps, &mut s.open);
                 }
             }
@@ -480,7 +473,7 @@ fn sweep_seen(
                 });
             } else {
                 let open = ends.then(|| (&s.open[s.starts[k]..s.starts[k + 1]], s.ends.per_end()));
-                let at = place(e, g, s.lines[k] >= WIDE);
+                let at = engine.place(e, g, s.lines[k] >= WIDE);
                 let o = Offset {
                     pools: &s.pools,
                     walk: &walk,

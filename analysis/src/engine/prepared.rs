@@ -39,6 +39,13 @@ pub(crate) struct Frame<'a> {
     pub simd: bool,
 }
 
+impl Frame<'_> {
+    /// Whether the vector paths run here: allowed, and the CPU has some.
+    fn vectors(&self) -> bool {
+        self.simd && vector::available()
+    }
+}
+
 /// A pair left to settle: observer, target and the symmetry of its walk.
 pub(crate) type Pending = (usize, usize, usize);
 
@@ -287,7 +294,7 @@ impl<K: Kernel> Prepared for Kernelled<K> {
         open: Option<(&[u64], usize)>,
         seen: &mut dyn FnMut(usize, usize),
     ) {
-        let simd = f.simd && vector::available();
+        let simd = f.vectors();
         if let Some(s) = self.above(f).filter(|_| o.walk.narrow()) {
             return s.offset(o, pairs, dr, simd, steps_buf, open, seen);
         }
@@ -325,7 +332,7 @@ impl<K: Kernel> Prepared for Kernelled<K> {
         clear: &mut Vec<u64>,
     ) {
         let s = self.above(f).expect("a kernel that takes ends");
-        let simd = f.simd && vector::available();
+        let simd = f.vectors();
         s.ends(at, ends, pairs, dr, simd, steps_buf, clear);
     }
 }

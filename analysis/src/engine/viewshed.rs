@@ -206,13 +206,12 @@ pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed>
         cancel: ctl.cancel,
         progress: &walk_progress,
     };
-    let walked = |j, o| store(j, o);
     if matches!(needs, Needs::Swept(_)) {
         // The slope tables leave lines near a silhouette, which mostly run their
         // length: walked whole (elsewhere most lines left meet a blocker early).
-        pairs::for_each_whole::<true>(engine, &[i], &walk, &walk_ctl, |_, j, o| walked(j, o))?;
+        pairs::for_each_whole::<true>(engine, &[i], &walk, &walk_ctl, |_, j, o| store(j, o))?;
     } else {
-        pairs::for_each::<true>(engine, &[i], &walk, &walk_ctl, |_, j, o| walked(j, o))?;
+        pairs::for_each::<true>(engine, &[i], &walk, &walk_ctl, |_, j, o| store(j, o))?;
     }
     for (&j, t) in first.iter().chain(&walk).zip(slots) {
         if let Some(t) = t.into_inner() {
