@@ -244,6 +244,8 @@ impl AboveSweep {
             (Some(t), Some(l)) if t.has16() => l.narrow.as_ref(),
             _ => None,
         };
+        // The stretch that last cut a group of eight lines ([`vector::clear_lanes`]).
+        let mut hint = usize::MAX;
         pairs.runs(dr, |run: Run| {
             let all = lane_mask(run.lanes) & open();
             if all == 0 {
@@ -278,7 +280,7 @@ impl AboveSweep {
             if middle.is_empty() && sides.is_empty() {
                 seen = uneven;
             } else if eight {
-                let clear = vector::clear_lanes(tables, (a, b), middle, den, uneven);
+                let clear = vector::clear_lanes(tables, (a, b), middle, den, uneven, &mut hint);
                 // Hexside stretches (both hexes must block) one line at a time.
                 each_lane(clear, |lane| {
                     let (e0, e1) = (self.eye[a + lane] as i64, self.target[b + lane] as i64);
@@ -455,6 +457,7 @@ mod tests {
             quarter in 1i64..1_000_000,
             open: u64,
             (a, dt) in (0usize..40, 0usize..40),
+            hint in 0usize..48,
         ) {
             if vector::best() != Some(vector::Isa::Avx512) {
                 return Ok(());
@@ -473,7 +476,14 @@ mod tests {
                     want |= 1 << l;
                 }
             }
-            let got = vector::clear_lanes((&surface, &eye, &target), (a, b), &steps, den, open);
+            // Whichever stretch is tried first (past the end: none), and again with
+            // the one the first call left, a stretch that cut the lines it saw last.
+            let tables = (&surface[..], &eye[..], &target[..]);
+            let mut left = hint;
+            let got = vector::clear_lanes(tables, (a, b), &steps, den, open, &mut left);
+            prop_assert_eq!(got, want);
+            prop_assert!(left == hint || left < steps.len(), "a stretch or the one given");
+            let got = vector::clear_lanes(tables, (a, b), &steps, den, open, &mut left);
             prop_assert_eq!(got, want);
         }
     }

@@ -134,7 +134,9 @@ pub const F64_EXACT: i128 = 1 << 53;
 /// cell `b + l` (point `target[b + l]`), and a stretch `(index delta, k0, k1)`
 /// cuts it where `(surface[a + l + delta] - e0) * den > (e1 - e0) * k`, `k` the
 /// entry `k0` on a rising line and the exit `k1` on a falling one (as in
-/// `above_sweep::above_steps`), tested from both ends inwards. Exact where the
+/// `above_sweep::above_steps`), tested from both ends inwards after the stretch
+/// `hint` (which the call moves to the one that cut a group's last lines: blockers
+/// lie together; any value is correct, past the end none). Exact where the
 /// spread of every height in the three tables times `den` is below [`F64_EXACT`],
 /// which the caller checks; each table holds 64 cells past any lane's.
 ///
@@ -146,16 +148,17 @@ pub fn clear_lanes(
     steps: &[(i32, u32, u32)],
     den: i64,
     open: u64,
+    hint: &mut usize,
 ) -> u64 {
     assert_eq!(best(), Some(Isa::Avx512), "clear_lanes runs on AVX-512");
     #[cfg(target_arch = "x86_64")]
     // SAFETY: the CPU has AVX-512F, as just checked.
     unsafe {
-        clear_lanes_avx512((surface, eye, target), (a, b), steps, den, open)
+        clear_lanes_avx512((surface, eye, target), (a, b), steps, den, open, hint)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (surface, eye, target, a, b, steps, den, open);
+        let _ = (surface, eye, target, a, b, steps, den, open, hint);
         unreachable!("no vector path on this CPU")
     }
 }
@@ -168,6 +171,7 @@ fn clear_lanes_avx512(
     steps: &[(i32, u32, u32)],
     den: i64,
     open: u64,
+    hint: &mut usize,
 ) -> u64 {
     use std::arch::x86_64::*;
     // Eight lanes' values (bounds-checked), as `f64`.
@@ -190,13 +194,22 @@ fn clear_lanes_avx512(
             _mm512_cmp_pd_mask::<_CMP_GT_OQ>(above, _mm512_mul_pd(rise, k))
         };
         let mut left = (open >> (8 * c)) as u8;
+        // The stretch that cut the last lines of the group before first: blockers
+        // lie together, so it often cuts every line here too.
+        if let Some(s) = steps.get(*hint) {
+            left &= !cuts(s);
+        }
         let (mut i, mut j) = (0, steps.len());
         while i < j && left != 0 {
-            let mut hit = cuts(&steps[i]);
+            let from_i = cuts(&steps[i]);
             i += 1;
+            let mut hit = from_i;
             if i < j {
                 j -= 1;
                 hit |= cuts(&steps[j]);
+            }
+            if left & !hit == 0 {
+                *hint = if left & from_i == left { i - 1 } else { j };
             }
             left &= !hit;
         }
