@@ -244,8 +244,9 @@ impl AboveSweep {
             (Some(t), Some(l)) if t.has16() => l.narrow.as_ref(),
             _ => None,
         };
-        // The stretch that last cut a group of eight lines ([`vector::clear_lanes`]).
-        let mut hint = usize::MAX;
+        // The stretches that last cut a group of eight lines ([`vector::clear_lanes`])
+        // and the last lines of one level ([`sweep`]).
+        let (mut hint, mut level_hint) = (usize::MAX, usize::MAX);
         pairs.runs(dr, |run: Run| {
             let all = lane_mask(run.lanes) & open();
             if all == 0 {
@@ -307,7 +308,7 @@ impl AboveSweep {
                 let mask = window(&flat.at[lv], a) & rest;
                 rest &= !mask;
                 let tall = &flat.tall[lv];
-                let mut blocked = sweep(tall, base0, steps, |s| s.0 as i64, mask);
+                let mut blocked = sweep(tall, base0, steps, |s| s.0 as i64, mask, &mut level_hint);
                 for sd in sides {
                     if blocked & mask == mask {
                         break;

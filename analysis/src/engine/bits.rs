@@ -30,7 +30,9 @@ pub fn lane_mask(lanes: usize) -> u64 {
 }
 
 /// The or of the 64-bit windows of `bits` at `base0 + delta(x)` for each `x`
-/// of `items`, four a round, stopping once every lane of `mask` is set.
+/// of `items`, four a round after the item `hint`, stopping once every lane of
+/// `mask` is set; `hint` moves to the item of the last round that set the most
+/// lanes still clear (any value is correct, past the end none).
 #[inline]
 pub fn sweep<T>(
     bits: &[u64],
@@ -38,15 +40,22 @@ pub fn sweep<T>(
     items: &[T],
     delta: impl Fn(&T) -> i64,
     mask: u64,
+    hint: &mut usize,
 ) -> u64 {
     let at = |x: &T| window(bits, (base0 + delta(x)) as usize);
-    let mut blocked = 0u64;
+    let mut blocked = items.get(*hint).map_or(0, at);
+    if blocked & mask == mask {
+        return blocked;
+    }
     let mut quads = items.chunks_exact(4);
-    for q in &mut quads {
-        blocked |= at(&q[0]) | at(&q[1]) | at(&q[2]) | at(&q[3]);
-        if blocked & mask == mask {
-            return blocked;
+    for (n, q) in (&mut quads).enumerate() {
+        let w = [at(&q[0]), at(&q[1]), at(&q[2]), at(&q[3])];
+        if (blocked | w[0] | w[1] | w[2] | w[3]) & mask == mask {
+            let new = |k: usize| (w[k] & mask & !blocked).count_ones();
+            *hint = 4 * n + (0..4).max_by_key(|&k| new(k)).unwrap_or(0);
+            return blocked | w[0] | w[1] | w[2] | w[3];
         }
+        blocked |= w[0] | w[1] | w[2] | w[3];
     }
     quads.remainder().iter().fold(blocked, |b, x| b | at(x))
 }
@@ -58,5 +67,35 @@ pub fn each_lane(mut bits: u64, mut f: impl FnMut(usize)) {
         let lane = bits.trailing_zeros() as usize;
         bits &= bits - 1;
         f(lane);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whichever item is tried first, the sweep sets in `mask` the lanes the or
+        /// of every window sets, and leaves `hint` on an item or where it was.
+        #[test]
+        fn a_sweep_from_any_hint_sets_the_lanes_of_every_window(
+            words in proptest::collection::vec(any::<u64>(), 12),
+            sparse in 0u32..3,
+            items in proptest::collection::vec(0i64..600, 0..30),
+            base0 in 0i64..40,
+            mask: u64,
+            hint in 0usize..40,
+        ) {
+            // Sparse bits too, so that the early stop is not taken at once.
+            let bits: Vec<u64> = words.iter().map(|&w| (0..sparse).fold(w, |w, _| w & w.rotate_left(17))).collect();
+            let want = items.iter().fold(0, |b, &d| b | window(&bits, (base0 + d) as usize));
+            let mut h = hint;
+            for _ in 0..2 {
+                let got = sweep(&bits, base0, &items, |&d| d, mask, &mut h);
+                prop_assert_eq!(got & mask, want & mask);
+                prop_assert!(h == hint || h < items.len(), "an item or the one given");
+            }
+        }
     }
 }
