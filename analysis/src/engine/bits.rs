@@ -50,12 +50,13 @@ pub fn sweep<T>(
     let mut quads = items.chunks_exact(4);
     for (n, q) in (&mut quads).enumerate() {
         let w = [at(&q[0]), at(&q[1]), at(&q[2]), at(&q[3])];
-        if (blocked | w[0] | w[1] | w[2] | w[3]) & mask == mask {
+        let with = blocked | w[0] | w[1] | w[2] | w[3];
+        if with & mask == mask {
             let new = |k: usize| (w[k] & mask & !blocked).count_ones();
             *hint = 4 * n + (0..4).max_by_key(|&k| new(k)).unwrap_or(0);
-            return blocked | w[0] | w[1] | w[2] | w[3];
+            return with;
         }
-        blocked |= w[0] | w[1] | w[2] | w[3];
+        blocked = with;
     }
     quads.remainder().iter().fold(blocked, |b, x| b | at(x))
 }
