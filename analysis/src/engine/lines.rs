@@ -936,4 +936,20 @@ mod tests {
         halved.clear();
         assert!(!halved.compile_prefix(Hex::new(30, 7), 5));
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// The same for long walks in any direction (the hex by hex walk to the
+        /// middle against the walk of every cut).
+        #[test]
+        fn long_walks_reflected_from_their_middle_equal_the_whole_walk(
+            q in -3000i32..3000,
+            r in -3000i32..3000,
+        ) {
+            let d = Hex::new(q, r);
+            let mut halved = Pools { skip_crossings: true, ..Pools::default() };
+            let mut whole = Pools::default();
+            proptest::prop_assert_eq!(compiled(&mut halved, d), compiled(&mut whole, d), "offset {:?}", d);
+        }
+    }
 }

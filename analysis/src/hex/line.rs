@@ -251,82 +251,102 @@ pub(crate) fn walk_stretches(d: Hex, cuts: &mut Cuts, mut emit: impl FnMut(&Cros
 /// 40 and far ones.
 pub(crate) struct HexesToMiddle {
     d: Hex,
+    /// Per boundary family (`q - r`, `r - s`, `s - q`): the sign of its change
+    /// along the line, and the numerator step between two of its whole values.
     sign: [i64; 3],
-    cuts: Cuts,
+    step: [i64; 3],
     /// The common denominator.
     pub den: i64,
-    crossed: [i64; 3],
-    here: Hex,
+    /// The first cut at or past the midpoint ([`Cuts::to_middle`]'s last).
+    k_mid: i64,
     current: Hex,
     k_current: i64,
     first: bool,
-    prev: (i64, u8),
-    k_last: i64,
 }
 
 impl HexesToMiddle {
     /// The walk to `d`, or `None` where a family runs parallel.
     pub(crate) fn new(d: Hex) -> Option<HexesToMiddle> {
         let (dq, dr, ds) = (d.q as i64, d.r as i64, d.s() as i64);
-        if [dq - dr, dr - ds, ds - dq].contains(&0) {
+        let change = [dq - dr, dr - ds, ds - dq];
+        if change.contains(&0) {
             return None;
         }
-        let mut cuts = Cuts::to_middle(d);
-        let origin = Hex::new(0, 0);
+        let den = Cuts::to_middle(d).den;
+        let step = change.map(|c| den / c.abs());
+        // Each family's cuts are the multiples of its step: the first at or past half way.
+        let k_mid = step
+            .iter()
+            .map(|&s| (den + 2 * s - 1) / (2 * s) * s)
+            .min()?;
         // The line starts in the observer's hex, whose stretch is not kept.
         Some(HexesToMiddle {
             d,
-            sign: [(dq - dr).signum(), (dr - ds).signum(), (ds - dq).signum()],
-            den: cuts.den,
-            prev: cuts.next()?,
-            cuts,
-            crossed: [0; 3],
-            here: origin,
-            current: origin,
+            sign: change.map(i64::signum),
+            step,
+            den,
+            k_mid,
+            current: Hex::new(0, 0),
             k_current: 0,
             first: true,
-            k_last: 0,
         })
     }
 
     /// The next stretch between the ends as `(hex, k0)`; `None` once the walk is at
     /// the stretch that holds or ends at the midpoint.
+    ///
+    /// A hex is where every family's value lies within one of the hex's own, so the
+    /// line leaves it where the first family reaches its own value plus one (in the
+    /// direction the family changes): across that side, or where two families
+    /// reach it at once, through a vertex, into the hex just past it.
     #[inline]
     pub(crate) fn next_hex(&mut self) -> Option<(Hex, i64)> {
-        let (d, den) = (self.d, self.den);
-        for (k1, next_families) in &mut self.cuts {
-            let (k0, families) = std::mem::replace(&mut self.prev, (k1, next_families));
-            self.k_last = k1;
-            if k0 == 0 {
-                continue;
+        loop {
+            let h = self.current;
+            let (q, r) = (h.q as i64, h.r as i64);
+            let own = [q - r, q + 2 * r, -2 * q - r];
+            let exit: [i64; 3] =
+                std::array::from_fn(|f| (self.sign[f] * own[f] + 1) * self.step[f]);
+            let k = exit[0].min(exit[1]).min(exit[2]);
+            assert!(
+                k > self.k_current,
+                "the walk to {:?} leaves {h:?} where it entered",
+                self.d
+            );
+            if k >= self.k_mid {
+                return None;
             }
-            for (f, c) in self.crossed.iter_mut().enumerate() {
-                *c += i64::from(families >> f & 1);
-            }
-            self.here = if families.count_ones() == 1 {
-                let f = families.trailing_zeros() as usize;
-                across(self.here, f, self.sign[f] * self.crossed[f])
-            } else {
-                // A centre or a vertex (two families or more): located as the walk does.
-                match inside_near(d, k0 + k1, 2 * den, &mut self.here) {
-                    Some(h) => h,
-                    None => match locate(d, k0 + k1, 2 * den) {
-                        Place::Interior(h) => h,
-                        other => unreachable!(
-                            "without a parallel family a stretch is inside a hex, not {other:?}"
-                        ),
-                    },
-                }
+            // The step across each family's side, in the direction it changes.
+            const PLUS: [(i32, i32); 3] = [(1, -1), (0, 1), (-1, 0)];
+            let out = |f: usize| {
+                let s = self.sign[f] as i32;
+                h + Hex::new(PLUS[f].0 * s, PLUS[f].1 * s)
             };
-            if self.here != self.current {
-                let left = (self.current, self.k_current);
-                (self.current, self.k_current) = (self.here, k0);
-                if !std::mem::replace(&mut self.first, false) {
-                    return Some(left);
-                }
+            let next = match exit.map(|e| e == k) {
+                [true, false, false] => out(0),
+                [false, true, false] => out(1),
+                [false, false, true] => out(2),
+                _ => self.past_vertex(k),
+            };
+            let left = (h, self.k_current);
+            (self.current, self.k_current) = (next, k);
+            if !std::mem::replace(&mut self.first, false) {
+                return Some(left);
             }
         }
-        None
+    }
+
+    /// The hex the line enters through the vertex at `k`: the one that holds the
+    /// point half a numerator on, before any later cut (cuts are whole numerators).
+    fn past_vertex(&self, k: i64) -> Hex {
+        let mut here = self.current;
+        match inside_near(self.d, 2 * k + 1, 2 * self.den, &mut here) {
+            Some(h) => h,
+            None => match locate(self.d, 2 * k + 1, 2 * self.den) {
+                Place::Interior(h) => h,
+                other => unreachable!("between cuts the line is inside a hex, not {other:?}"),
+            },
+        }
     }
 
     /// The offset walked to.
@@ -337,7 +357,7 @@ impl HexesToMiddle {
     /// The stretch that holds or ends at the midpoint, as `(hex, k0, k1)`, once
     /// [`Self::next_hex`] has given every stretch before it.
     pub(crate) fn middle(&self) -> (Hex, i64, i64) {
-        (self.current, self.k_current, self.k_last)
+        (self.current, self.k_current, self.k_mid)
     }
 }
 
