@@ -79,6 +79,18 @@ pub fn groups(axial: &[crate::hex::Hex]) -> Vec<Group> {
     groups
 }
 
+/// The first of `groups` (in order of `q`) from `from` on whose `q` is at least
+/// `q`: steps of 1, 2, 4... from `from`, then a search within the last step.
+fn first_at_least(groups: &[Group], from: usize, q: i32) -> usize {
+    let (mut lo, mut step) = (from, 1);
+    while lo + step <= groups.len() && groups[lo + step - 1].q < q {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step).min(groups.len());
+    lo + groups[lo..hi].partition_point(|g| g.q < q)
+}
+
 /// The pairs of groups `dq` apart.
 pub struct DqPairs<'g> {
     /// `(a, b)` with `b.q = a.q + dq`.
@@ -142,8 +154,13 @@ impl<'g> DqPairs<'g> {
     pub fn set_between(&mut self, obs: &'g [Group], tgt: &'g [Group], dq: i32) {
         self.pairs.clear();
         self.dq = dq;
+        // The observers' columns come in order, so each one's targets lie at or
+        // after the last one's: a few steps on from there, rather than a search of
+        // every column.
+        debug_assert!(obs.windows(2).all(|w| w[0].q <= w[1].q), "columns in order");
+        let mut start = 0;
         for a in obs {
-            let start = tgt.partition_point(|b| b.q < a.q + dq);
+            start = first_at_least(tgt, start, a.q + dq);
             for b in tgt[start..].iter().take_while(|b| b.q == a.q + dq) {
                 self.pairs.push((a, b));
             }
@@ -215,4 +232,28 @@ pub struct Offset<'a> {
     pub walk: &'a Walk,
     /// Where its pairs lie.
     pub at: Place<'a>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Stepping on from an earlier answer finds what a search of every column does.
+        #[test]
+        fn stepping_on_finds_the_first_column_a_search_does(
+            mut qs in proptest::collection::vec(-50i32..50, 0..80),
+            mut wants in proptest::collection::vec(-60i32..60, 1..20),
+        ) {
+            qs.sort();
+            wants.sort();
+            let groups: Vec<Group> = qs.iter().map(|&q| Group { q, r_lo: 0, idx: vec![0] }).collect();
+            let mut from = 0;
+            for q in wants {
+                from = first_at_least(&groups, from, q);
+                prop_assert_eq!(from, groups.partition_point(|g| g.q < q));
+            }
+        }
+    }
 }
