@@ -81,7 +81,15 @@ pub fn groups(axial: &[crate::hex::Hex]) -> Vec<Group> {
 
 /// The first of `groups` (in order of `q`) from `from` on whose `q` is at least
 /// `q`: steps of 1, 2, 4... from `from`, then a search within the last step.
-fn first_at_least(groups: &[Group], from: usize, q: i32) -> usize {
+fn first_at_least(groups: &[Group], mut from: usize, q: i32) -> usize {
+    // A map's columns are one a `q` without gaps: start where that puts `q`, if
+    // every column before it lies below `q`.
+    if let Some(g) = groups.get(from) {
+        let guess = from.saturating_add((q - g.q).max(0) as usize);
+        if guess > from && guess <= groups.len() && groups[guess - 1].q < q {
+            from = guess;
+        }
+    }
     let (mut lo, mut step) = (from, 1);
     while lo + step <= groups.len() && groups[lo + step - 1].q < q {
         lo += step;
@@ -245,7 +253,12 @@ mod tests {
         fn stepping_on_finds_the_first_column_a_search_does(
             mut qs in proptest::collection::vec(-50i32..50, 0..80),
             mut wants in proptest::collection::vec(-60i32..60, 1..20),
+            whole_map: bool,
         ) {
+            // Columns with gaps and several a `q`, or a map's: one a `q`.
+            if whole_map {
+                qs = (-20..20).collect();
+            }
             qs.sort();
             wants.sort();
             let groups: Vec<Group> = qs.iter().map(|&q| Group { q, r_lo: 0, idx: vec![0] }).collect();
