@@ -261,7 +261,6 @@ pub(crate) struct HexesToMiddle {
     k_mid: i64,
     current: Hex,
     k_current: i64,
-    first: bool,
 }
 
 impl HexesToMiddle {
@@ -272,8 +271,7 @@ impl HexesToMiddle {
         if change.contains(&0) {
             return None;
         }
-        let den = Cuts::to_middle(d).den;
-        let step = change.map(|c| den / c.abs());
+        let Cuts { den, step, .. } = Cuts::to_middle(d);
         // Each family's cuts are the multiples of its step: the first at or past half way.
         let k_mid = step
             .iter()
@@ -288,7 +286,6 @@ impl HexesToMiddle {
             k_mid,
             current: Hex::new(0, 0),
             k_current: 0,
-            first: true,
         })
     }
 
@@ -303,8 +300,7 @@ impl HexesToMiddle {
     pub(crate) fn next_hex(&mut self) -> Option<(Hex, i64)> {
         loop {
             let h = self.current;
-            let (q, r) = (h.q as i64, h.r as i64);
-            let own = [q - r, q + 2 * r, -2 * q - r];
+            let own = family_values(h);
             let exit: [i64; 3] =
                 std::array::from_fn(|f| (self.sign[f] * own[f] + 1) * self.step[f]);
             let k = exit[0].min(exit[1]).min(exit[2]);
@@ -316,11 +312,13 @@ impl HexesToMiddle {
             if k >= self.k_mid {
                 return None;
             }
-            // The step across each family's side, in the direction it changes.
-            const PLUS: [(i32, i32); 3] = [(1, -1), (0, 1), (-1, 0)];
+            // Across family `f`'s side, in the direction its value changes.
             let out = |f: usize| {
-                let s = self.sign[f] as i32;
-                h + Hex::new(PLUS[f].0 * s, PLUS[f].1 * s)
+                if self.sign[f] > 0 {
+                    h + PLUS[f]
+                } else {
+                    h - PLUS[f]
+                }
             };
             let next = match exit.map(|e| e == k) {
                 [true, false, false] => out(0),
@@ -330,7 +328,8 @@ impl HexesToMiddle {
             };
             let left = (h, self.k_current);
             (self.current, self.k_current) = (next, k);
-            if !std::mem::replace(&mut self.first, false) {
+            // The observer's own stretch, the only one entered at 0, is not kept.
+            if left.1 > 0 {
                 return Some(left);
             }
         }
@@ -361,6 +360,16 @@ impl HexesToMiddle {
     }
 }
 
+/// The step to the neighbour across the side where each family's value rises (by two).
+const PLUS: [Hex; 3] = [Hex { q: 1, r: -1 }, Hex { q: 0, r: 1 }, Hex { q: -1, r: 0 }];
+
+/// Each family's value (`q - r`, `r - s`, `s - q`) at hex `h`'s centre.
+#[inline]
+fn family_values(h: Hex) -> [i64; 3] {
+    let (q, r) = (h.q as i64, h.r as i64);
+    [q - r, q + 2 * r, -2 * q - r]
+}
+
 /// The hex the line is in just after it meets the boundary line where family `f`'s
 /// value (`q - r`, `r - s`, `s - q`) is `k`, coming from `here`, at a point where no
 /// other family's value is whole (so not a vertex). Hex boundaries lie where a
@@ -369,10 +378,7 @@ impl HexesToMiddle {
 /// the line leaves across that side, into the neighbour whose value is two beyond.
 #[inline]
 fn across(here: Hex, f: usize, k: i64) -> Hex {
-    let (q, r) = (here.q as i64, here.r as i64);
-    let value = [q - r, q + 2 * r, -2 * q - r][f];
-    const PLUS: [Hex; 3] = [Hex { q: 1, r: -1 }, Hex { q: 0, r: 1 }, Hex { q: -1, r: 0 }];
-    match k.cmp(&value) {
+    match k.cmp(&family_values(here)[f]) {
         std::cmp::Ordering::Equal => here,
         std::cmp::Ordering::Greater => here + PLUS[f],
         std::cmp::Ordering::Less => here - PLUS[f],
@@ -438,7 +444,8 @@ fn inside_near(d: Hex, num: i64, den: i64, here: &mut Hex) -> Option<Hex> {
 pub(crate) struct Cuts {
     /// The common denominator.
     pub den: i64,
-    step: [i64; 3],
+    /// Per family, the numerator step between two of its cuts.
+    pub step: [i64; 3],
     next: [i64; 3],
     limit: usize,
     given: usize,
