@@ -81,15 +81,7 @@ pub fn groups(axial: &[crate::hex::Hex]) -> Vec<Group> {
 
 /// The first of `groups` (in order of `q`) from `from` on whose `q` is at least
 /// `q`: steps of 1, 2, 4... from `from`, then a search within the last step.
-fn first_at_least(groups: &[Group], mut from: usize, q: i32) -> usize {
-    // A map's columns are one a `q` without gaps: start where that puts `q`, if
-    // every column before it lies below `q`.
-    if let Some(g) = groups.get(from) {
-        let guess = from.saturating_add((q - g.q).max(0) as usize);
-        if guess > from && guess <= groups.len() && groups[guess - 1].q < q {
-            from = guess;
-        }
-    }
+fn first_at_least(groups: &[Group], from: usize, q: i32) -> usize {
     let (mut lo, mut step) = (from, 1);
     while lo + step <= groups.len() && groups[lo + step - 1].q < q {
         lo += step;
@@ -97,6 +89,23 @@ fn first_at_least(groups: &[Group], mut from: usize, q: i32) -> usize {
     }
     let hi = (lo + step).min(groups.len());
     lo + groups[lo..hi].partition_point(|g| g.q < q)
+}
+
+/// Target columns (sorted by `q`), and whether they are one a `q` without gaps,
+/// as a map's are: then [`DqPairs::set_between`] finds each observer column's
+/// target column where its `q` puts it.
+#[derive(Clone, Copy)]
+pub struct Columns<'g> {
+    groups: &'g [Group],
+    one_per_q: bool,
+}
+
+impl<'g> Columns<'g> {
+    /// The columns `groups`, sorted by `q`.
+    pub fn of(groups: &'g [Group]) -> Columns<'g> {
+        let one_per_q = groups.windows(2).all(|w| w[1].q == w[0].q + 1);
+        Columns { groups, one_per_q }
+    }
 }
 
 /// The pairs of groups `dq` apart.
@@ -154,14 +163,32 @@ impl<'g> DqPairs<'g> {
             pairs: Vec::new(),
             dq,
         };
-        pairs.set_between(obs, tgt, dq);
+        pairs.set_between(obs, Columns::of(tgt), dq);
         pairs
     }
 
     /// Makes these [`DqPairs::between`] `obs` and `tgt`, `dq` apart, in the room they hold.
-    pub fn set_between(&mut self, obs: &'g [Group], tgt: &'g [Group], dq: i32) {
+    pub fn set_between(&mut self, obs: &'g [Group], tgt: Columns<'g>, dq: i32) {
         self.pairs.clear();
         self.dq = dq;
+        let Columns {
+            groups: tgt,
+            one_per_q,
+        } = tgt;
+        if one_per_q {
+            // A map's columns: the observer columns that have a target column are
+            // one range, and each one's lies where its `q` puts it, without a search.
+            let Some(first) = tgt.first() else { return };
+            let lo = first.q - dq;
+            let from = obs.partition_point(|a| a.q < lo);
+            for a in &obs[from..] {
+                match tgt.get((a.q - lo) as usize) {
+                    Some(b) => self.pairs.push((a, b)),
+                    None => break,
+                }
+            }
+            return;
+        }
         // The observers' columns come in order, so each one's targets lie at or
         // after the last one's: a few steps on from there, rather than a search of
         // every column.
@@ -248,6 +275,37 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// The pairs of observer and target columns `dq` apart are those a look at
+        /// every pair finds, with target columns a map's (one a `q`) or not.
+        #[test]
+        fn column_pairs_are_every_pair_dq_apart(
+            mut obs_q in proptest::collection::vec(-30i32..30, 0..40),
+            mut tgt_q in proptest::collection::vec(-30i32..30, 0..40),
+            map_columns: bool,
+            dq in -70i32..70,
+        ) {
+            if map_columns {
+                tgt_q = (-10..10).collect();
+            }
+            obs_q.sort();
+            tgt_q.sort();
+            // Several columns a `q` told apart by `r_lo`.
+            let groups = |qs: &[i32]| -> Vec<Group> {
+                qs.iter().enumerate().map(|(k, &q)| Group { q, r_lo: k as i32, idx: vec![0] }).collect()
+            };
+            let (obs, tgt) = (groups(&obs_q), groups(&tgt_q));
+            let key = |(a, b): (&Group, &Group)| (a.q, a.r_lo, b.q, b.r_lo);
+            let mut every = Vec::new();
+            for a in &obs {
+                for b in tgt.iter().filter(|b| b.q == a.q + dq) {
+                    every.push(key((a, b)));
+                }
+            }
+            let got: Vec<_> = DqPairs::between(&obs, &tgt, dq).pairs.into_iter().map(key).collect();
+            prop_assert_eq!(Columns::of(&tgt).one_per_q, map_columns || tgt_q.windows(2).all(|w| w[1] == w[0] + 1));
+            prop_assert_eq!(got, every);
+        }
+
         /// Stepping on from an earlier answer finds what a search of every column does.
         #[test]
         fn stepping_on_finds_the_first_column_a_search_does(

@@ -11,7 +11,7 @@
 use super::fast::Engine;
 use super::lines::{Ends, Pools, Symmetry};
 use super::matrix::{Control, cancelled};
-use super::offsets::{DqPairs, Offset, runs_of, sorted_hexes};
+use super::offsets::{Columns, DqPairs, Offset, runs_of, sorted_hexes};
 use super::prepared::Pending;
 use super::walker::Outcome;
 use crate::error::Result;
@@ -407,6 +407,7 @@ fn sweep_seen(
     }
     let axial = engine.padded.axial();
     let (obs, tgt) = (runs_of(axial, from), runs_of(axial, to));
+    let columns_to = Columns::of(&tgt);
     let need = Needed::of(&columns(engine, from), &columns(engine, to));
     let total = from.len() as u64 * to.len() as u64;
     let init = || SweepScratch {
@@ -424,7 +425,7 @@ fn sweep_seen(
                 .resize_with(images.len(), || DqPairs::between(&[], &[], 0));
         }
         for (&(e, _), pairs) in images.iter().zip(&mut s.pairs) {
-            pairs.set_between(&obs, &tgt, e.q);
+            pairs.set_between(&obs, columns_to, e.q);
             let mut lanes = 0u64;
             pairs.runs(e.r, |run| lanes += run.lanes as u64);
             s.lines.push(lanes);
