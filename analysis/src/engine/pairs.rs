@@ -407,7 +407,7 @@ fn sweep_seen(
     }
     let axial = engine.padded.axial();
     let (obs, tgt) = (runs_of(axial, from), runs_of(axial, to));
-    let columns_to = Columns::of(&tgt);
+    let tgt_columns = Columns::of(&tgt);
     let need = Needed::of(&columns(engine, from), &columns(engine, to));
     let total = from.len() as u64 * to.len() as u64;
     let init = || SweepScratch {
@@ -425,7 +425,7 @@ fn sweep_seen(
                 .resize_with(images.len(), || DqPairs::between(&[], &[], 0));
         }
         for (&(e, _), pairs) in images.iter().zip(&mut s.pairs) {
-            pairs.set_between(&obs, columns_to, e.q);
+            pairs.set_between(&obs, tgt_columns, e.q);
             let mut lanes = 0u64;
             pairs.runs(e.r, |run| lanes += run.lanes as u64);
             s.lines.push(lanes);
