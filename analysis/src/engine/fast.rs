@@ -10,7 +10,7 @@
 //! (`engine/prepared.rs`). The tests compare all of them with the explained query
 //! on every ordered pair of random maps.
 
-use super::grid::Padded;
+use super::grid::{Axes, Padded};
 use super::lines::{Ends, Lines, Pools, Symmetry, Walk, symmetries};
 use super::offsets::{DqPairs, Group, Offset, Place, groups};
 use super::prepared::{Frame, Pending, Prepared};
@@ -94,10 +94,18 @@ impl<'m> Engine<'m> {
     /// [`Engine::new`] judging by the rules of `entry` rather than the map's
     /// family's (a family a test registers, say).
     pub fn with_entry(map: &'m Map, entry: &'m Entry) -> Engine<'m> {
-        let padded = Padded::of(map);
+        Engine::with_axes(map, entry, Axes::COLUMNS)
+    }
+
+    /// [`Engine::with_entry`] with its grid laid along the lines of `axes`: for the
+    /// sweeps of observers and targets ([`super::pairs`], the matrices). A
+    /// viewshed's slope tables read the grid by axial columns and need
+    /// [`Axes::COLUMNS`].
+    pub(crate) fn with_axes(map: &'m Map, entry: &'m Entry, axes: Axes) -> Engine<'m> {
+        let padded = Padded::with_axes(map, axes);
         let prepared = entry.prepare(map, &padded);
         let syms = symmetries();
-        let factors = syms.map(|s| s.strides(padded.stride));
+        let factors = syms.map(|s| s.strides(padded.factors()));
         Engine {
             map,
             entry,
@@ -109,6 +117,19 @@ impl<'m> Engine<'m> {
             groups: OnceLock::new(),
             simd: true,
         }
+    }
+
+    /// This engine's map and rules on a grid laid along `axes`, with the same
+    /// vector paths; `None` where its grids would not fit the memory there is (the
+    /// caller goes on with this one).
+    pub(crate) fn along(&self, axes: Axes) -> Option<Engine<'m>> {
+        let cells = Padded::with_axes(self.map, axes).size as f64;
+        let ratio = (cells / self.padded.size as f64).max(1.0);
+        let need = (Engine::estimate_bytes(self.map) as f64 * ratio) as u64;
+        crate::memory::check(need, "an engine along other lines", "").ok()?;
+        let mut e = Engine::with_axes(self.map, self.entry, axes);
+        e.simd = self.simd;
+        Some(e)
     }
 
     /// What the prepared kernel needs of the engine for one call.
@@ -250,9 +271,14 @@ impl<'m> Engine<'m> {
             .settle(&f, pools, walk, complete, BLIND, pending, settled)
     }
 
-    /// The map's hexes grouped by axial `q`; within a group `r` runs without gaps.
+    /// The map's hexes grouped by grid line (axial `q` on [`Axes::COLUMNS`]);
+    /// within a group its `v` (axial `r`) runs without gaps.
     pub fn groups(&self) -> &[Group] {
-        self.groups.get_or_init(|| groups(self.padded.axial()))
+        self.groups.get_or_init(|| {
+            let axes = self.padded.axes();
+            let lines: Vec<Hex> = self.padded.axial().iter().map(|&h| axes.apply(h)).collect();
+            groups(&lines)
+        })
     }
 
     /// For every pair of groups `dq` apart in `q` (`b.q = a.q + dq`), every
@@ -280,10 +306,11 @@ impl<'m> Engine<'m> {
             if stop.load(AtomicOrdering::Relaxed) {
                 return false;
             }
-            let found = lines.lookup(Hex::new(dq, dr)).filter(|(_, w, _)| w.exact);
+            let d = self.padded.axes().invert(Hex::new(dq, dr));
+            let found = lines.lookup(d).filter(|(_, w, _)| w.exact);
             match found {
                 Some((pools, walk, g)) if (dq, dr) != (0, 0) => {
-                    let at = self.place(Hex::new(dq, dr), g, true);
+                    let at = self.place(d, g, true);
                     let o = Offset { pools, walk, at };
                     self.sweep_offset(&o, &pairs, dr, &mut steps_buf, None, &mut seen);
                 }
@@ -342,7 +369,7 @@ impl<'m> Engine<'m> {
         Place {
             g,
             factors: self.factors[g],
-            dt: e.q as i64 * self.padded.stride + e.r as i64,
+            dt: self.padded.delta(e),
             cells: self.padded.cell(),
             wide,
         }

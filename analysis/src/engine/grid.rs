@@ -3,7 +3,9 @@
 //! A walk's stretch is then one add and one load away from its observer: cell
 //! `q * stride + r` of the grid, with two cells of padding all round so that a
 //! line's off-map stretches (on the concave edges of staggered maps) land on
-//! default cells, which never act.
+//! default cells, which never act. Other [`Axes`] lay the grid along other lines
+//! of hexes (cell `u * stride + v`, `(u, v)` a linear function of `(q, r)`), so
+//! that a zone along a map's rows is runs of consecutive cells too.
 
 use crate::hex::{Hex, Layout};
 use crate::map::Map;
@@ -11,14 +13,74 @@ use crate::rules::kernel::Kernel;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// The padded axial grid of a map.
+/// How a grid lines up hexes: grid coordinates `(u, v) = (a q + b r, c q + d r)`
+/// from axial `(q, r)`, `[a, b, c, d]` of determinant 1 or -1 (so that each
+/// hex has its own grid coordinates, and back). The hexes of one `u` (a grid
+/// line) are consecutive cells; a walk's stretch is still one fixed index step
+/// from its observer, as the map is linear.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Axes([i32; 4]);
+
+impl Axes {
+    /// Lines along the axial columns (`u = q`): a flat-top map's columns. Every
+    /// request but a zone's runs on these.
+    pub const COLUMNS: Axes = Axes([1, 0, 0, 1]);
+    /// Lines along the axial rows (`u = r`): a pointy-top map's rows.
+    pub const ROWS: Axes = Axes([0, 1, 1, 0]);
+    /// A flat-top map's rows, each two lines by the parity of its columns
+    /// (`u = q + 2r`, twice the row plus or minus the parity).
+    pub const FLAT_ROWS: Axes = Axes([1, 2, 0, 1]);
+    /// A pointy-top map's columns, each two lines by the parity of its rows
+    /// (`u = 2q + r`).
+    pub const POINTY_COLUMNS: Axes = Axes([2, 1, 1, 0]);
+    /// Every layout a request may choose.
+    pub const ALL: [Axes; 4] = [
+        Axes::COLUMNS,
+        Axes::ROWS,
+        Axes::FLAT_ROWS,
+        Axes::POINTY_COLUMNS,
+    ];
+
+    /// The grid coordinates `(u, v)` of axial `h`, as a `Hex` (`q` = `u`).
+    #[inline]
+    pub fn apply(self, h: Hex) -> Hex {
+        let [a, b, c, d] = self.0;
+        Hex::new(a * h.q + b * h.r, c * h.q + d * h.r)
+    }
+
+    /// The axial hex at grid coordinates `uv` (the inverse of [`Axes::apply`]).
+    #[inline]
+    pub fn invert(self, uv: Hex) -> Hex {
+        let [a, b, c, d] = self.0;
+        let det = a * d - b * c;
+        Hex::new(det * (d * uv.q - b * uv.r), det * (a * uv.r - c * uv.q))
+    }
+
+    /// Cells of padding on each side: two hex steps in grid coordinates, so that
+    /// whatever a walk reads next to the map lands inside the grid.
+    fn pad(self) -> i32 {
+        let step = crate::hex::DIRECTIONS
+            .iter()
+            .map(|&d| {
+                let g = self.apply(d);
+                g.q.abs().max(g.r.abs())
+            })
+            .max()
+            .unwrap_or(1);
+        2 * step
+    }
+}
+
+/// The padded grid of a map: its hexes in the grid coordinates of its [`Axes`]
+/// (axial on [`Axes::COLUMNS`]), `(q0, r0)` to `(q1, r1)` in those.
 #[derive(Clone, Debug)]
 pub struct Padded {
+    axes: Axes,
     q0: i32,
     r0: i32,
     q1: i32,
     r1: i32,
-    /// Cells per axial column.
+    /// Cells per grid line (an axial column on [`Axes::COLUMNS`]).
     pub stride: i64,
     /// Cells in all.
     pub size: usize,
@@ -34,9 +96,10 @@ pub struct Padded {
     /// Map index of each grid cell, or `u32::MAX` off the map: built on first use
     /// ([`Padded::index`]), as one viewshed never asks.
     index: OnceLock<Vec<u32>>,
-    /// Per grid column, the first and last `r` of its map hexes (first above last
+    /// Per grid line, the first and last `v` of its map hexes (first above last
     /// where it has none). A map is a rectangle of offset coordinates, whose hexes in
-    /// one axial column are one unbroken run.
+    /// one axial column, axial row, or half of an offset row or column (split by
+    /// parity) are one unbroken run.
     pub spans: Vec<(i32, i32)>,
     /// The map's first and last columns and rows ([`rim`]).
     pub rim: Vec<Hex>,
@@ -70,10 +133,19 @@ fn rim(map: &Map) -> Vec<Hex> {
 impl Padded {
     /// The grid's bounds and each column's span, from the map's rim; each hex's
     /// coordinates and grid index are laid out when first asked for.
+    #[cfg(test)]
     pub fn of(map: &Map) -> Padded {
-        let pad = 2;
+        Padded::with_axes(map, Axes::COLUMNS)
+    }
+
+    /// [`Padded::of`] along the lines of `axes`. The bounds come from the rim (the
+    /// grid coordinates are linear); the spans too on [`Axes::COLUMNS`], whose lines'
+    /// ends lie on it, else from every hex (a half-row's last hex may be one column
+    /// in from the edge).
+    pub fn with_axes(map: &Map, axes: Axes) -> Padded {
+        let pad = axes.pad();
         let rim = rim(map);
-        let (q0, q1, r0, r1) = rim.iter().fold(
+        let (q0, q1, r0, r1) = rim.iter().map(|&h| axes.apply(h)).fold(
             (i32::MAX, i32::MIN, i32::MAX, i32::MIN),
             |(q0, q1, r0, r1), h| (q0.min(h.q), q1.max(h.q), r0.min(h.r), r1.max(h.r)),
         );
@@ -85,11 +157,18 @@ impl Padded {
         let stride = (r1 - r0 + 1) as i64;
         let size = (q1 - q0 + 1) as usize * stride as usize;
         let mut spans = vec![(r1 + 1, r0 - 1); (q1 - q0 + 1) as usize];
-        for h in &rim {
-            let span = &mut spans[(h.q - q0) as usize];
-            *span = (span.0.min(h.r), span.1.max(h.r));
+        let mut widen = |h: Hex| {
+            let g = axes.apply(h);
+            let span = &mut spans[(g.q - q0) as usize];
+            *span = (span.0.min(g.r), span.1.max(g.r));
+        };
+        if axes == Axes::COLUMNS {
+            rim.iter().for_each(|&h| widen(h));
+        } else {
+            (0..map.len()).for_each(|i| widen(map.hex_of(i)));
         }
         Padded {
+            axes,
             q0,
             r0,
             q1,
@@ -104,6 +183,31 @@ impl Padded {
             spans,
             rim,
         }
+    }
+
+    /// The lines the grid is laid along.
+    pub fn axes(&self) -> Axes {
+        self.axes
+    }
+
+    /// The grid index step from a hex to the hex `d` (axial) away: the same
+    /// wherever the hex lies.
+    #[inline]
+    pub fn delta(&self, d: Hex) -> i64 {
+        let g = self.axes.apply(d);
+        g.q as i64 * self.stride + g.r as i64
+    }
+
+    /// The grid index steps of one axial `q` and one axial `r`.
+    pub fn factors(&self) -> (i64, i64) {
+        (self.delta(Hex::new(1, 0)), self.delta(Hex::new(0, 1)))
+    }
+
+    /// Grid coordinates (`u` as `q`, `v` as `r`) of map hex `i`: where the sweeps
+    /// group hexes into lines.
+    #[inline]
+    pub fn line_of(&self, i: usize) -> Hex {
+        self.axes.apply(self.hex(i))
     }
 
     /// Axial coordinates of each map hex, by map index.
@@ -194,8 +298,9 @@ impl Padded {
             .zip(&self.spans)
             .enumerate()
             .for_each(|(k, (slots, &(lo, hi)))| {
-                for (r, slot) in (self.r0..).zip(slots) {
-                    slot.write(f(Hex::new(self.q0 + k as i32, r), lo <= r && r <= hi));
+                for (v, slot) in (self.r0..).zip(slots) {
+                    let h = self.axes.invert(Hex::new(self.q0 + k as i32, v));
+                    slot.write(f(h, lo <= v && v <= hi));
                 }
             });
         // SAFETY: the columns cover the first `size` slots, each written above.
@@ -235,11 +340,13 @@ impl Padded {
     /// The grid index of hex `h`, if inside the grid.
     #[inline]
     pub fn at(&self, h: Hex) -> Option<usize> {
+        let h = self.axes.apply(h);
         let inside = h.q >= self.q0 && h.q <= self.q1 && h.r >= self.r0 && h.r <= self.r1;
         inside.then(|| (h.q - self.q0) as usize * self.stride as usize + (h.r - self.r0) as usize)
     }
 
-    /// The axial box the grid spans, padding included: `(q0, q1, r0, r1)`.
+    /// The box the grid spans in its coordinates, padding included: `(q0, q1, r0,
+    /// r1)`, the axial box on [`Axes::COLUMNS`].
     pub fn bounds(&self) -> (i32, i32, i32, i32) {
         (self.q0, self.q1, self.r0, self.r1)
     }
@@ -310,6 +417,65 @@ mod tests {
     use crate::engine::plane::distance2;
     use crate::engine::testmaps::random_map;
     use crate::hex::{Orientation, Stagger};
+
+    /// On every layout, flat and pointy maps, odd and even, tall and wide: each hex
+    /// has its own grid coordinates and back, each grid line's span holds exactly its
+    /// map hexes, a hex's index step is the same everywhere, and every hex within
+    /// two steps of the map lies inside the grid.
+    #[test]
+    fn every_layout_gives_each_hex_its_own_cell() {
+        for (cols, rows) in [(7, 12), (12, 7), (1, 5), (5, 1), (2, 2)] {
+            for orientation in [Orientation::Flat, Orientation::Pointy] {
+                for stagger in [Stagger::Odd, Stagger::Even] {
+                    let mut map = random_map("geometric", 1, cols, rows);
+                    map.layout.orientation = orientation;
+                    map.layout.stagger = stagger;
+                    for axes in Axes::ALL {
+                        let p = Padded::with_axes(&map, axes);
+                        let near: Vec<Hex> = (0..map.len())
+                            .flat_map(|i| {
+                                let h = map.hex_of(i);
+                                (-2..=2).flat_map(move |dq| {
+                                    (-2..=2).map(move |dr| h + Hex::new(dq, dr))
+                                })
+                            })
+                            .filter(|&h| (0..map.len()).any(|i| h.distance(map.hex_of(i)) <= 2))
+                            .collect();
+                        for &h in &near {
+                            assert_eq!(axes.invert(axes.apply(h)), h, "{axes:?}");
+                            let at = p.at(h).expect("within two steps of the map: inside");
+                            for d in crate::hex::DIRECTIONS {
+                                if let Some(b) = p.at(h + d) {
+                                    assert_eq!(b as i64 - at as i64, p.delta(d), "{axes:?}");
+                                }
+                            }
+                        }
+                        let mut cells: Vec<usize> =
+                            (0..map.len()).map(|i| p.grid_index(i)).collect();
+                        cells.sort_unstable();
+                        cells.dedup();
+                        assert_eq!(cells.len(), map.len(), "{axes:?}: one cell a hex");
+                        let on: Vec<(Hex, bool)> = p.each_cell(|h, on| (h, on));
+                        assert_eq!(on.len(), p.size);
+                        for (x, &(h, on)) in on.iter().enumerate() {
+                            assert_eq!(
+                                on,
+                                map.contains(h),
+                                "{axes:?} {orientation:?} {cols}x{rows}: {h:?}"
+                            );
+                            if on {
+                                assert_eq!(p.at(h), Some(x));
+                            }
+                        }
+                        assert_eq!(
+                            p.factors(),
+                            (p.delta(Hex::new(1, 0)), p.delta(Hex::new(0, 1)))
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     /// The bounds are the map's, each map hex's grid index is where it lies, each grid
     /// column's span holds exactly its map hexes, and the rim holds the farthest hex

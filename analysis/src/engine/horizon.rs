@@ -297,6 +297,12 @@ pub fn needs<K: Kernel>(
     padded: &Padded,
     i: usize,
 ) -> Swept {
+    // The tables read the grid by axial columns.
+    assert_eq!(
+        padded.axes(),
+        super::grid::Axes::COLUMNS,
+        "a viewshed's grid lies along axial columns"
+    );
     let origin = padded.hex(i);
     // The farthest hex lies on the rim (a squared distance is convex).
     let far2 = padded

@@ -655,7 +655,8 @@ impl LevelSweep {
         let k = w.kernel;
         let sides_free = pools.sides_of(walk).is_empty();
         let near = !self.near.is_empty() || self.near_keyed.is_some();
-        let stretches = Stretches::of(w, o, Hex::new(pairs.dq, dr), near);
+        let target = w.padded.axes().invert(Hex::new(pairs.dq, dr));
+        let stretches = Stretches::of(w, o, target, near);
         let parts = self.near_keyed.map(|r| stretches.split(r));
         let cells = w.padded.cell();
         let read = keyed_read(self.limit);

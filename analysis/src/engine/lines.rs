@@ -34,10 +34,11 @@ impl Symmetry {
     }
 
     /// The index stride factors: a point (`q`, `r`) of the canonical walk lands at
-    /// `q * a + r * b` in a grid whose index is `q * stride + r`.
-    pub fn strides(&self, stride: i64) -> (i64, i64) {
+    /// `q * a + r * b` in a grid where one axial `q` is `fq` cells on and one `r`
+    /// is `fr` ([`super::grid::Padded::factors`]).
+    pub fn strides(&self, (fq, fr): (i64, i64)) -> (i64, i64) {
         let m = self.m.map(i64::from);
-        (m[0] * stride + m[2], m[1] * stride + m[3])
+        (m[0] * fq + m[2] * fr, m[1] * fq + m[3] * fr)
     }
 }
 

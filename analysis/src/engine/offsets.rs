@@ -1,9 +1,10 @@
 //! The pairs of the map one offset apart, in runs of up to 64 consecutive observers.
 //!
-//! The map's hexes are grouped by axial `q` (within a group `r` runs without
-//! gaps), so the observers of one group whose targets lie `(dq, dr)` away in
-//! another form a run of consecutive padded cells, as do their targets: the
-//! specialised sweeps test 64 such lanes with a few word operations.
+//! The map's hexes are grouped by grid line (`q` here is the grid's `u`, `r` its
+//! `v`: axial `q` and `r` on the default [`super::grid::Axes`]; within a group
+//! `r` runs without gaps), so the observers of one group whose targets lie
+//! `(dq, dr)` away in another form a run of consecutive padded cells, as do their
+//! targets: the specialised sweeps test 64 such lanes with a few word operations.
 
 use super::lines::{Pools, Walk};
 
@@ -40,11 +41,11 @@ pub fn sorted_hexes(hex: impl Fn(usize) -> crate::hex::Hex, idx: &[usize]) -> Ve
     all
 }
 
-/// Groups hexes `idx` of the map (axial coordinates by map index) into runs of one
+/// Groups hexes `idx` of the map (grid coordinates by map index) into runs of one
 /// `q` and consecutive `r`, sorted by `q` then `r`.
-pub fn runs_of(axial: &[crate::hex::Hex], idx: &[usize]) -> Vec<Group> {
+pub fn runs_of(line: impl Fn(usize) -> crate::hex::Hex, idx: &[usize]) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
-    for (q, r, i) in sorted_hexes(|i| axial[i], idx) {
+    for (q, r, i) in sorted_hexes(line, idx) {
         match out.last_mut() {
             Some(g) if g.q == q && g.r_hi() + 1 == r => g.idx.push(i),
             _ => out.push(Group {
@@ -57,7 +58,7 @@ pub fn runs_of(axial: &[crate::hex::Hex], idx: &[usize]) -> Vec<Group> {
     out
 }
 
-/// Groups the map's hexes (given by axial coordinates, in map index order) by `q`.
+/// Groups the map's hexes (given by grid coordinates, in map index order) by `q`.
 pub fn groups(axial: &[crate::hex::Hex]) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
     let mut order: Vec<usize> = (0..axial.len()).collect();

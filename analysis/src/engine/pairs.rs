@@ -9,6 +9,7 @@
 //! viewshed, a zone an exposure from the zone, all hexes the matrix.
 
 use super::fast::Engine;
+use super::grid::Axes;
 use super::lines::{Ends, Pools, Symmetry};
 use super::matrix::{Control, cancelled};
 use super::offsets::{Columns, DqPairs, Offset, runs_of, sorted_hexes};
@@ -26,7 +27,8 @@ const PREFIX: usize = 48;
 #[cfg(test)]
 const PREFIX: usize = 4;
 
-/// Hexes of a request with one axial `q`: their `r`s, sorted, and map indices.
+/// Hexes of a request on one grid line `q` (axial `q` on the default axes): their
+/// `r`s, sorted, and map indices.
 struct Column {
     q: i32,
     rs: Vec<(i32, u32)>,
@@ -44,7 +46,7 @@ impl Column {
 /// The hexes `idx` of the engine's map as columns.
 fn columns(engine: &Engine, idx: &[usize]) -> Vec<Column> {
     let mut out: Vec<Column> = Vec::new();
-    for (q, r, i) in sorted_hexes(|i| engine.padded.hex(i), idx) {
+    for (q, r, i) in sorted_hexes(|i| engine.padded.line_of(i), idx) {
         match out.last_mut() {
             Some(c) if c.q == q => c.rs.push((r, i)),
             _ => out.push(Column {
@@ -56,16 +58,19 @@ fn columns(engine: &Engine, idx: &[usize]) -> Vec<Column> {
     out
 }
 
-/// The offsets a request needs: per `dq`, the range of `dr` (a superset).
+/// The offsets a request needs, in the grid's coordinates: per `dq`, the range of
+/// `dr` (a superset).
 struct Needed {
+    axes: Axes,
     dq_min: i32,
     dr: Vec<(i32, i32)>,
 }
 
 impl Needed {
-    fn of(obs: &[Column], tgt: &[Column]) -> Needed {
+    fn of(axes: Axes, obs: &[Column], tgt: &[Column]) -> Needed {
         let (Some(o0), Some(t0)) = (obs.first(), tgt.first()) else {
             return Needed {
+                axes,
                 dq_min: 0,
                 dr: Vec::new(),
             };
@@ -81,7 +86,7 @@ impl Needed {
                 e.1 = e.1.max(t.r_hi() - o.r_lo());
             }
         }
-        Needed { dq_min, dr }
+        Needed { axes, dq_min, dr }
     }
 
     /// How many offsets a scan for leaders looks at (a column with none needed holds
@@ -99,13 +104,13 @@ impl Needed {
             && (self.dr[k as usize].0..=self.dr[k as usize].1).contains(&d.r)
     }
 
-    /// Distinct needed images of `d` with their symmetry, if `d` leads its orbit
-    /// (no needed image comes before it in `(q, r)` order).
+    /// Distinct needed images of axial offset `d` with their symmetry, if `d` leads
+    /// its orbit (no needed image comes before it in axial `(q, r)` order).
     fn images(&self, syms: &[Symmetry; 12], d: Hex, out: &mut Vec<(Hex, usize)>) -> bool {
         out.clear();
         for (g, s) in syms.iter().enumerate() {
             let e = s.apply(d);
-            if !self.has(e) {
+            if !self.has(self.axes.apply(e)) {
                 continue;
             }
             if (e.q, e.r) < (d.q, d.r) {
@@ -120,7 +125,8 @@ impl Needed {
 }
 
 /// Runs `work(scratch, d, images)` for the leader `d` of every orbit of the offsets
-/// `need` holds, with its needed images, in parallel over the `dq` columns, each task
+/// `need` holds (axial, as the walks are), with its needed images, in parallel over
+/// the `dq` columns of the grid, each task
 /// with scratch from `init`; `work` returns how many of the `total` pairs it answered,
 /// for progress. Returns an error if `ctl` cancels the run.
 fn each_leader<S>(
@@ -146,7 +152,7 @@ fn each_leader<S>(
             let mut images = Vec::with_capacity(12);
             let mut count = 0u64;
             for dr in lo..=hi {
-                let d = Hex::new(dq, dr);
+                let d = need.axes.invert(Hex::new(dq, dr));
                 if !need.images(&syms, d, &mut images) {
                     continue;
                 }
@@ -208,7 +214,7 @@ fn for_each_from<const BLIND: bool>(
     }
     let obs = columns(engine, from);
     let tgt = columns(engine, to);
-    let need = Needed::of(&obs, &tgt);
+    let need = Needed::of(engine.padded.axes(), &obs, &tgt);
     match *from {
         [i] if to.len() * SCAN_PER_WALK < need.offsets() => {
             each_target::<BLIND>(engine, i, to, prefix, ctl, visit)
@@ -234,8 +240,11 @@ fn each_orbit<const BLIND: bool>(
     }
     let target_col = |q: i32| tgt.binary_search_by_key(&q, |c| c.q).ok().map(|k| &tgt[k]);
     // The pairs (observer, target) at offset `e`.
+    let axes = engine.padded.axes();
     let pairs_at = |e: Hex| {
         let (is_target, target_col) = (&is_target, &target_col);
+        // The offset in the grid's coordinates, in which the columns are.
+        let e = axes.apply(e);
         obs.iter().flat_map(move |o| {
             // Observers of this column whose target `e` away lies in the target column.
             let rows: &[(i32, u32)] = match target_col(o.q + e.q) {
@@ -247,7 +256,9 @@ fn each_orbit<const BLIND: bool>(
                 None => &[],
             };
             rows.iter().filter_map(move |&(r, i)| {
-                let j = engine.map().index(Hex::new(o.q + e.q, r + e.r))?;
+                let j = engine
+                    .map()
+                    .index(axes.invert(Hex::new(o.q + e.q, r + e.r)))?;
                 is_target[j].then_some((i as usize, j))
             })
         })
@@ -405,10 +416,14 @@ fn sweep_seen(
             }
         });
     }
-    let axial = engine.padded.axial();
-    let (obs, tgt) = (runs_of(axial, from), runs_of(axial, to));
+    if let Some(along) = better_axes(engine, from, to).and_then(|a| engine.along(a)) {
+        return sweep_seen(&along, from, to, once, ctl, seen);
+    }
+    let line = |i| engine.padded.line_of(i);
+    let (obs, tgt) = (runs_of(line, from), runs_of(line, to));
     let tgt_columns = Columns::of(&tgt);
-    let need = Needed::of(&columns(engine, from), &columns(engine, to));
+    let axes = engine.padded.axes();
+    let need = Needed::of(axes, &columns(engine, from), &columns(engine, to));
     let total = from.len() as u64 * to.len() as u64;
     let init = || SweepScratch {
         pools: Pools::for_map(engine.map()),
@@ -425,6 +440,7 @@ fn sweep_seen(
                 .resize_with(images.len(), || DqPairs::between(&[], &[], 0));
         }
         for (&(e, _), pairs) in images.iter().zip(&mut s.pairs) {
+            let e = axes.apply(e);
             pairs.set_between(&obs, tgt_columns, e.q);
             let mut lanes = 0u64;
             pairs.runs(e.r, |run| lanes += run.lanes as u64);
@@ -442,7 +458,8 @@ fn sweep_seen(
                 s.starts.push(s.open.len());
                 if swept(k) {
                     let (at, pairs) = (engine.place(e, g, false), &s.pairs[k]);
-                    engine.sweep_ends(&at, &s.ends, pairs, e.r, &mut s.steps, &mut s.open);
+                    let dr = axes.apply(e).r;
+                    engine.sweep_ends(&at, &s.ends, pairs, dr, &mut s.steps, &mut s.open);
                 }
             }
             s.starts.push(s.open.len());
@@ -461,10 +478,10 @@ fn sweep_seen(
             if !swept(k) {
                 continue;
             }
-            let pairs = &s.pairs[k];
+            let (pairs, dr) = (&s.pairs[k], axes.apply(e).r);
             if e == Hex::new(0, 0) || !walk.exact {
                 // The plain path: each hex with itself, or a walk the compact form cannot hold.
-                pairs.runs(e.r, |run| {
+                pairs.runs(dr, |run| {
                     for lane in 0..run.lanes {
                         let (i, j) = run.pair(lane);
                         if !engine.plain_outcome(i, j).blocked() {
@@ -480,11 +497,37 @@ fn sweep_seen(
                     walk: &walk,
                     at,
                 };
-                engine.sweep_offset(&o, pairs, e.r, &mut s.steps, open, &mut emit);
+                engine.sweep_offset(&o, pairs, dr, &mut s.steps, open, &mut emit);
             }
         }
         answered
     })
+}
+
+/// Grid lines along which the smaller of `from` and `to` makes at most half as
+/// many runs as along the axial columns, if any (the fewest): each run of an image pays
+/// its setup and its groups of lanes however few lines it holds, so a zone along a
+/// map's rows is swept on a grid laid along them (the cost of laying out a second
+/// grid is a few sweeps of the map).
+fn better_axes(engine: &Engine, from: &[usize], to: &[usize]) -> Option<Axes> {
+    if engine.padded.axes() != Axes::COLUMNS {
+        // Laid along other lines on purpose (for this request, or by a test).
+        return None;
+    }
+    let zone = if from.len() <= to.len() { from } else { to };
+    let runs = |axes: Axes| -> usize {
+        let line = |i| axes.apply(engine.padded.hex(i));
+        runs_of(line, zone)
+            .iter()
+            .map(|g| g.idx.len().div_ceil(64))
+            .sum()
+    };
+    let here = runs(engine.padded.axes());
+    let (best, fewest) = Axes::ALL
+        .into_iter()
+        .map(|a| (a, runs(a)))
+        .min_by_key(|&(_, n)| n)?;
+    (best != Axes::COLUMNS && 2 * fewest <= here).then_some(best)
 }
 
 /// Lines sharing one offset's walk from which the sweep's per-offset tables (the
@@ -530,10 +573,58 @@ mod tests {
     use std::collections::BTreeSet;
     use std::sync::Mutex;
 
+    /// A zone along a map's rows or zigzag columns is swept along them; one down
+    /// a flat-top map's columns, or a small square, stays on the axial columns.
+    #[test]
+    fn zones_are_swept_along_their_long_side() {
+        use crate::hex::Orientation;
+        for (orientation, rows_along, columns_along) in [
+            (Orientation::Flat, Some(Axes::FLAT_ROWS), None),
+            (
+                Orientation::Pointy,
+                Some(Axes::ROWS),
+                Some(Axes::POINTY_COLUMNS),
+            ),
+        ] {
+            let mut map = crate::engine::testmaps::random_map("geometric", 2, 40, 40);
+            map.layout.orientation = orientation;
+            let e = Engine::new(&map);
+            let zone = |keep: &dyn Fn(i32, i32) -> bool| -> Vec<usize> {
+                let at = |i: usize| map.layout.offset_of(map.hex_of(i));
+                (0..map.len()).filter(|&i| keep(at(i).0, at(i).1)).collect()
+            };
+            let all: Vec<usize> = (0..map.len()).collect();
+            let rows = zone(&|_, r| r < 3);
+            let columns = zone(&|c, _| c < 3);
+            let square = zone(&|c, r| c < 4 && r < 4);
+            assert_eq!(
+                better_axes(&e, &rows, &all),
+                rows_along,
+                "{orientation:?} rows"
+            );
+            assert_eq!(
+                better_axes(&e, &all, &rows),
+                rows_along,
+                "{orientation:?} to rows"
+            );
+            assert_eq!(
+                better_axes(&e, &columns, &all),
+                columns_along,
+                "{orientation:?} columns"
+            );
+            assert_eq!(
+                better_axes(&e, &square, &all),
+                None,
+                "{orientation:?} square"
+            );
+        }
+    }
+
     /// A column offset with no needed offsets counts none (its range is empty).
     #[test]
     fn offsets_count_only_the_needed_ones() {
         let need = Needed {
+            axes: Axes::COLUMNS,
             dq_min: -1,
             dr: vec![(i32::MAX, i32::MIN), (-2, 2), (i32::MAX, i32::MIN), (7, 7)],
         };
@@ -559,7 +650,7 @@ mod tests {
                 each_target::<BLIND>(engine, i, to, prefix, &ctl, visit).unwrap();
             } else {
                 let (obs, tgt) = (columns(engine, &[i]), columns(engine, to));
-                let need = Needed::of(&obs, &tgt);
+                let need = Needed::of(Axes::COLUMNS, &obs, &tgt);
                 each_orbit::<BLIND>(engine, (&obs, &tgt, &need), to, prefix, &ctl, visit).unwrap();
             }
             let mut got = got.into_inner().unwrap();

@@ -160,10 +160,7 @@ impl<K: Kernel> Walker<'_, K> {
                 return out;
             }
         }
-        let step = |d: u8| {
-            let v = DIRECTIONS[d as usize];
-            v.q as i64 * p.stride + v.r as i64
-        };
+        let step = |d: u8| p.delta(DIRECTIONS[d as usize]);
         for c in pools.crosses_of(walk) {
             let x = cell_at(c.q, c.r);
             if grid.side_mask[x] == 0 {
