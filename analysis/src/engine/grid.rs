@@ -292,15 +292,21 @@ impl Padded {
     /// pages first), the map's hexes told from the column's span.
     pub fn each_cell<T: Send>(&self, f: impl Fn(Hex, bool) -> T + Sync) -> Vec<T> {
         use rayon::prelude::*;
+        let down = self.axes.invert(Hex::new(0, 1));
         let mut out = Vec::with_capacity(self.size);
         out.spare_capacity_mut()[..self.size]
             .par_chunks_mut(self.stride as usize)
             .zip(&self.spans)
             .enumerate()
             .for_each(|(k, (slots, &(lo, hi)))| {
+                // Down a grid line one hex step at a time (the layout is linear).
+                let (mut h, step) = (
+                    self.axes.invert(Hex::new(self.q0 + k as i32, self.r0)),
+                    down,
+                );
                 for (v, slot) in (self.r0..).zip(slots) {
-                    let h = self.axes.invert(Hex::new(self.q0 + k as i32, v));
                     slot.write(f(h, lo <= v && v <= hi));
+                    h = h + step;
                 }
             });
         // SAFETY: the columns cover the first `size` slots, each written above.
