@@ -16,7 +16,8 @@ Every comparison runs in this one script, on maps made by `hexsight generate` (s
   deflated GeoTIFF;
 - zone: exposure from a 100-hex zone (A1:J10) on a 500x500 map against GDAL's 100
   viewsheds of the same cells, then from two zones of 1,500 hexes, the map's first
-  three rows and its first three columns, against GDAL's 1,500 viewsheds of each.
+  three rows and its first three columns, against GDAL's 1,500 viewsheds of each;
+  and those two zones on a pointy-top 500x500 map (GDAL's viewsheds of its raster).
 
 Surfaces are level + terrain height in levels; eyes are 0.25 above the ground, as in the
 `geometric` ruleset. Needs Debian's GDAL binding (`apt-get install python3-gdal`, run
@@ -111,11 +112,11 @@ def wall(cmd):
     return time.perf_counter() - start
 
 
-def generate(exe, tmp, ruleset, size):
-    path = os.path.join(tmp, f"{ruleset}-{size}.json")
+def generate(exe, tmp, ruleset, size, pointy=False):
+    path = os.path.join(tmp, f"{ruleset}-{size}{'-pointy' if pointy else ''}.json")
     if not os.path.exists(path):
         run([exe, "generate", "--cols", str(size), "--rows", str(size), "--seed", "1", "--ruleset", ruleset,
-             "--out", path])
+             "--out", path] + (["--pointy"] if pointy else []))
     return path
 
 
@@ -256,22 +257,26 @@ def section_answer(a, tmp):
 
 def section_zone(a, tmp):
     print("== zone: exposure from the 100 hexes of A1:J10 on a 500x500 map, then 1,500 across and down it ==")
-    path = generate(a.hexsight, tmp, "geometric", 500)
-    ds = band_of(surfaces(path))
-    pat = r"computed in ([0-9.]+) s"
-    # A zone's lines go together down the map's columns (axial q), so its shape matters:
-    # beside the square, a deployment zone across the map (its first three rows) and one
-    # down its side, 1,500 hexes each. GDAL's viewsheds are timed once a zone.
-    zones = (("square", "A1:J10", [(c, r) for c in range(10) for r in range(10)]),
-             ("rows 1-3", "A1:SF3", [(c, r) for c in range(500) for r in range(3)]),
-             ("columns A-C", "A1:C500", [(c, r) for c in range(3) for r in range(500)]))
-    for name, zone, cells in zones:
-        g = gdal_viewsheds(ds, cells)
-        for threads in (1, 2):
-            h = timed([a.hexsight, "exposure", path, "--from", zone, "--timings", "--threads", str(threads)],
-                      pat, a.repeat)
-            print(f"  {name} ({zone}): GDAL {len(cells):,} viewsheds {g:.3f} s; hexsight {threads} thread(s) "
-                  f"{h:.3f} s ({h / g:.2f}x GDAL)")
+    # A zone's lines go together in runs along a line of hexes (the map's columns, or a
+    # second grid along its rows), so its shape matters: beside the square, a deployment
+    # zone across the map (its first three rows) and one down its side, 1,500 hexes each,
+    # on a flat-top map and a pointy-top one. GDAL's viewsheds are timed once a zone.
+    square = [(c, r) for c in range(10) for r in range(10)]
+    rows = [(c, r) for c in range(500) for r in range(3)]
+    columns = [(c, r) for c in range(3) for r in range(500)]
+    for pointy in (False, True):
+        path = generate(a.hexsight, tmp, "geometric", 500, pointy)
+        ds = band_of(surfaces(path))
+        kind = "pointy-top " if pointy else ""
+        zones = (() if pointy else (("square", "A1:J10", square),)) + \
+            (("rows 1-3", "A1:SF3", rows), ("columns A-C", "A1:C500", columns))
+        for name, zone, cells in zones:
+            g = gdal_viewsheds(ds, cells)
+            for threads in (1, 2):
+                h = timed([a.hexsight, "exposure", path, "--from", zone, "--timings", "--threads", str(threads)],
+                          r"computed in ([0-9.]+) s", a.repeat)
+                print(f"  {kind}{name} ({zone}): GDAL {len(cells):,} viewsheds {g:.3f} s; hexsight {threads} "
+                      f"thread(s) {h:.3f} s ({h / g:.2f}x GDAL)")
 
 
 def main():
