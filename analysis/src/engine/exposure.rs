@@ -290,16 +290,22 @@ mod tests {
         }
     }
 
-    /// On a grid laid along every kind of line, flat-top and pointy-top, every
-    /// family: the matrix and the streaming counts of zones along the map's rows and
-    /// columns equal the explained query pair by pair.
+    /// On a grid laid along every kind of line, flat-top and pointy-top, wide, tall
+    /// and thin, every family: the matrix and the streaming counts of zones along the
+    /// map's rows and columns, and of the whole map (each pair once), equal the
+    /// explained query pair by pair.
     #[test]
     fn sweeps_along_every_layout_equal_the_explained_query() {
         use crate::engine::grid::Axes;
+        use crate::engine::testmaps::FAMILIES;
         use crate::hex::Orientation;
-        for rs in crate::engine::testmaps::FAMILIES {
+        let shapes = [(11, 9), (12, 1), (1, 12), (2, 7)];
+        for ((cols, rows), rs) in shapes
+            .into_iter()
+            .flat_map(|s| FAMILIES.into_iter().map(move |rs| (s, rs)))
+        {
             for orientation in [Orientation::Flat, Orientation::Pointy] {
-                let mut map = random_map(rs, 4, 11, 9);
+                let mut map = random_map(rs, 4, cols, rows);
                 map.layout.orientation = orientation;
                 let n = map.len();
                 let sees: Vec<Vec<bool>> = (0..n)
@@ -315,7 +321,9 @@ mod tests {
                     .collect();
                 let offset = |i: usize| map.layout.offset_of(map.hex_of(i));
                 let rows: Vec<usize> = (0..n).filter(|&i| offset(i).1 < 2).collect();
-                let columns: Vec<usize> = (0..n).filter(|&i| offset(i).0 >= 9).collect();
+                let columns: Vec<usize> =
+                    (0..n).filter(|&i| offset(i).0 + 2 >= cols as i32).collect();
+                let all: Vec<usize> = (0..n).collect();
                 for axes in Axes::ALL {
                     let e = Engine::with_axes(&map, crate::rules::registry::of(&map), axes);
                     let m = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
@@ -328,10 +336,11 @@ mod tests {
                             );
                         }
                     }
-                    for zone in [&rows, &columns] {
+                    let some: Vec<usize> = (0..n).filter(|&i| i % 3 != 0).collect();
+                    for (from, to) in [(&rows, &some), (&columns, &some), (&all, &all)] {
                         let sel = Selection {
-                            from: zone.clone(),
-                            to: (0..n).filter(|&i| i % 3 != 0).collect(),
+                            from: from.clone(),
+                            to: to.clone(),
                         };
                         let got = streaming(&e, &sel, &Control::default()).unwrap();
                         for (h, row) in sees.iter().enumerate() {

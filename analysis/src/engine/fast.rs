@@ -102,7 +102,11 @@ impl<'m> Engine<'m> {
     /// viewshed's slope tables read the grid by axial columns and need
     /// [`Axes::COLUMNS`].
     pub(crate) fn with_axes(map: &'m Map, entry: &'m Entry, axes: Axes) -> Engine<'m> {
-        let padded = Padded::with_axes(map, axes);
+        Engine::on(map, entry, Padded::with_axes(map, axes))
+    }
+
+    /// The engine of `map` by the rules of `entry` on the grid `padded`.
+    fn on(map: &'m Map, entry: &'m Entry, padded: Padded) -> Engine<'m> {
         let prepared = entry.prepare(map, &padded);
         let syms = symmetries();
         let factors = syms.map(|s| s.strides(padded.factors()));
@@ -123,11 +127,12 @@ impl<'m> Engine<'m> {
     /// vector paths; `None` where its grids would not fit the memory there is (the
     /// caller goes on with this one).
     pub(crate) fn along(&self, axes: Axes) -> Option<Engine<'m>> {
-        let cells = Padded::with_axes(self.map, axes).size as f64;
-        let ratio = (cells / self.padded.size as f64).max(1.0);
+        let padded = Padded::with_axes(self.map, axes);
+        // The estimate scales with the grid's cells.
+        let ratio = (padded.size as f64 / self.padded.size as f64).max(1.0);
         let need = (Engine::estimate_bytes(self.map) as f64 * ratio) as u64;
         crate::memory::check(need, "an engine along other lines", "").ok()?;
-        let mut e = Engine::with_axes(self.map, self.entry, axes);
+        let mut e = Engine::on(self.map, self.entry, padded);
         e.simd = self.simd;
         Some(e)
     }
@@ -271,7 +276,7 @@ impl<'m> Engine<'m> {
             .settle(&f, pools, walk, complete, BLIND, pending, settled)
     }
 
-    /// The map's hexes grouped by grid line (axial `q` on [`Axes::COLUMNS`]);
+    /// The map's hexes grouped by grid line (axial `q` on the default `Axes::COLUMNS`);
     /// within a group its `v` (axial `r`) runs without gaps.
     pub fn groups(&self) -> &[Group] {
         self.groups.get_or_init(|| {

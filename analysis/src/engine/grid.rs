@@ -300,13 +300,10 @@ impl Padded {
             .enumerate()
             .for_each(|(k, (slots, &(lo, hi)))| {
                 // Down a grid line one hex step at a time (the layout is linear).
-                let (mut h, step) = (
-                    self.axes.invert(Hex::new(self.q0 + k as i32, self.r0)),
-                    down,
-                );
+                let mut h = self.axes.invert(Hex::new(self.q0 + k as i32, self.r0));
                 for (v, slot) in (self.r0..).zip(slots) {
                     slot.write(f(h, lo <= v && v <= hi));
-                    h = h + step;
+                    h = h + down;
                 }
             });
         // SAFETY: the columns cover the first `size` slots, each written above.

@@ -35,7 +35,7 @@ impl Symmetry {
 
     /// The index stride factors: a point (`q`, `r`) of the canonical walk lands at
     /// `q * a + r * b` in a grid where one axial `q` is `fq` cells on and one `r`
-    /// is `fr` ([`super::grid::Padded::factors`]).
+    /// is `fr` (`Padded::factors` in `engine::grid`).
     pub fn strides(&self, (fq, fr): (i64, i64)) -> (i64, i64) {
         let m = self.m.map(i64::from);
         (m[0] * fq + m[2] * fr, m[1] * fq + m[3] * fr)

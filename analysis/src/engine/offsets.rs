@@ -59,12 +59,12 @@ pub fn runs_of(line: impl Fn(usize) -> crate::hex::Hex, idx: &[usize]) -> Vec<Gr
 }
 
 /// Groups the map's hexes (given by grid coordinates, in map index order) by `q`.
-pub fn groups(axial: &[crate::hex::Hex]) -> Vec<Group> {
+pub fn groups(lines: &[crate::hex::Hex]) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
-    let mut order: Vec<usize> = (0..axial.len()).collect();
-    order.sort_by_key(|&i| (axial[i].q, axial[i].r));
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&i| (lines[i].q, lines[i].r));
     for i in order {
-        let h = axial[i];
+        let h = lines[i];
         match groups.last_mut() {
             Some(g) if g.q == h.q => {
                 debug_assert_eq!(g.r_hi() + 1, h.r, "a q line of the map has a gap");
