@@ -597,26 +597,15 @@ mod tests {
             let rows = zone(&|_, r| r < 3);
             let columns = zone(&|c, _| c < 3);
             let square = zone(&|c, r| c < 4 && r < 4);
-            assert_eq!(
-                better_axes(&e, &rows, &all),
-                rows_along,
-                "{orientation:?} rows"
-            );
-            assert_eq!(
-                better_axes(&e, &all, &rows),
-                rows_along,
-                "{orientation:?} to rows"
-            );
-            assert_eq!(
-                better_axes(&e, &columns, &all),
-                columns_along,
-                "{orientation:?} columns"
-            );
-            assert_eq!(
-                better_axes(&e, &square, &all),
-                None,
-                "{orientation:?} square"
-            );
+            let cases = [
+                ("rows", &rows, &all, rows_along),
+                ("to rows", &all, &rows, rows_along),
+                ("columns", &columns, &all, columns_along),
+                ("square", &square, &all, None),
+            ];
+            for (name, from, to, want) in cases {
+                assert_eq!(better_axes(&e, from, to), want, "{orientation:?} {name}");
+            }
         }
     }
 
