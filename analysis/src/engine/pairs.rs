@@ -522,11 +522,9 @@ fn better_axes(engine: &Engine, from: &[usize], to: &[usize]) -> Option<Axes> {
             .map(|g| g.idx.len().div_ceil(64))
             .sum()
     };
-    let here = runs(engine.padded.axes());
-    let (best, fewest) = Axes::ALL
-        .into_iter()
-        .map(|a| (a, runs(a)))
-        .min_by_key(|&(_, n)| n)?;
+    let counts = Axes::ALL.map(|a| (a, runs(a)));
+    let here = counts.iter().find(|c| c.0 == Axes::COLUMNS)?.1;
+    let &(best, fewest) = counts.iter().min_by_key(|c| c.1)?;
     (best != Axes::COLUMNS && 2 * fewest <= here).then_some(best)
 }
 
@@ -639,7 +637,7 @@ mod tests {
                 each_target::<BLIND>(engine, i, to, prefix, &ctl, visit).unwrap();
             } else {
                 let (obs, tgt) = (columns(engine, &[i]), columns(engine, to));
-                let need = Needed::of(Axes::COLUMNS, &obs, &tgt);
+                let need = Needed::of(engine.padded.axes(), &obs, &tgt);
                 each_orbit::<BLIND>(engine, (&obs, &tgt, &need), to, prefix, &ctl, visit).unwrap();
             }
             let mut got = got.into_inner().unwrap();
