@@ -14,8 +14,8 @@ Every comparison runs in this one script, on maps made by `hexsight generate` (s
 - answer: that hilly viewshed as a user gets it, written to a GeoTIFF and as `--json`
   (compute and writing, less loading the map), against GDAL's viewshed written to a
   deflated GeoTIFF;
-- zone: exposure from a 100-hex zone (A1:J10) on a 500x500 map against GDAL's 100
-  viewsheds of the same cells, then from two zones of 1,500 hexes, the map's first
+- zone: exposure from zones of one hex (A1), 16 (A1:D4) and 100 (A1:J10) on a 500x500
+  map against GDAL's viewsheds of the same cells, then from two zones of 1,500 hexes, the map's first
   three rows and its first three columns, against GDAL's 1,500 viewsheds of each;
   and those two zones on a pointy-top 500x500 map (GDAL's viewsheds of its raster).
 
@@ -256,19 +256,22 @@ def section_answer(a, tmp):
 
 
 def section_zone(a, tmp):
-    print("== zone: exposure from the 100 hexes of A1:J10 on a 500x500 map, then 1,500 across and down it ==")
+    print("== zone: exposure from 1, 16 and 100 hexes (A1:J10) of a 500x500 map, then 1,500 across and down it ==")
     # A zone's lines go together in runs along a line of hexes (the map's columns, or a
     # second grid along its rows), so its shape matters: beside the square, a deployment
     # zone across the map (its first three rows) and one down its side, 1,500 hexes each,
     # on a flat-top map and a pointy-top one. GDAL's viewsheds are timed once a zone.
     square = [(c, r) for c in range(10) for r in range(10)]
+    # A few hexes (one, a 4x4 block) are counted from their viewsheds, not the pair sweep.
+    one, block = [(0, 0)], [(c, r) for c in range(4) for r in range(4)]
     rows = [(c, r) for c in range(500) for r in range(3)]
     columns = [(c, r) for c in range(3) for r in range(500)]
     for pointy in (False, True):
         path = generate(a.hexsight, tmp, "geometric", 500, pointy)
         ds = band_of(surfaces(path))
         kind = "pointy-top " if pointy else ""
-        zones = (() if pointy else (("square", "A1:J10", square),)) + \
+        small = (("one hex", "A1", one), ("4x4", "A1:D4", block), ("square", "A1:J10", square))
+        zones = (() if pointy else small) + \
             (("rows 1-3", "A1:SF3", rows), ("columns A-C", "A1:C500", columns))
         for name, zone, cells in zones:
             g = gdal_viewsheds(ds, cells)
