@@ -350,6 +350,7 @@ mod tests {
     /// in shards, with zones apart, overlapping and one inside the other.
     #[test]
     fn counts_from_viewsheds_equal_the_pair_sweep() {
+        let mut reciprocal = Vec::new();
         for rs in crate::engine::testmaps::FAMILIES {
             // Seed 11 makes a pointy-top map, 12 a flat-top one.
             for seed in [11, 12] {
@@ -358,6 +359,7 @@ mod tests {
                 if !e.is_reciprocal() {
                     continue;
                 }
+                reciprocal.push(rs);
                 let m = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
                 let zone = |v: &[usize]| v.to_vec();
                 for (from, to) in [
@@ -398,6 +400,8 @@ mod tests {
                 }
             }
         }
+        reciprocal.dedup();
+        assert!(reciprocal.len() >= 5, "reciprocal families: {reciprocal:?}");
     }
 
     /// On a grid laid along every kind of line, flat-top and pointy-top, wide, tall
