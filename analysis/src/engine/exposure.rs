@@ -4,7 +4,7 @@
 
 use super::fast::Engine;
 use super::matrix::{Control, Matrix, Selection};
-use super::pairs;
+use super::{pairs, seen};
 use crate::error::Result;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -155,9 +155,10 @@ pub fn streaming_where(
     counted(engine, sel, (part, keep), ctl, None)
 }
 
-/// [`streaming_where`], the request hexes' lines from their viewsheds where
-/// `viewsheds` says so or ([`None`]) where [`by_viewsheds`] chooses them (under
-/// reciprocal rules; else by the pair sweep).
+/// [`streaming_where`], the lines from a few request hexes (the observers under
+/// rules that differ both ways) to the map by their viewsheds where `viewsheds`
+/// says so, by the pair sweep where it says not, or as `seen::by_viewsheds`
+/// chooses ([`None`]).
 fn counted(
     engine: &Engine,
     sel: &Selection,
@@ -217,14 +218,10 @@ fn counted(
                     count(j, i);
                 }
             };
-            if viewsheds.unwrap_or_else(|| by_viewsheds(n, both.len())) {
-                each_viewshed(engine, &both, ctl, seen)?;
-            } else {
-                pairs::for_each_seen(engine, &both, &all, ctl, seen)?;
-            }
+            seen::each_seen_by(engine, (&both, &all), ctl, viewsheds, seen)?;
         }
     } else {
-        pairs::for_each_seen(engine, &mine(&sel.from), &all, ctl, |i, j| {
+        seen::each_seen_by(engine, (&mine(&sel.from), &all), ctl, viewsheds, |i, j| {
             if keep(i, j) {
                 seen_by[j].fetch_add(1, Ordering::Relaxed);
             }
@@ -242,43 +239,6 @@ fn counted(
         sees: unwrap(sees),
         seen_by: unwrap(seen_by),
     })
-}
-
-/// True where `hexes` viewsheds of a map of `n` hexes cost less than the pair
-/// sweep from those hexes to every other. The sweep compiles a walk for each
-/// orbit of offsets from the request hexes however few lines share it (with one
-/// observer on a 500x500 map, 0.15 s on two threads; about 550 ns a map hex),
-/// then some 10 ns a map hex for each hex; a viewshed costs 23-26 ns a hex on
-/// maps of 500x500 and 1000x1000 (measured even at about 25 hexes), but 60 on
-/// 100x100, where the walks are few and short (even at about 5).
-fn by_viewsheds(n: usize, hexes: usize) -> bool {
-    hexes <= if n >= 40_000 { 16 } else { 2 }
-}
-
-/// Calls `seen(i, j)` for each hex `j` each observer `i` of `from` sees (the clear
-/// and hindered hexes of its viewshed), one observer after another.
-fn each_viewshed(
-    engine: &Engine,
-    from: &[usize],
-    ctl: &Control,
-    seen: impl Fn(usize, usize) + Sync,
-) -> Result<()> {
-    let n = engine.map().len() as u64;
-    let quiet = Control {
-        cancel: ctl.cancel,
-        progress: &|_, _| {},
-    };
-    for (k, &i) in from.iter().enumerate() {
-        let v = super::viewshed::viewshed_of(engine, i, &quiet)?;
-        v.targets
-            .par_iter()
-            .enumerate()
-            .with_min_len(super::RUN)
-            .filter(|(_, t)| t.verdict != crate::rules::Verdict::Blocked)
-            .for_each(|(j, _)| seen(i, j));
-        (ctl.progress)((k as u64 + 1) * n, from.len() as u64 * n);
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -346,20 +306,16 @@ mod tests {
     }
 
     /// Every family, flat-top and pointy-top: the counts of a few request hexes
-    /// from their viewsheds equal the pair sweep's and the matrix's, whole and
-    /// in shards, with zones apart, overlapping and one inside the other.
+    /// from their viewsheds (the observers' alone where the rules differ both
+    /// ways) equal the pair sweep's and the matrix's, whole and in shards, with
+    /// zones apart, overlapping and one inside the other.
     #[test]
     fn counts_from_viewsheds_equal_the_pair_sweep() {
-        let mut reciprocal = Vec::new();
         for rs in crate::engine::testmaps::FAMILIES {
             // Seed 11 makes a pointy-top map, 12 a flat-top one.
             for seed in [11, 12] {
                 let map = random_map(rs, seed, 10, 9);
                 let e = Engine::new(&map);
-                if !e.is_reciprocal() {
-                    continue;
-                }
-                reciprocal.push(rs);
                 let m = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
                 let zone = |v: &[usize]| v.to_vec();
                 for (from, to) in [
@@ -400,8 +356,6 @@ mod tests {
                 }
             }
         }
-        reciprocal.dedup();
-        assert!(reciprocal.len() >= 5, "reciprocal families: {reciprocal:?}");
     }
 
     /// On a grid laid along every kind of line, flat-top and pointy-top, wide, tall

@@ -205,7 +205,7 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
                 set(j, i);
             })?;
         } else {
-            super::pairs::for_each_seen(engine, &sel.from, &sel.to, &inner, set)?;
+            super::seen::each_seen(engine, &sel.from, &sel.to, &inner, set)?;
         }
         bits.bits = words.into_iter().map(AtomicU64::into_inner).collect();
     }

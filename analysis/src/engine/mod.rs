@@ -4,7 +4,8 @@
 //! kernel chosen once through its family's registry entry); `walker` asks the
 //! kernel about each stretch of a compiled walk ([`lines`]); [`pairs`] runs any
 //! observers x targets request orbit by orbit, compiling only the walks it
-//! needs; [`matrix`], [`viewshed`] and [`exposure`] are thin shapes on them;
+//! needs; `seen` sends a few observers facing most of the map to their viewsheds
+//! instead; [`matrix`], [`viewshed`] and [`exposure`] are thin shapes on them;
 //! `shadow` settles a viewshed's open ground without walking it, `horizon` its
 //! hilly ground from bounds on slopes ([`needs`]). The whole-map sweeps (`above_sweep`,
 //! `level_sweep`) serve any kernel by what it declares, and are checked against its
@@ -27,6 +28,7 @@ pub(crate) mod offsets;
 pub mod pairs;
 mod plane;
 pub(crate) mod prepared;
+mod seen;
 pub(crate) mod shadow;
 pub mod shared;
 #[cfg(test)]
