@@ -4,7 +4,8 @@
 
 use super::fast::Engine;
 use super::matrix::{Control, Matrix, Selection};
-use super::{pairs, seen};
+use super::pairs;
+use super::seen::{self, Route};
 use crate::error::Result;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -155,16 +156,15 @@ pub fn streaming_where(
     counted(engine, sel, (part, keep), ctl, None)
 }
 
-/// [`streaming_where`], the lines from a few request hexes (the observers under
-/// rules that differ both ways) to the map by their viewsheds where `viewsheds`
-/// says so, by the pair sweep where it says not, or as `seen::by_viewsheds`
-/// chooses ([`None`]).
+/// [`streaming_where`], the lines from the request hexes (the observers under
+/// rules that differ both ways) to the map found the way `route` says, or
+/// ([`None`]) the cheaper way.
 fn counted(
     engine: &Engine,
     sel: &Selection,
     (part, keep): (std::ops::Range<usize>, impl Fn(usize, usize) -> bool + Sync),
     ctl: &Control,
-    viewsheds: Option<bool>,
+    route: Option<Route>,
 ) -> Result<Exposure> {
     let n = engine.map().len();
     let all: Vec<usize> = (0..n).collect();
@@ -218,10 +218,10 @@ fn counted(
                     count(j, i);
                 }
             };
-            seen::each_seen_by(engine, (&both, &all), ctl, viewsheds, seen)?;
+            seen::each_seen_by(engine, (&both, &all), ctl, route, seen)?;
         }
     } else {
-        seen::each_seen_by(engine, (&mine(&sel.from), &all), ctl, viewsheds, |i, j| {
+        seen::each_seen_by(engine, (&mine(&sel.from), &all), ctl, route, |i, j| {
             if keep(i, j) {
                 seen_by[j].fetch_add(1, Ordering::Relaxed);
             }
@@ -326,13 +326,13 @@ mod tests {
                 ] {
                     let sel = Selection { from, to };
                     let want = from_matrix(&m, &sel.from, &sel.to);
-                    for viewsheds in [false, true] {
+                    for route in [Route::Sweep, Route::Observers] {
                         let all = (0..map.len(), |_: usize, _: usize| true);
-                        let got = counted(&e, &sel, all, &Control::default(), Some(viewsheds));
+                        let got = counted(&e, &sel, all, &Control::default(), Some(route));
                         assert_eq!(
                             got.unwrap(),
                             want,
-                            "{rs} {seed} {viewsheds} {:?} {:?}",
+                            "{rs} {seed} {route:?} {:?} {:?}",
                             sel.from,
                             sel.to
                         );
@@ -341,7 +341,7 @@ mod tests {
                         summed.seen_by.fill(0);
                         for k in 0..3 {
                             let part = (shard_range(map.len(), k, 3), |_: usize, _: usize| true);
-                            let p = counted(&e, &sel, part, &Control::default(), Some(viewsheds));
+                            let p = counted(&e, &sel, part, &Control::default(), Some(route));
                             for (s, p) in
                                 summed.sees.iter_mut().zip(p.as_ref().unwrap().sees.iter())
                             {
@@ -351,7 +351,7 @@ mod tests {
                                 *s += p;
                             }
                         }
-                        assert_eq!(summed, want, "{rs} {seed} {viewsheds}: three shards");
+                        assert_eq!(summed, want, "{rs} {seed} {route:?}: three shards");
                     }
                 }
             }

@@ -29,9 +29,35 @@ pub(crate) fn by_viewsheds(n: usize, from: usize, to: usize) -> bool {
     viewsheds <= SWEEP_NS_PER_OFFSET * to as u64
 }
 
+/// How the seen lines between observers and targets are found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// The pair sweep.
+    Sweep,
+    /// Each observer's viewshed.
+    Observers,
+    /// Each target's viewshed, under rules that are the same both ways.
+    Targets,
+}
+
+impl Route {
+    /// The cheaper way from `from` to `to` observers and targets on a map of `n`
+    /// hexes ([`by_viewsheds`]), with targets' viewsheds where `reciprocal`.
+    pub(crate) fn cheaper(n: usize, (from, to): (usize, usize), reciprocal: bool) -> Route {
+        if by_viewsheds(n, from, to) {
+            Route::Observers
+        } else if reciprocal && by_viewsheds(n, to, from) {
+            Route::Targets
+        } else {
+            Route::Sweep
+        }
+    }
+}
+
 /// Calls `seen(i, j)` once for every observer `i` of `from` and target `j` of `to`
-/// (map indices) whose line is seen, by the pair sweep or the observers'
-/// viewsheds, whichever [costs less](by_viewsheds).
+/// (map indices) whose line is seen, by the pair sweep or by viewsheds, the
+/// observers' or (where the rules are the same both ways) the targets',
+/// whichever [costs less](Route::cheaper).
 pub(crate) fn each_seen(
     engine: &Engine,
     from: &[usize],
@@ -42,20 +68,35 @@ pub(crate) fn each_seen(
     each_seen_by(engine, (from, to), ctl, None, seen)
 }
 
-/// [`each_seen`] by viewsheds where `viewsheds` says so, by the sweep where it
-/// says not, or as [`by_viewsheds`] chooses ([`None`]).
+/// [`each_seen`] the way `route` says, or ([`None`]) the cheaper.
 pub(crate) fn each_seen_by(
     engine: &Engine,
     (from, to): (&[usize], &[usize]),
     ctl: &Control,
-    viewsheds: Option<bool>,
+    route: Option<Route>,
     seen: impl Fn(usize, usize) + Sync,
 ) -> Result<()> {
     let n = engine.map().len();
-    if !viewsheds.unwrap_or_else(|| by_viewsheds(n, from.len(), to.len())) {
-        return pairs::for_each_seen(engine, from, to, ctl, seen);
+    let reciprocal = engine.is_reciprocal();
+    match route.unwrap_or_else(|| Route::cheaper(n, (from.len(), to.len()), reciprocal)) {
+        Route::Sweep => pairs::for_each_seen(engine, from, to, ctl, seen),
+        Route::Observers => each_viewshed(engine, (from, to), ctl, seen),
+        Route::Targets => {
+            assert!(reciprocal, "a target's viewshed stands for who sees it");
+            each_viewshed(engine, (to, from), ctl, |j, i| seen(i, j))
+        }
     }
-    let mut is_to = vec![false; n];
+}
+
+/// Calls `seen(i, j)` for each hex `j` of `to` that each observer `i` of `from`
+/// sees (the clear and hindered hexes of its viewshed), observer after observer.
+fn each_viewshed(
+    engine: &Engine,
+    (from, to): (&[usize], &[usize]),
+    ctl: &Control,
+    seen: impl Fn(usize, usize) + Sync,
+) -> Result<()> {
+    let mut is_to = vec![false; engine.map().len()];
     for &j in to {
         is_to[j] = true;
     }
@@ -85,8 +126,10 @@ mod tests {
     use std::sync::Mutex;
 
     /// Every family, flat-top and pointy-top, a few observers against the whole
-    /// map and against part of it: the pairs seen by viewsheds are those the pair
-    /// sweep finds, and the explained query's, each once.
+    /// map and against part of it, and the other way round: the pairs seen by
+    /// the observers' viewsheds, and the targets' where the rules are the same
+    /// both ways, are those the pair sweep finds, and the explained query's, each
+    /// once.
     #[test]
     fn viewsheds_see_the_pairs_the_sweep_sees() {
         for rs in FAMILIES {
@@ -97,10 +140,13 @@ mod tests {
                 let n = map.len();
                 let every: Vec<usize> = (0..n).collect();
                 let some: Vec<usize> = (0..n).filter(|j| j % 3 != 1).collect();
+                let few = vec![3, 40, 41];
                 for (from, to) in [
                     (vec![0], &every),
                     (vec![7, 30, 31, 71], &some),
                     (vec![], &every),
+                    (every.clone(), &few),
+                    (some.clone(), &few),
                 ] {
                     let mut want: Vec<(usize, usize)> = from
                         .iter()
@@ -112,14 +158,18 @@ mod tests {
                         })
                         .collect();
                     want.sort_unstable();
-                    for viewsheds in [false, true] {
+                    let mut routes = vec![Route::Sweep, Route::Observers];
+                    if e.is_reciprocal() {
+                        routes.push(Route::Targets);
+                    }
+                    for route in routes {
                         let got = Mutex::new(Vec::new());
                         let push = |i, j| got.lock().unwrap().push((i, j));
-                        each_seen_by(&e, (&from, to), &Control::default(), Some(viewsheds), push)
+                        each_seen_by(&e, (&from, to), &Control::default(), Some(route), push)
                             .unwrap();
                         let mut got = got.into_inner().unwrap();
                         got.sort_unstable();
-                        assert_eq!(got, want, "{rs} {seed} {viewsheds} from {from:?}");
+                        assert_eq!(got, want, "{rs} {seed} {route:?} from {from:?}");
                     }
                 }
             }
@@ -127,9 +177,16 @@ mod tests {
     }
 
     /// The choice follows what each costs: one observer facing a big map by its
-    /// viewshed, many by the sweep, and few targets by the sweep.
+    /// viewshed, many by the sweep, and few targets by the sweep unless their
+    /// viewsheds may stand for who sees them.
     #[test]
     fn a_few_observers_facing_the_map_take_viewsheds() {
+        let n = 250_000;
+        assert_eq!(Route::cheaper(n, (1, n), false), Route::Observers);
+        assert_eq!(Route::cheaper(n, (n, 1), false), Route::Sweep);
+        assert_eq!(Route::cheaper(n, (n, 1), true), Route::Targets);
+        assert_eq!(Route::cheaper(n, (100, n), true), Route::Sweep);
+        assert_eq!(Route::cheaper(n, (100, 100), true), Route::Sweep);
         let n = 250_000;
         assert!(by_viewsheds(n, 1, n));
         assert!(by_viewsheds(n, 16, n));
