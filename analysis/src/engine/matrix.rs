@@ -1,6 +1,7 @@
 //! The all-pairs visibility matrix: bit-packed, computed in parallel.
 
 use super::fast::Engine;
+use super::seen::{self, Route};
 pub use super::{Control, Selection};
 use crate::error::{Error, ErrorKind, Result};
 use crate::los::line_of_sight;
@@ -205,7 +206,7 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
                 set(j, i);
             })?;
         } else {
-            super::seen::each_seen(engine, &sel.from, &sel.to, &inner, set)?;
+            seen::each_seen(engine, &sel.from, &sel.to, &inner, set)?;
         }
         bits.bits = words.into_iter().map(AtomicU64::into_inner).collect();
     }
@@ -293,29 +294,57 @@ pub const BLOCKED_BYTE: u8 = 255;
 /// pair on its own took 70 times the sweep on 100x100); zones take the pair
 /// sweep's outcomes, which compiles only the walks the zones need.
 pub fn sight_matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Vec<u8>> {
+    sight_matrix_by(engine, sel, ctl, None)
+}
+
+/// [`sight_matrix`], a zone's pairs from its observers' viewsheds where
+/// `viewsheds` says so, else from the pair sweep's outcomes, or ([`None`]) the
+/// cheaper of the two (a line's hindrance is its observer's: only the
+/// observers' viewsheds serve).
+fn sight_matrix_by(
+    engine: &Engine,
+    sel: &Selection,
+    ctl: &Control,
+    viewsheds: Option<bool>,
+) -> Result<Vec<u8>> {
+    let n = engine.map().len();
     if sel.is_all(engine.map()) {
         return whole_sight_matrix(engine, sel, ctl);
     }
     let cols = sel.to.len();
-    let (row, col) = sel.positions(engine.map().len());
+    let (row, col) = sel.positions(n);
     // Tasks share rows: each byte is written once, by whichever task meets its pair.
     let data: Vec<AtomicU8> = (0..sel.from.len() * cols)
         .map(|_| AtomicU8::new(BLOCKED_BYTE))
         .collect();
-    super::pairs::for_each::<false>(engine, &sel.from, &sel.to, ctl, |i, j, o| {
-        let at = row[i] as usize * cols + col[j] as usize;
-        data[at].store(byte(super::walker::total(&o)), Ordering::Relaxed);
-    })?;
+    let store = |i: usize, j: usize, b: u8| {
+        data[row[i] as usize * cols + col[j] as usize].store(b, Ordering::Relaxed);
+    };
+    let observers = Route::cheaper(n, (sel.from.len(), cols), false) == Route::Observers;
+    if viewsheds.unwrap_or(observers) {
+        seen::each_viewshed(engine, (&sel.from, &sel.to), ctl, |i, j, t| {
+            store(i, j, sight_byte(t.verdict, t.hindrance))
+        })?;
+    } else {
+        super::pairs::for_each::<false>(engine, &sel.from, &sel.to, ctl, |i, j, o| {
+            store(i, j, byte(super::walker::total(&o)))
+        })?;
+    }
     Ok(data.into_iter().map(AtomicU8::into_inner).collect())
 }
 
 /// The byte of a pair whose engine total is `total`.
 fn byte(total: u32) -> u8 {
     let s = super::fast::Sight::from_total(total);
-    if s.verdict == crate::rules::Verdict::Blocked {
+    sight_byte(s.verdict, s.hindrance)
+}
+
+/// The byte of a pair with this verdict and hindrance.
+fn sight_byte(verdict: crate::rules::Verdict, hindrance: u32) -> u8 {
+    if verdict == crate::rules::Verdict::Blocked {
         BLOCKED_BYTE
     } else {
-        s.hindrance.min(254) as u8
+        hindrance.min(254) as u8
     }
 }
 
@@ -520,8 +549,9 @@ mod tests {
     }
 
     /// The hindrance matrix of every family equals the explained query pair by
-    /// pair (blocked, or seen with its hindrance), for the whole map and a zone
-    /// with gaps; some pairs of the random maps are hindered.
+    /// pair (blocked, or seen with its hindrance), for the whole map and zones
+    /// with gaps, from the pair sweep and from the observers' viewsheds; some
+    /// pairs of the random maps are hindered.
     #[test]
     fn sight_matrices_equal_the_explained_query() {
         let mut hindered = 0;
@@ -532,8 +562,19 @@ mod tests {
                 from: (0..map.len()).filter(|i| i % 3 != 1).collect(),
                 to: (0..map.len()).filter(|i| i % 5 < 3).collect(),
             };
-            for sel in [Selection::all(&map), zone] {
-                let got = sight_matrix(&e, &sel, &Control::default()).unwrap();
+            let few = Selection {
+                from: vec![0, 17, 40],
+                to: (0..map.len()).filter(|i| i % 7 != 2).collect(),
+            };
+            let ways = [
+                (Selection::all(&map), None),
+                (zone.clone(), Some(false)),
+                (zone, Some(true)),
+                (few.clone(), Some(false)),
+                (few, Some(true)),
+            ];
+            for (sel, viewsheds) in ways {
+                let got = sight_matrix_by(&e, &sel, &Control::default(), viewsheds).unwrap();
                 for (r, &i) in sel.from.iter().enumerate() {
                     for (c, &j) in sel.to.iter().enumerate() {
                         let los = line_of_sight(&map, map.hex_of(i), map.hex_of(j));

@@ -6,7 +6,8 @@
 
 use super::fast::Engine;
 use super::matrix::Control;
-use super::{RUN, pairs, viewshed};
+use super::viewshed::{self, Target};
+use super::{RUN, pairs};
 use crate::error::Result;
 use crate::rules::Verdict;
 use rayon::prelude::*;
@@ -80,21 +81,29 @@ pub(crate) fn each_seen_by(
     let reciprocal = engine.is_reciprocal();
     match route.unwrap_or_else(|| Route::cheaper(n, (from.len(), to.len()), reciprocal)) {
         Route::Sweep => pairs::for_each_seen(engine, from, to, ctl, seen),
-        Route::Observers => each_viewshed(engine, (from, to), ctl, seen),
+        Route::Observers => each_viewshed(engine, (from, to), ctl, |i, j, t| {
+            if t.verdict != Verdict::Blocked {
+                seen(i, j)
+            }
+        }),
         Route::Targets => {
             assert!(reciprocal, "a target's viewshed stands for who sees it");
-            each_viewshed(engine, (to, from), ctl, |j, i| seen(i, j))
+            each_viewshed(engine, (to, from), ctl, |j, i, t| {
+                if t.verdict != Verdict::Blocked {
+                    seen(i, j)
+                }
+            })
         }
     }
 }
 
-/// Calls `seen(i, j)` for each hex `j` of `to` that each observer `i` of `from`
-/// sees (the clear and hindered hexes of its viewshed), observer after observer.
-fn each_viewshed(
+/// Calls `visit(i, j, target)` for each hex `j` of `to` as each observer `i` of
+/// `from` sees it in its viewshed, observer after observer.
+pub(crate) fn each_viewshed(
     engine: &Engine,
     (from, to): (&[usize], &[usize]),
     ctl: &Control,
-    seen: impl Fn(usize, usize) + Sync,
+    visit: impl Fn(usize, usize, &Target) + Sync,
 ) -> Result<()> {
     let mut is_to = vec![false; engine.map().len()];
     for &j in to {
@@ -111,8 +120,8 @@ fn each_viewshed(
             .par_iter()
             .enumerate()
             .with_min_len(RUN)
-            .filter(|&(j, t)| is_to[j] && t.verdict != Verdict::Blocked)
-            .for_each(|(j, _)| seen(i, j));
+            .filter(|&(j, _)| is_to[j])
+            .for_each(|(j, t)| visit(i, j, t));
         (ctl.progress)((k as u64 + 1) * per, from.len() as u64 * per);
     }
     Ok(())
