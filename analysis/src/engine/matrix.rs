@@ -292,7 +292,8 @@ pub const BLOCKED_BYTE: u8 = 255;
 /// [`BLOCKED_BYTE`] when blocked. For the whole map, which pairs see each other
 /// comes from [`matrix`]'s sweep and only those are answered on their own (every
 /// pair on its own took 70 times the sweep on 100x100); zones take the pair
-/// sweep's outcomes, which compiles only the walks the zones need.
+/// sweep's outcomes, which compiles only the walks the zones need, or where a
+/// few observers face most of the map, their viewsheds.
 pub fn sight_matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Vec<u8>> {
     sight_matrix_by(engine, sel, ctl, None)
 }

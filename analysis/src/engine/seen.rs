@@ -5,12 +5,13 @@
 //! few of its targets from tables of slopes, at a cost that follows the map.
 
 use super::fast::Engine;
-use super::matrix::Control;
+use super::matrix::{Control, cancelled};
 use super::viewshed::{self, Target};
 use super::{RUN, pairs};
 use crate::error::Result;
 use crate::rules::Verdict;
 use rayon::prelude::*;
+use std::sync::atomic::Ordering;
 
 /// Nanoseconds (two threads of the build box) the pair sweep pays per target of
 /// one observer, near enough per offset it compiles: one hex of a 500x500 map
@@ -25,7 +26,7 @@ const VIEWSHED_NS: u64 = 450_000;
 /// pair sweep from `from` to `to`, which compiles at least a walk per target
 /// (the two cost the same near 25 observers facing a whole 500x500 or
 /// 1000x1000 map, near 8 on 100x100).
-pub(crate) fn by_viewsheds(n: usize, from: usize, to: usize) -> bool {
+fn by_viewsheds(n: usize, from: usize, to: usize) -> bool {
     let viewsheds = from as u64 * (VIEWSHED_NS_PER_HEX * n as u64 + VIEWSHED_NS);
     viewsheds <= SWEEP_NS_PER_OFFSET * to as u64
 }
@@ -115,6 +116,9 @@ pub(crate) fn each_viewshed(
     };
     let per = to.len() as u64;
     for (k, &i) in from.iter().enumerate() {
+        if ctl.cancel.load(Ordering::Relaxed) {
+            return Err(cancelled());
+        }
         let v = viewshed::viewshed_of(engine, i, &quiet)?;
         v.targets
             .par_iter()
@@ -183,6 +187,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A cancelled request by viewsheds stops with the cancel error.
+    #[test]
+    fn a_cancelled_run_by_viewsheds_returns_an_error() {
+        let map = random_map("geometric", 22, 9, 8);
+        let flag = std::sync::atomic::AtomicBool::new(true);
+        let ctl = Control {
+            cancel: &flag,
+            progress: &|_, _| {},
+        };
+        let every: Vec<usize> = (0..map.len()).collect();
+        let run = each_seen_by(
+            &Engine::new(&map),
+            (&[0, 1], &every),
+            &ctl,
+            Some(Route::Observers),
+            |_, _| {},
+        );
+        assert_eq!(run.unwrap_err().to_string(), cancelled().to_string());
     }
 
     /// The choice follows what each costs: one observer facing a big map by its
