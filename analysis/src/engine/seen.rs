@@ -43,6 +43,28 @@ pub(crate) enum Route {
 }
 
 impl Route {
+    /// [`Route::cheaper`] for `engine`'s map, or the sweep where a viewshed would
+    /// not fit in the memory left (the sweep takes less).
+    pub(crate) fn for_engine(engine: &Engine, counts: (usize, usize), reciprocal: bool) -> Route {
+        let budget = crate::memory::budget().map(|(bytes, _)| bytes);
+        Route::within(engine, counts, reciprocal, budget)
+    }
+
+    /// [`Route::for_engine`] with `budget` bytes to spend (no limit where `None`).
+    fn within(
+        engine: &Engine,
+        counts: (usize, usize),
+        reciprocal: bool,
+        budget: Option<u64>,
+    ) -> Route {
+        let fits = || budget.is_none_or(|b| viewshed::bytes(engine) <= b);
+        match Route::cheaper(engine.map().len(), counts, reciprocal) {
+            Route::Sweep => Route::Sweep,
+            _ if !fits() => Route::Sweep,
+            route => route,
+        }
+    }
+
     /// The cheaper way from `from` to `to` observers and targets on a map of `n`
     /// hexes ([`by_viewsheds`]), with targets' viewsheds where `reciprocal`.
     pub(crate) fn cheaper(n: usize, (from, to): (usize, usize), reciprocal: bool) -> Route {
@@ -78,9 +100,8 @@ pub(crate) fn each_seen_by(
     route: Option<Route>,
     seen: impl Fn(usize, usize) + Sync,
 ) -> Result<()> {
-    let n = engine.map().len();
     let reciprocal = engine.is_reciprocal();
-    match route.unwrap_or_else(|| Route::cheaper(n, (from.len(), to.len()), reciprocal)) {
+    match route.unwrap_or_else(|| Route::for_engine(engine, (from.len(), to.len()), reciprocal)) {
         Route::Sweep => pairs::for_each_seen(engine, from, to, ctl, seen),
         Route::Observers => each_viewshed(engine, (from, to), ctl, |i, j, t| {
             if t.verdict != Verdict::Blocked {
@@ -187,6 +208,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Viewsheds that would not fit in the memory left give way to the sweep.
+    #[test]
+    fn viewsheds_that_do_not_fit_give_way_to_the_sweep() {
+        let map = random_map("geometric", 22, 60, 50);
+        let e = Engine::new(&map);
+        let (n, need) = (map.len(), viewshed::bytes(&e));
+        assert_eq!(Route::within(&e, (1, n), true, None), Route::Observers);
+        assert_eq!(
+            Route::within(&e, (1, n), true, Some(need)),
+            Route::Observers
+        );
+        assert_eq!(
+            Route::within(&e, (1, n), true, Some(need - 1)),
+            Route::Sweep
+        );
+        assert_eq!(Route::within(&e, (n, 1), true, Some(need)), Route::Targets);
+        assert_eq!(
+            Route::within(&e, (n, 1), true, Some(need - 1)),
+            Route::Sweep
+        );
     }
 
     /// A cancelled request by viewsheds stops with the cancel error.

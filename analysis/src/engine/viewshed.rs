@@ -109,16 +109,17 @@ pub fn viewshed_on_map(map: &Map, i: usize, ctl: &Control) -> Result<Viewshed> {
     Ok(Viewshed { from, targets })
 }
 
+/// Bytes [`viewshed_of`] takes beyond the engine (an overestimate).
+pub(crate) fn bytes(engine: &Engine) -> u64 {
+    (engine.map().len() * (size_of::<Target>() + size_of::<Need>())) as u64
+        + pairs::estimate_bytes(engine)
+        + engine.viewshed_needs_bytes()
+}
+
 /// The viewshed of map hex `i`, with cancellation and progress.
 pub fn viewshed_of(engine: &Engine, i: usize, ctl: &Control) -> Result<Viewshed> {
     let map = engine.map();
-    crate::memory::check(
-        (map.len() * (size_of::<Target>() + size_of::<Need>())) as u64
-            + pairs::estimate_bytes(engine)
-            + engine.viewshed_needs_bytes(),
-        "a viewshed",
-        "use a smaller map",
-    )?;
+    crate::memory::check(bytes(engine), "a viewshed", "use a smaller map")?;
     // Open ground is clear without a walk; lines that cannot meet a blocker at or
     // above the eye are walked only to their first block; the rest are walked on.
     let needs = engine.viewshed_needs(i);
