@@ -50,17 +50,21 @@ impl Route {
         Route::within(engine, counts, reciprocal, budget)
     }
 
-    /// [`Route::for_engine`] with `budget` bytes to spend (no limit where `None`).
+    /// [`Route::for_engine`] with `budget` bytes to spend (no limit where `None`),
+    /// for as many viewsheds at once as there are threads.
     fn within(
         engine: &Engine,
         counts: (usize, usize),
         reciprocal: bool,
         budget: Option<u64>,
     ) -> Route {
-        let fits = || budget.is_none_or(|b| viewshed::bytes(engine) <= b);
+        let fits = |viewsheds: usize| {
+            let at_once = rayon::current_num_threads().min(viewsheds) as u64;
+            budget.is_none_or(|b| viewshed::bytes(engine).saturating_mul(at_once) <= b)
+        };
         match Route::cheaper(engine.map().len(), counts, reciprocal) {
-            Route::Sweep => Route::Sweep,
-            _ if !fits() => Route::Sweep,
+            Route::Observers if !fits(counts.0) => Route::Sweep,
+            Route::Targets if !fits(counts.1) => Route::Sweep,
             route => route,
         }
     }
@@ -120,7 +124,10 @@ pub(crate) fn each_seen_by(
 }
 
 /// Calls `visit(i, j, target)` for each hex `j` of `to` as each observer `i` of
-/// `from` sees it in its viewshed, observer after observer.
+/// `from` sees it in its viewshed, as many observers at once as there are
+/// threads (each viewshed is parallel too, but not wholly: 16 viewsheds of the
+/// 500x500 map took 0.100 s one after another on two threads, 0.089 s two at a
+/// time).
 pub(crate) fn each_viewshed(
     engine: &Engine,
     (from, to): (&[usize], &[usize]),
@@ -136,7 +143,8 @@ pub(crate) fn each_viewshed(
         progress: &|_, _| {},
     };
     let per = to.len() as u64;
-    for (k, &i) in from.iter().enumerate() {
+    let done = std::sync::atomic::AtomicU64::new(0);
+    from.par_iter().try_for_each(|&i| -> Result<()> {
         if ctl.cancel.load(Ordering::Relaxed) {
             return Err(cancelled());
         }
@@ -147,8 +155,10 @@ pub(crate) fn each_viewshed(
             .with_min_len(RUN)
             .filter(|&(j, _)| is_to[j])
             .for_each(|(j, t)| visit(i, j, t));
-        (ctl.progress)((k as u64 + 1) * per, from.len() as u64 * per);
-    }
+        let k = done.fetch_add(1, Ordering::Relaxed);
+        (ctl.progress)((k + 1) * per, from.len() as u64 * per);
+        Ok(())
+    })?;
     Ok(())
 }
 
@@ -217,6 +227,12 @@ mod tests {
         let e = Engine::new(&map);
         let (n, need) = (map.len(), viewshed::bytes(&e));
         assert_eq!(Route::within(&e, (1, n), true, None), Route::Observers);
+        // Two observers: two viewsheds at once where there are two threads.
+        let at_once = rayon::current_num_threads().min(2) as u64;
+        let two = Some(need * at_once);
+        assert_eq!(Route::within(&e, (2, n), true, two), Route::Observers);
+        let short = Some(need * at_once - 1);
+        assert_eq!(Route::within(&e, (2, n), true, short), Route::Sweep);
         assert_eq!(
             Route::within(&e, (1, n), true, Some(need)),
             Route::Observers
