@@ -206,7 +206,7 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
                 set(j, i);
             })?;
         } else {
-            seen::each_seen(engine, &sel.from, &sel.to, &inner, set)?;
+            seen::each_seen_by(engine, (&sel.from, &sel.to), &inner, None, set)?;
         }
         bits.bits = words.into_iter().map(AtomicU64::into_inner).collect();
     }
@@ -321,8 +321,8 @@ fn sight_matrix_by(
     let store = |i: usize, j: usize, b: u8| {
         data[row[i] as usize * cols + col[j] as usize].store(b, Ordering::Relaxed);
     };
-    let observers = Route::for_engine(engine, (sel.from.len(), cols), false) == Route::Observers;
-    if viewsheds.unwrap_or(observers) {
+    let observers = || Route::for_engine(engine, (sel.from.len(), cols), false) == Route::Observers;
+    if viewsheds.unwrap_or_else(observers) {
         seen::each_viewshed(engine, (&sel.from, &sel.to), ctl, |i, j, t| {
             store(i, j, sight_byte(t.verdict, t.hindrance))
         })?;

@@ -46,32 +46,37 @@ impl Route {
     /// [`Route::cheaper`] for `engine`'s map, or the sweep where a viewshed would
     /// not fit in the memory left (the sweep takes less).
     pub(crate) fn for_engine(engine: &Engine, counts: (usize, usize), reciprocal: bool) -> Route {
-        let budget = crate::memory::budget().map(|(bytes, _)| bytes);
+        let budget = || crate::memory::budget().map(|(bytes, _)| bytes);
         Route::within(engine, counts, reciprocal, budget)
     }
 
-    /// [`Route::for_engine`] with `budget` bytes to spend (no limit where `None`),
-    /// for as many viewsheds at once as there are threads.
+    /// [`Route::for_engine`] with `budget()` bytes to spend (no limit where
+    /// `None`; asked only where viewsheds are the cheaper), for as many
+    /// viewsheds at once as there are threads.
     fn within(
         engine: &Engine,
         counts: (usize, usize),
         reciprocal: bool,
-        budget: Option<u64>,
+        budget: impl FnOnce() -> Option<u64>,
     ) -> Route {
-        let fits = |viewsheds: usize| {
-            let at_once = rayon::current_num_threads().min(viewsheds) as u64;
-            budget.is_none_or(|b| viewshed::bytes(engine).saturating_mul(at_once) <= b)
+        let route = Route::cheaper(engine.map().len(), counts, reciprocal);
+        let viewsheds = match route {
+            Route::Sweep => return Route::Sweep,
+            Route::Observers => counts.0,
+            Route::Targets => counts.1,
         };
-        match Route::cheaper(engine.map().len(), counts, reciprocal) {
-            Route::Observers if !fits(counts.0) => Route::Sweep,
-            Route::Targets if !fits(counts.1) => Route::Sweep,
-            route => route,
+        let at_once = rayon::current_num_threads().min(viewsheds) as u64;
+        let need = viewshed::bytes(engine).saturating_mul(at_once);
+        if budget().is_none_or(|b| need <= b) {
+            route
+        } else {
+            Route::Sweep
         }
     }
 
     /// The cheaper way from `from` to `to` observers and targets on a map of `n`
     /// hexes ([`by_viewsheds`]), with targets' viewsheds where `reciprocal`.
-    pub(crate) fn cheaper(n: usize, (from, to): (usize, usize), reciprocal: bool) -> Route {
+    fn cheaper(n: usize, (from, to): (usize, usize), reciprocal: bool) -> Route {
         if by_viewsheds(n, from, to) {
             Route::Observers
         } else if reciprocal && by_viewsheds(n, to, from) {
@@ -84,19 +89,8 @@ impl Route {
 
 /// Calls `seen(i, j)` once for every observer `i` of `from` and target `j` of `to`
 /// (map indices) whose line is seen, by the pair sweep or by viewsheds, the
-/// observers' or (where the rules are the same both ways) the targets',
-/// whichever [costs less](Route::cheaper).
-pub(crate) fn each_seen(
-    engine: &Engine,
-    from: &[usize],
-    to: &[usize],
-    ctl: &Control,
-    seen: impl Fn(usize, usize) + Sync,
-) -> Result<()> {
-    each_seen_by(engine, (from, to), ctl, None, seen)
-}
-
-/// [`each_seen`] the way `route` says, or ([`None`]) the cheaper.
+/// observers' or (where the rules are the same both ways) the targets': the
+/// way `route` says, or ([`None`]) whichever [costs less](Route::for_engine).
 pub(crate) fn each_seen_by(
     engine: &Engine,
     (from, to): (&[usize], &[usize]),
@@ -226,24 +220,27 @@ mod tests {
         let map = random_map("geometric", 22, 60, 50);
         let e = Engine::new(&map);
         let (n, need) = (map.len(), viewshed::bytes(&e));
-        assert_eq!(Route::within(&e, (1, n), true, None), Route::Observers);
+        assert_eq!(Route::within(&e, (1, n), true, || None), Route::Observers);
         // Two observers: two viewsheds at once where there are two threads.
         let at_once = rayon::current_num_threads().min(2) as u64;
         let two = Some(need * at_once);
-        assert_eq!(Route::within(&e, (2, n), true, two), Route::Observers);
+        assert_eq!(Route::within(&e, (2, n), true, || two), Route::Observers);
         let short = Some(need * at_once - 1);
-        assert_eq!(Route::within(&e, (2, n), true, short), Route::Sweep);
+        assert_eq!(Route::within(&e, (2, n), true, || short), Route::Sweep);
         assert_eq!(
-            Route::within(&e, (1, n), true, Some(need)),
+            Route::within(&e, (1, n), true, || Some(need)),
             Route::Observers
         );
         assert_eq!(
-            Route::within(&e, (1, n), true, Some(need - 1)),
+            Route::within(&e, (1, n), true, || Some(need - 1)),
             Route::Sweep
         );
-        assert_eq!(Route::within(&e, (n, 1), true, Some(need)), Route::Targets);
         assert_eq!(
-            Route::within(&e, (n, 1), true, Some(need - 1)),
+            Route::within(&e, (n, 1), true, || Some(need)),
+            Route::Targets
+        );
+        assert_eq!(
+            Route::within(&e, (n, 1), true, || Some(need - 1)),
             Route::Sweep
         );
     }
