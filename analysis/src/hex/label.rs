@@ -87,20 +87,24 @@ impl serde::Serialize for Label {
 /// Returns `None` for anything that is not letters followed by digits, or a row
 /// number below `first_row`.
 pub fn parse_label(label: &str, first_row: u32) -> Option<(u32, u32)> {
-    let split = label.find(|c: char| !c.is_ascii_alphabetic())?;
-    let (letters, digits) = label.split_at(split);
+    // Bytes, not chars: a map's million labels are read here on loading.
+    let b = label.as_bytes();
+    let split = b.iter().position(|c| !c.is_ascii_alphabetic())?;
+    let (letters, digits) = b.split_at(split);
     if letters.is_empty()
         || letters.len() > 6
         || digits.is_empty()
-        || !digits.bytes().all(|b| b.is_ascii_digit())
+        || !digits.iter().all(u8::is_ascii_digit)
     {
         return None;
     }
     let mut col: u64 = 0;
-    for b in letters.bytes() {
+    for b in letters {
         col = col * 26 + u64::from(b.to_ascii_uppercase() - b'A' + 1);
     }
-    let row: u32 = digits.parse().ok()?;
+    let row = digits.iter().try_fold(0u32, |n, d| {
+        n.checked_mul(10)?.checked_add(u32::from(d - b'0'))
+    })?;
     let row = row.checked_sub(first_row)?;
     Some((u32::try_from(col - 1).ok()?, row))
 }

@@ -97,22 +97,72 @@ impl Entries {
         });
     }
 
+    /// Adds `other`'s entries after these, in their order.
+    pub(crate) fn append(&mut self, other: Entries) {
+        if self.is_empty() && self.long.is_empty() && self.terrains.is_empty() {
+            *self = other;
+            return;
+        }
+        let terrains: Vec<u32> = other
+            .terrains
+            .iter()
+            .map(|t| match self.terrain_ids.get(t) {
+                Some(&k) => k,
+                None => {
+                    self.terrains.push(t.clone());
+                    let k = self.terrains.len() as u32;
+                    self.terrain_ids.insert(t.clone(), k);
+                    k
+                }
+            })
+            .collect();
+        let (first, long) = (self.packed.len(), self.long.len() as u64);
+        self.packed.extend(other.packed.iter().map(|p| {
+            let mut p = *p;
+            if let Some(t) = p.terrain.checked_sub(1) {
+                p.terrain = terrains[t as usize];
+            }
+            if p.len == LONG {
+                p.label = (u64::from_le_bytes(p.label) + long).to_le_bytes();
+            }
+            p
+        }));
+        self.long.extend(other.long);
+        self.extras
+            .extend(other.extras.into_iter().map(|(k, x)| (k + first, x)));
+    }
+
+    /// The label and entry of the `k`th entry.
+    pub(crate) fn get(&self, k: usize) -> (&str, Entry<'_>) {
+        self.unpack(&self.packed[k])
+    }
+
+    /// The other keys of the entries that have them, by entry number, in order.
+    pub(crate) fn extras(&self) -> &[(usize, Extra)] {
+        &self.extras
+    }
+
+    fn unpack<'a>(&'a self, p: &'a Packed) -> (&'a str, Entry<'a>) {
+        let label = match p.len {
+            LONG => self.long[u64::from_le_bytes(p.label) as usize].as_str(),
+            n => std::str::from_utf8(&p.label[..usize::from(n)]).expect("copied from a str"),
+        };
+        let entry = Entry {
+            terrain: p
+                .terrain
+                .checked_sub(1)
+                .map(|t| self.terrains[t as usize].as_str()),
+            level: (p.flags & LEVEL != 0).then_some(p.level),
+            slope: (p.flags & SLOPE != 0).then_some(p.flags & SLOPE_TRUE != 0),
+        };
+        (label, entry)
+    }
+
     /// Each entry's label, terrain, level and slope, and other keys if any, in order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, Entry<'_>, Option<&Extra>)> {
         let mut extras = self.extras.iter().peekable();
         self.packed.iter().enumerate().map(move |(k, p)| {
-            let label = match p.len {
-                LONG => self.long[u64::from_le_bytes(p.label) as usize].as_str(),
-                n => std::str::from_utf8(&p.label[..usize::from(n)]).expect("copied from a str"),
-            };
-            let entry = Entry {
-                terrain: p
-                    .terrain
-                    .checked_sub(1)
-                    .map(|t| self.terrains[t as usize].as_str()),
-                level: (p.flags & LEVEL != 0).then_some(p.level),
-                slope: (p.flags & SLOPE != 0).then_some(p.flags & SLOPE_TRUE != 0),
-            };
+            let (label, entry) = self.unpack(p);
             let extra = extras.next_if(|x| x.0 == k).map(|x| &x.1);
             (label, entry, extra)
         })

@@ -7,6 +7,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::hex::{Hex, Layout, Orientation, Side, Stagger};
 use crate::ruleset::Ruleset;
 use crate::text::{read_text, strip_bom};
+use rayon::prelude::*;
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -305,15 +306,12 @@ impl Map {
     /// Parses map JSON without unit checks; `origin` names the file in errors and
     /// anchors a relative ruleset path.
     pub fn parse(text: &str, origin: &Path) -> Result<Map> {
-        let file = parse_map_file(text, origin)?;
-        let ruleset = resolve_ruleset(&file.ruleset, origin)?;
-        build(file, ruleset).map_err(|e| e.in_file(origin))
+        parse_and_build(text, origin, |f| resolve_ruleset(&f.ruleset, origin))
     }
 
     /// Parses map JSON with an already loaded ruleset, without unit checks.
     pub fn parse_with(text: &str, origin: &Path, ruleset: Arc<Ruleset>) -> Result<Map> {
-        let file = parse_map_file(text, origin)?;
-        build(file, ruleset).map_err(|e| e.in_file(origin))
+        parse_and_build(text, origin, |_| Ok(ruleset.clone()))
     }
 
     /// The map as format-1 JSON text, pretty-printed.
@@ -330,6 +328,28 @@ impl Map {
 }
 
 pub use crate::atomic::write_atomic;
+
+/// Parses a map file's text and builds the map with the ruleset `ruleset` finds.
+/// The `hexes` object is read plain where it can be ([`super::plain_hexes`]);
+/// where that declines, or the map it gives is refused, serde reads the whole file,
+/// so that every error is the one it has always named (a label given twice, with
+/// its line).
+fn parse_and_build(
+    text: &str,
+    origin: &Path,
+    ruleset: impl Fn(&MapFile) -> Result<Arc<Ruleset>>,
+) -> Result<Map> {
+    let text = strip_bom(text);
+    if let Some((mut file, hexes)) = super::plain_hexes::read::<MapFile>(text) {
+        file.hexes = hexes;
+        if let Ok(map) = ruleset(&file).and_then(|rs| build(file, rs)) {
+            return Ok(map);
+        }
+    }
+    let file = parse_map_file(text, origin)?;
+    let rs = ruleset(&file)?;
+    build(file, rs).map_err(|e| e.in_file(origin))
+}
 
 /// Parses the text of a map file (after a byte-order mark, if any).
 fn parse_map_file(text: &str, origin: &Path) -> Result<MapFile> {
@@ -382,7 +402,9 @@ pub fn resolve_ruleset(reference: &str, map_path: &Path) -> Result<Arc<Ruleset>>
     Ruleset::load(&path).map(Arc::new)
 }
 
-fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
+/// Builds the map from its file; `in_map_order` tries the entries' cells in
+/// parallel first ([`set_cells_in_map_order`]).
+fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>, in_map_order: bool) -> Result<Map> {
     if f.hexsight != FORMAT_VERSION {
         return Err(Error::invalid(
             "hexsight",
@@ -453,27 +475,15 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
     })?;
     map.default = default;
     map.default_extra = f.default.extra.map(|x| *x).unwrap_or_default();
-    for c in 0..map.len() {
-        let h = map.hex_of(c);
-        *map.cell_mut(h).expect("on map") = default;
-    }
-    let mut seen = vec![false; map.len()];
-    for (label, entry, extra) in f.hexes.iter() {
-        let h = hex_on_map(&map, label, || format!("hexes.{label}"))?;
-        let at = map.index(h).expect("on the map");
-        if std::mem::replace(&mut seen[at], true) {
-            return Err(Error::invalid(
-                format!("hexes.{label}"),
-                format!("hex {} is listed twice", map.label(h)),
-            ));
-        }
-        let cell = apply_entry(&rs, &terrain_ids, default, entry, &|| {
-            format!("hex {}", map.label(h))
-        })?;
-        *map.cell_mut(h).expect("on map") = cell;
-        if let Some(extra) = extra {
-            map.hex_extra.insert(h, extra.clone());
-        }
+    map.cells_mut().fill(default);
+    let rules = Rules {
+        rs: &rs,
+        terrain_ids: &terrain_ids,
+        default,
+    };
+    if !(in_map_order && set_cells_in_map_order(&mut map, &rules, &f.hexes)) {
+        map.cells_mut().fill(default);
+        set_cells_in_order(&mut map, &rules, &f.hexes)?;
     }
     check_level_span(&map)?;
     for (i, s) in f.hexsides.into_iter().enumerate() {
@@ -706,7 +716,101 @@ fn named_zones(
 
 /// Builds the map (its units' family rules are checked above this layer).
 fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
-    build_unchecked(f, ruleset)
+    build_unchecked(f, ruleset, true)
+}
+
+/// The map as serde alone reads the file and with its entries placed one by one,
+/// as every map was read before [`super::plain_hexes`]: what [`Map::parse`] must
+/// give, map or error.
+#[cfg(test)]
+pub(crate) fn parse_by_serde(text: &str, origin: &Path) -> Result<Map> {
+    let file = parse_map_file(strip_bom(text), origin)?;
+    let rs = resolve_ruleset(&file.ruleset, origin)?;
+    build_unchecked(file, rs, false).map_err(|e| e.in_file(origin))
+}
+
+/// Entries a thread places at a time.
+const PLACE_RUN: usize = 1 << 16;
+
+/// Writes the entries' cells in parallel where they come in the map's own order
+/// (as `hexsight` writes them), each run of entries into its own stretch of cells,
+/// and keeps the other keys of the entries that have them. `false`, with cells
+/// partly written, where they do not or an entry is refused.
+fn set_cells_in_map_order(map: &mut Map, rs: &Rules, hexes: &Entries) -> bool {
+    let mut cells = std::mem::take(map.cells_vec());
+    let done = place_runs(map, &mut cells, rs, hexes).is_some();
+    *map.cells_vec() = cells;
+    if done {
+        for (k, extra) in hexes.extras() {
+            let h = map.parse_hex(hexes.get(*k).0).expect("placed");
+            map.hex_extra.insert(h, extra.clone());
+        }
+    }
+    done
+}
+
+/// [`set_cells_in_map_order`]'s runs.
+fn place_runs(map: &Map, cells: &mut [Cell], rs: &Rules, hexes: &Entries) -> Option<()> {
+    let place = |k: usize| map.index(map.parse_hex(hexes.get(k).0)?);
+    let n = hexes.len();
+    let mut stretches = Vec::new();
+    let (mut rest, mut first) = (cells, 0);
+    for start in (0..n).step_by(PLACE_RUN) {
+        let (lo, hi) = (place(start)?, place((start + PLACE_RUN).min(n) - 1)? + 1);
+        let (_, after) = rest.split_at_mut(lo.checked_sub(first)?);
+        let (stretch, after) = after.split_at_mut(hi.checked_sub(lo)?);
+        stretches.push((start, lo, stretch));
+        (rest, first) = (after, hi);
+    }
+    stretches
+        .into_par_iter()
+        .try_for_each(|(start, lo, stretch)| {
+            let mut next = lo;
+            for k in start..(start + PLACE_RUN).min(n) {
+                let (label, entry) = hexes.get(k);
+                let at = map.index(map.parse_hex(label)?)?;
+                *stretch.get_mut(at.checked_sub(next)? + next - lo)? =
+                    rs.cell(entry, &String::new).ok()?;
+                next = at + 1;
+            }
+            Some(())
+        })
+}
+
+/// What an entry's cell is made from: the ruleset, its terrains by id, the
+/// default cell.
+struct Rules<'a> {
+    rs: &'a Ruleset,
+    terrain_ids: &'a HashMap<&'a str, usize>,
+    default: Cell,
+}
+
+impl Rules<'_> {
+    fn cell(&self, e: Entry<'_>, place: &dyn Fn() -> String) -> Result<Cell> {
+        apply_entry(self.rs, self.terrain_ids, self.default, e, place)
+    }
+}
+
+/// The entries' cells written one by one in file order, naming the first entry
+/// refused: the reference [`placed_cells`] and [`set_cells`] follow.
+fn set_cells_in_order(map: &mut Map, rs: &Rules, hexes: &Entries) -> Result<()> {
+    let mut seen = vec![false; map.len()];
+    for (label, entry, extra) in hexes.iter() {
+        let h = hex_on_map(map, label, || format!("hexes.{label}"))?;
+        let at = map.index(h).expect("on the map");
+        if std::mem::replace(&mut seen[at], true) {
+            return Err(Error::invalid(
+                format!("hexes.{label}"),
+                format!("hex {} is listed twice", map.label(h)),
+            ));
+        }
+        let cell = rs.cell(entry, &|| format!("hex {}", map.label(h)))?;
+        *map.cell_mut(h).expect("on map") = cell;
+        if let Some(extra) = extra {
+            map.hex_extra.insert(h, extra.clone());
+        }
+    }
+    Ok(())
 }
 
 /// A string from the file, shortened for a message.

@@ -10,6 +10,7 @@ pub mod file;
 pub mod geo;
 pub mod layer;
 pub(crate) mod model;
+mod plain_hexes;
 pub mod relabel;
 pub mod resize;
 pub mod zones;

@@ -216,6 +216,16 @@ impl Map {
         &self.cells
     }
 
+    /// All cells in index order, to fill.
+    pub(crate) fn cells_mut(&mut self) -> &mut [Cell] {
+        &mut self.cells
+    }
+
+    /// The cells, to take out while the rest of the map is read.
+    pub(crate) fn cells_vec(&mut self) -> &mut Vec<Cell> {
+        &mut self.cells
+    }
+
     /// The level of a hex (the default level off the map).
     pub fn level(&self, h: Hex) -> i32 {
         self.cell(h).map_or(self.default.level, |c| c.level)
