@@ -8,9 +8,10 @@ use crate::hex::{Hex, Layout, Orientation, Side, Stagger};
 use crate::ruleset::Ruleset;
 use crate::text::{read_text, strip_bom};
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -464,12 +465,7 @@ fn build_unchecked(f: MapFile, ruleset: Arc<Ruleset>, in_map_order: bool) -> Res
     if let Some(g) = &f.geo {
         map.geo = Some(super::geo::parse(g)?);
     }
-    let terrain_ids: HashMap<&str, usize> = rs
-        .terrain
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.id.as_str(), i))
-        .collect();
+    let terrain_ids = terrain_ids(&rs);
     let default = apply_entry(&rs, &terrain_ids, map.default, f.default.entry(), &|| {
         "default".into()
     })?;
@@ -751,7 +747,7 @@ fn set_cells_in_map_order(map: &mut Map, rs: &Rules, hexes: &Entries) -> bool {
 
 /// [`set_cells_in_map_order`]'s runs.
 fn place_runs(map: &Map, cells: &mut [Cell], rs: &Rules, hexes: &Entries) -> Option<()> {
-    let place = |k: usize| map.index(map.parse_hex(hexes.get(k).0)?);
+    let place = |k: usize| map.label_index(hexes.get(k).0);
     let n = hexes.len();
     let mut stretches = Vec::new();
     let (mut rest, mut first) = (cells, 0);
@@ -768,7 +764,7 @@ fn place_runs(map: &Map, cells: &mut [Cell], rs: &Rules, hexes: &Entries) -> Opt
             let mut next = lo;
             for k in start..(start + PLACE_RUN).min(n) {
                 let (label, entry) = hexes.get(k);
-                let at = map.index(map.parse_hex(label)?)?;
+                let at = map.label_index(label)?;
                 *stretch.get_mut(at.checked_sub(next)? + next - lo)? =
                     rs.cell(entry, &String::new).ok()?;
                 next = at + 1;
@@ -781,7 +777,7 @@ fn place_runs(map: &Map, cells: &mut [Cell], rs: &Rules, hexes: &Entries) -> Opt
 /// default cell.
 struct Rules<'a> {
     rs: &'a Ruleset,
-    terrain_ids: &'a HashMap<&'a str, usize>,
+    terrain_ids: &'a FxHashMap<&'a str, usize>,
     default: Cell,
 }
 
@@ -870,9 +866,16 @@ pub(crate) fn check_level_span(map: &Map) -> Result<()> {
     Ok(())
 }
 
+/// The ruleset's terrain numbers by id, for [`apply_entry`].
+pub(crate) fn terrain_ids(rs: &Ruleset) -> FxHashMap<&str, usize> {
+    (rs.terrain.iter().enumerate())
+        .map(|(i, t)| (t.id.as_str(), i))
+        .collect()
+}
+
 pub(crate) fn apply_entry(
     rs: &Ruleset,
-    terrain_ids: &HashMap<&str, usize>,
+    terrain_ids: &FxHashMap<&str, usize>,
     base: Cell,
     e: Entry<'_>,
     place: &dyn Fn() -> String,

@@ -18,7 +18,7 @@ use super::model::Map;
 use crate::error::{Error, ErrorKind, Result};
 use crate::hex::Side;
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The layer format version this build reads.
@@ -457,12 +457,7 @@ fn swap_markers(map: &mut Map, reach: &Reach, from: usize, to: Option<usize>) ->
 
 fn hexes(map: &mut Map, entries: &Entries) -> Result<()> {
     let rs = map.ruleset.clone();
-    let ids: HashMap<&str, usize> = rs
-        .terrain
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.id.as_str(), i))
-        .collect();
+    let ids = super::file::terrain_ids(&rs);
     for (label, e, extra) in entries.iter() {
         let place = || format!("hexes.{}", c(label));
         if let Some(key) = extra.and_then(|x| x.keys().next()) {

@@ -237,6 +237,14 @@ impl Map {
         label::Label::new(col, row, self.first_row)
     }
 
+    /// The dense index of the hex a label names, as `index(parse_hex(text))`
+    /// without the axial hex between (a map's million labels are placed on loading).
+    pub(crate) fn label_index(&self, text: &str) -> Option<usize> {
+        let (col, row) = label::parse_label(text.trim(), self.first_row)?;
+        (col < self.cols && row < self.rows)
+            .then(|| col as usize * self.rows as usize + row as usize)
+    }
+
     /// The hex's label (`C5`); hexes off the map get a bracketed axial form.
     pub fn label(&self, h: Hex) -> String {
         let (col, row) = self.layout.offset_of(h);

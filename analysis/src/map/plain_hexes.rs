@@ -438,6 +438,23 @@ mod tests {
     }
 
     #[test]
+    fn a_label_places_its_hex_as_the_axial_hex_does() {
+        for seed in 0..4 {
+            let map = random_map("geometric", seed, 7, 5);
+            let off = "A0 H1 A6 G6 ZZ9 5 A4294967296"
+                .split(' ')
+                .chain(["", " c3", "c3 "]);
+            let labels = (0..map.len()).map(|i| map.index_label(i).as_str().to_string());
+            for label in labels.chain(off.map(str::to_string)) {
+                for l in [label.clone(), label.to_lowercase()] {
+                    let axial = map.parse_hex(&l).and_then(|h| map.index(h));
+                    assert_eq!(map.label_index(&l), axial, "{l} (seed {seed})");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_large_map_reads_in_runs_as_serde_reads_it() {
         // More than a megabyte of entries (two runs of text) and more than 65,536
         // (two runs of cells), in the map's order, shuffled, and with a label
