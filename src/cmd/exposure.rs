@@ -154,7 +154,7 @@ pub fn to_json<'a>(map: &'a Map, e: &'a Exposure) -> Counts<'a> {
     Counts {
         map: &map.name,
         ruleset: &map.ruleset.name,
-        labels: (0..map.len()).map(|i| map.label(map.hex_of(i))).collect(),
+        labels: Labels::Map(map),
         observers: e.from.len(),
         targets: e.to.len(),
         sees: &e.sees,
@@ -169,11 +169,42 @@ pub struct Counts<'a> {
     pub map: &'a str,
     pub ruleset: &'a str,
     /// Each hex's label, in map order.
-    pub labels: Vec<String>,
+    pub labels: Labels<'a>,
     pub observers: usize,
     pub targets: usize,
     pub sees: &'a [u32],
     pub seen_by: &'a [u32],
+}
+
+/// The hexes' labels: the map's own (made as they are written, without a string a
+/// hex: a million-hex map's labels took a million allocations), or given.
+pub enum Labels<'a> {
+    Map(&'a Map),
+    Given(Vec<String>),
+}
+
+impl Labels<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Labels::Map(map) => map.len(),
+            Labels::Given(labels) => labels.len(),
+        }
+    }
+}
+
+/// One hex's label as [`Labels`] gives it.
+enum LabelOut<'a> {
+    Made(hexsight_analysis::hex::label::Label),
+    Given(&'a str),
+}
+
+impl Serialize for LabelOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            LabelOut::Made(l) => l.as_str(),
+            LabelOut::Given(l) => l,
+        })
+    }
 }
 
 impl Counts<'_> {
@@ -195,7 +226,11 @@ impl Serialize for Counts<'_> {
         let hexes = StreamMap(|| {
             (0..self.labels.len()).map(|i| {
                 let (sees, seen_by) = (self.sees[i], self.seen_by[i]);
-                (&self.labels[i], Entry { sees, seen_by })
+                let label = match &self.labels {
+                    Labels::Map(map) => LabelOut::Made(map.index_label(i)),
+                    Labels::Given(labels) => LabelOut::Given(&labels[i]),
+                };
+                (label, Entry { sees, seen_by })
             })
         });
         let mut m = s.serialize_map(Some(5))?;

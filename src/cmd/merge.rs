@@ -148,7 +148,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let counts = super::exposure::Counts {
         map: m["map"].as_str().unwrap_or_default(),
         ruleset: m["ruleset"].as_str().unwrap_or_default(),
-        labels,
+        labels: super::exposure::Labels::Given(labels),
         observers: count("observers"),
         targets: count("targets"),
         sees: &sees,
