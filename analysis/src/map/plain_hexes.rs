@@ -561,6 +561,39 @@ mod tests {
     }
 
     #[test]
+    fn mutated_files_read_as_serde_reads_them() {
+        // Bytes changed to JSON's own, deleted or doubled, anywhere in the file: the
+        // same map or the same error both ways, in one run of text and in many.
+        let map = random_map("geometric", 6, 9, 7);
+        let text = map.to_json();
+        let mut rng = Rng(23);
+        for case in 0..600 {
+            let mut bytes = text.clone().into_bytes();
+            for _ in 0..1 + rng.next() % 3 {
+                let at = (rng.next() % bytes.len() as u64) as usize;
+                match rng.next() % 3 {
+                    0 => bytes[at] = b"{}[]:,\"\\ 019-.eEtrufalsn"[(rng.next() % 22) as usize],
+                    1 => drop(bytes.remove(at)),
+                    _ => {
+                        let end = (at + 1 + (rng.next() % 40) as usize).min(bytes.len());
+                        let span = bytes[at..end].to_vec();
+                        bytes.splice(at..at, span);
+                    }
+                }
+            }
+            let Ok(mutated) = String::from_utf8(bytes) else {
+                continue;
+            };
+            same_map(&mutated, &format!("case {case}"));
+            let (read, serde) = (plain(&mutated), by_serde(&mutated));
+            assert!(
+                read.is_none() || serde.is_none() || read == serde,
+                "case {case}"
+            );
+        }
+    }
+
+    #[test]
     fn a_guess_inside_a_string_is_refused() {
         // Terrain names may hold `}, ` before their closing quote, where a run's
         // start is guessed: the run before passes that place inside a string.
