@@ -70,15 +70,7 @@ impl Entries {
             self.long.push(label.to_string());
             LONG
         };
-        let terrain = e.terrain.map_or(0, |t| match self.terrain_ids.get(t) {
-            Some(&k) => k,
-            None => {
-                self.terrains.push(t.to_string());
-                let k = self.terrains.len() as u32;
-                self.terrain_ids.insert(t.to_string(), k);
-                k
-            }
-        });
+        let terrain = e.terrain.map_or(0, |t| self.terrain_number(t));
         let flags = if e.level.is_some() { LEVEL } else { 0 }
             | match e.slope {
                 Some(true) => SLOPE | SLOPE_TRUE,
@@ -97,6 +89,18 @@ impl Entries {
         });
     }
 
+    /// A terrain name's number in [`Entries::terrains`] (one more than its place),
+    /// added where it is new.
+    fn terrain_number(&mut self, t: &str) -> u32 {
+        if let Some(&k) = self.terrain_ids.get(t) {
+            return k;
+        }
+        self.terrains.push(t.to_string());
+        let k = self.terrains.len() as u32;
+        self.terrain_ids.insert(t.to_string(), k);
+        k
+    }
+
     /// Adds `other`'s entries after these, in their order.
     pub(crate) fn append(&mut self, other: Entries) {
         if self.is_empty() && self.long.is_empty() && self.terrains.is_empty() {
@@ -106,15 +110,7 @@ impl Entries {
         let terrains: Vec<u32> = other
             .terrains
             .iter()
-            .map(|t| match self.terrain_ids.get(t) {
-                Some(&k) => k,
-                None => {
-                    self.terrains.push(t.clone());
-                    let k = self.terrains.len() as u32;
-                    self.terrain_ids.insert(t.clone(), k);
-                    k
-                }
-            })
+            .map(|t| self.terrain_number(t))
             .collect();
         let (first, long) = (self.packed.len(), self.long.len() as u64);
         self.packed.extend(other.packed.iter().map(|p| {

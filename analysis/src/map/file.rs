@@ -720,7 +720,7 @@ fn build(f: MapFile, ruleset: Arc<Ruleset>) -> Result<Map> {
 /// give, map or error.
 #[cfg(test)]
 pub(crate) fn parse_by_serde(text: &str, origin: &Path) -> Result<Map> {
-    let file = parse_map_file(strip_bom(text), origin)?;
+    let file = parse_map_file(text, origin)?;
     let rs = resolve_ruleset(&file.ruleset, origin)?;
     build_unchecked(file, rs, false).map_err(|e| e.in_file(origin))
 }
@@ -732,10 +732,10 @@ const PLACE_RUN: usize = 1 << 16;
 /// (as `hexsight` writes them), each run of entries into its own stretch of cells,
 /// and keeps the other keys of the entries that have them. `false`, with cells
 /// partly written, where they do not or an entry is refused.
-fn set_cells_in_map_order(map: &mut Map, rs: &Rules, hexes: &Entries) -> bool {
-    let mut cells = std::mem::take(map.cells_vec());
-    let done = place_runs(map, &mut cells, rs, hexes).is_some();
-    *map.cells_vec() = cells;
+fn set_cells_in_map_order(map: &mut Map, rules: &Rules, hexes: &Entries) -> bool {
+    let mut cells = std::mem::take(map.cells_mut());
+    let done = place_runs(map, &mut cells, rules, hexes).is_some();
+    *map.cells_mut() = cells;
     if done {
         for (k, extra) in hexes.extras() {
             let h = map.parse_hex(hexes.get(*k).0).expect("placed");
@@ -746,7 +746,7 @@ fn set_cells_in_map_order(map: &mut Map, rs: &Rules, hexes: &Entries) -> bool {
 }
 
 /// [`set_cells_in_map_order`]'s runs.
-fn place_runs(map: &Map, cells: &mut [Cell], rs: &Rules, hexes: &Entries) -> Option<()> {
+fn place_runs(map: &Map, cells: &mut [Cell], rules: &Rules, hexes: &Entries) -> Option<()> {
     let place = |k: usize| map.label_index(hexes.get(k).0);
     let n = hexes.len();
     let mut stretches = Vec::new();
@@ -765,8 +765,10 @@ fn place_runs(map: &Map, cells: &mut [Cell], rs: &Rules, hexes: &Entries) -> Opt
             for k in start..(start + PLACE_RUN).min(n) {
                 let (label, entry) = hexes.get(k);
                 let at = map.label_index(label)?;
-                *stretch.get_mut(at.checked_sub(next)? + next - lo)? =
-                    rs.cell(entry, &String::new).ok()?;
+                if at < next {
+                    return None;
+                }
+                *stretch.get_mut(at - lo)? = rules.cell(entry, &String::new).ok()?;
                 next = at + 1;
             }
             Some(())
@@ -788,8 +790,8 @@ impl Rules<'_> {
 }
 
 /// The entries' cells written one by one in file order, naming the first entry
-/// refused: the reference [`placed_cells`] and [`set_cells`] follow.
-fn set_cells_in_order(map: &mut Map, rs: &Rules, hexes: &Entries) -> Result<()> {
+/// refused: the reference [`set_cells_in_map_order`] follows.
+fn set_cells_in_order(map: &mut Map, rules: &Rules, hexes: &Entries) -> Result<()> {
     let mut seen = vec![false; map.len()];
     for (label, entry, extra) in hexes.iter() {
         let h = hex_on_map(map, label, || format!("hexes.{label}"))?;
@@ -800,7 +802,7 @@ fn set_cells_in_order(map: &mut Map, rs: &Rules, hexes: &Entries) -> Result<()> 
                 format!("hex {} is listed twice", map.label(h)),
             ));
         }
-        let cell = rs.cell(entry, &|| format!("hex {}", map.label(h)))?;
+        let cell = rules.cell(entry, &|| format!("hex {}", map.label(h)))?;
         *map.cell_mut(h).expect("on map") = cell;
         if let Some(extra) = extra {
             map.hex_extra.insert(h, extra.clone());

@@ -173,10 +173,13 @@ impl Map {
     /// The dense index of a hex (column-major: A1, A2, ..., B1, ...), if on the map.
     pub fn index(&self, h: Hex) -> Option<usize> {
         let (col, row) = self.layout.offset_of(h);
-        if col < 0 || row < 0 || col as u32 >= self.cols || row as u32 >= self.rows {
-            return None;
-        }
-        Some(col as usize * self.rows as usize + row as usize)
+        self.offset_index(u32::try_from(col).ok()?, u32::try_from(row).ok()?)
+    }
+
+    /// The dense index of offset column `col` and row `row`, if on the map.
+    fn offset_index(&self, col: u32, row: u32) -> Option<usize> {
+        (col < self.cols && row < self.rows)
+            .then(|| col as usize * self.rows as usize + row as usize)
     }
 
     /// The hex at a dense index.
@@ -216,13 +219,9 @@ impl Map {
         &self.cells
     }
 
-    /// All cells in index order, to fill.
-    pub(crate) fn cells_mut(&mut self) -> &mut [Cell] {
-        &mut self.cells
-    }
-
-    /// The cells, to take out while the rest of the map is read.
-    pub(crate) fn cells_vec(&mut self) -> &mut Vec<Cell> {
+    /// All cells in index order, to fill (or take out while the rest of the map
+    /// is read).
+    pub(crate) fn cells_mut(&mut self) -> &mut Vec<Cell> {
         &mut self.cells
     }
 
@@ -241,8 +240,7 @@ impl Map {
     /// without the axial hex between (a map's million labels are placed on loading).
     pub(crate) fn label_index(&self, text: &str) -> Option<usize> {
         let (col, row) = label::parse_label(text.trim(), self.first_row)?;
-        (col < self.cols && row < self.rows)
-            .then(|| col as usize * self.rows as usize + row as usize)
+        self.offset_index(col, row)
     }
 
     /// The hex's label (`C5`); hexes off the map get a bracketed axial form.

@@ -50,10 +50,8 @@ fn find_and_read(text: &str, runs: (usize, usize)) -> Option<(usize, usize, Entr
         return None;
     }
     loop {
-        let (key, after) = string(text, i)?;
-        i = ws(b, after);
-        (b.get(i) == Some(&b':')).then_some(())?;
-        i = ws(b, i + 1);
+        let key;
+        (key, i) = key_of(text, i)?;
         if key == "hexes" {
             let (entries, end) = object(text, i, runs)?;
             return Some((i, end, entries));
@@ -133,10 +131,8 @@ fn run(text: &str, mut i: usize, until: Option<usize>) -> Option<Run> {
     let b = text.as_bytes();
     let mut entries = Entries::default();
     loop {
-        let (label, after) = string(text, i)?;
-        i = ws(b, after);
-        (b.get(i) == Some(&b':')).then_some(())?;
-        let (entry, after) = entry(text, ws(b, i + 1))?;
+        let (label, at) = key_of(text, i)?;
+        let (entry, after) = entry(text, at)?;
         entries.push(label, entry, None);
         i = ws(b, after);
         match b.get(i)? {
@@ -172,10 +168,8 @@ fn entry(text: &str, mut i: usize) -> Option<(Entry<'_>, usize)> {
         return Some((e, i + 1));
     }
     loop {
-        let (key, after) = string(text, i)?;
-        i = ws(b, after);
-        (b.get(i) == Some(&b':')).then_some(())?;
-        i = ws(b, i + 1);
+        let key;
+        (key, i) = key_of(text, i)?;
         i = match key {
             "terrain" if e.terrain.is_none() => {
                 let (t, after) = string(text, i)?;
@@ -233,6 +227,14 @@ fn integer(b: &[u8], i: usize) -> Option<(i32, usize)> {
     Some((i32::try_from(n).ok()?, end))
 }
 
+/// An object's key at `i` (its `"`), and where its value starts after the `:`.
+fn key_of(text: &str, i: usize) -> Option<(&str, usize)> {
+    let b = text.as_bytes();
+    let (key, after) = string(text, i)?;
+    let colon = ws(b, after);
+    (b.get(colon) == Some(&b':')).then(|| (key, ws(b, colon + 1)))
+}
+
 /// The string at `i` (its `"`), without escapes or control characters, and the
 /// byte after its closing `"`.
 fn string(text: &str, i: usize) -> Option<(&str, usize)> {
@@ -267,7 +269,6 @@ fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
             }
             b'{' | b'[' => depth += 1,
             b'}' | b']' => depth = depth.checked_sub(1)?,
-            b',' | b' ' | b'\t' | b'\n' | b'\r' if depth == 0 => return Some(i),
             _ => {}
         }
         i += 1;
