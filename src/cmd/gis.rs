@@ -91,7 +91,9 @@ impl GisArgs {
         if let Some(p) = &self.fgb {
             writing(&p.display().to_string(), || {
                 let fc = features(CrsChoice::Native)?;
-                vector::save_fgb(p, &fc, map.geo.as_ref().map_or(0, |g| g.epsg))
+                vector::save_fgb(p, &fc, map.geo.as_ref().map_or(0, |g| g.epsg))?;
+                hexsight_analysis::export::geojson::discard(fc);
+                hexsight_analysis::Result::Ok(())
             })?;
             note!("wrote {}", p.display());
         }

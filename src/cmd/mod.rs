@@ -386,7 +386,9 @@ impl GeoJsonArgs {
         if let Some(p) = &self.geojson {
             writing(&p.display().to_string(), || {
                 let v = build(self.geojson_crs)?;
-                hexsight_analysis::export::geojson::save(p, &v)
+                hexsight_analysis::export::geojson::save(p, &v)?;
+                hexsight_analysis::export::geojson::discard(v);
+                hexsight_analysis::Result::Ok(())
             })?;
             note!("wrote {}", p.display());
         }

@@ -197,7 +197,9 @@ impl Report<'_> {
             return Ok(());
         }
         let name = format!("{stem}.geojson");
-        geojson::save(&self.path(&name), &build(self.a.geojson_crs)?)?;
+        let collection = build(self.a.geojson_crs)?;
+        geojson::save(&self.path(&name), &collection)?;
+        geojson::discard(collection);
         self.file(&name, &format!("{what} as GeoJSON"));
         Ok(())
     }

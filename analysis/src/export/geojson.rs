@@ -11,7 +11,9 @@ use crate::georef::{Geo, grid_units};
 use crate::hex::Hex;
 use crate::map::Map;
 use geo::{Coord, LineString, MultiPolygon, Polygon, unary_union};
+use rayon::prelude::*;
 use serde_json::{Map as Object, Value, json};
+use std::io::Write;
 use std::path::Path;
 
 /// Bytes of GeoJSON text and shapes held per hex (a polygon of seven points with
@@ -89,18 +91,25 @@ impl<'a> GeoJson<'a> {
     }
 
     /// One polygon per hex for which `props` gives properties (added to the
-    /// label, terrain and level); hexes it answers `None` for are left out.
-    pub fn hexes(&mut self, props: impl Fn(usize) -> Option<Value>) {
-        for i in 0..self.map.len() {
-            let Some(extra) = props(i) else { continue };
-            let mut p = self.hex_properties(i);
-            if let Value::Object(extra) = extra {
-                p.extend(extra);
-            }
-            let poly = MultiPolygon::new(vec![self.hex_polygon(i)]);
-            let geometry = self.polygon_geometry(&poly, true);
-            self.push(geometry, Value::Object(p));
-        }
+    /// label, terrain and level); hexes it answers `None` for are left out. Built
+    /// in parallel, in map order: a big map's hexes are most of the file.
+    pub fn hexes(&mut self, props: impl Fn(usize) -> Option<Value> + Sync) {
+        let this = &*self;
+        let features: Vec<Value> = (0..self.map.len())
+            .into_par_iter()
+            .with_min_len(1024)
+            .filter_map(|i| {
+                let extra = props(i)?;
+                let mut p = this.hex_properties(i);
+                if let Value::Object(extra) = extra {
+                    p.extend(extra);
+                }
+                let poly = MultiPolygon::new(vec![this.hex_polygon(i)]);
+                let geometry = this.polygon_geometry(&poly, true);
+                Some(feature(geometry, Value::Object(p)))
+            })
+            .collect();
+        self.features.extend(features);
     }
 
     /// The hexes at `members` dissolved into one MultiPolygon named `name`
@@ -131,11 +140,7 @@ impl<'a> GeoJson<'a> {
     }
 
     fn push(&mut self, geometry: Value, properties: Value) {
-        self.features.push(json!({
-            "type": "Feature",
-            "geometry": geometry,
-            "properties": properties,
-        }));
+        self.features.push(feature(geometry, properties));
     }
 
     /// A planar point as written: projected to lon/lat, or as it is (map CRS or
@@ -169,23 +174,169 @@ impl<'a> GeoJson<'a> {
         }
     }
 
-    /// The FeatureCollection; in the map's CRS it names that CRS (GDAL and QGIS
-    /// read the `crs` member, which RFC 7946 dropped).
-    pub fn to_value(&self) -> Value {
-        let mut v = json!({
-            "type": "FeatureCollection",
-            "name": self.map.name,
-            "features": self.features,
-        });
+    /// The FeatureCollection, its features moved in (a copy of a big map's took
+    /// longer than building them); in the map's CRS it names that CRS (GDAL and
+    /// QGIS read the `crs` member, which RFC 7946 dropped).
+    pub fn into_value(self) -> Value {
+        let mut v = Object::new();
+        v.insert("type".into(), "FeatureCollection".into());
+        v.insert("name".into(), self.map.name.clone().into());
+        v.insert("features".into(), Value::Array(self.features));
         if let Some(epsg) = self.crs {
-            v["crs"] = json!({"type": "name", "properties": {"name": format!("urn:ogc:def:crs:EPSG::{epsg}")}});
+            let name = format!("urn:ogc:def:crs:EPSG::{epsg}");
+            v.insert(
+                "crs".into(),
+                json!({"type": "name", "properties": {"name": name}}),
+            );
         }
-        v
+        Value::Object(v)
     }
 }
 
-/// Writes a FeatureCollection atomically.
+/// A Feature of `geometry` and `properties`.
+fn feature(geometry: Value, properties: Value) -> Value {
+    json!({
+        "type": "Feature",
+        "geometry": geometry,
+        "properties": properties,
+    })
+}
+
+/// Features serialised side by side and then written, a batch at a time.
+const SAVE_BATCH: usize = 1 << 14;
+
+/// Writes a FeatureCollection atomically, as it is serialised: the bytes of
+/// `serde_json::to_writer`, its features serialised in parallel (a big map's text
+/// is a hundred megabytes).
 pub fn save(path: &Path, collection: &Value) -> Result<()> {
-    let text = serde_json::to_string(collection).expect("JSON values serialise");
-    crate::map::write_atomic(path, text.as_bytes())
+    super::write_with(path, |w| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+        write_collection(&mut w, collection)?;
+        w.flush()
+    })
+}
+
+/// [`save`]'s bytes: an object's members in order, the array of `features` in
+/// batches serialised side by side.
+fn write_collection(w: &mut impl Write, collection: &Value) -> std::io::Result<()> {
+    let Value::Object(members) = collection else {
+        return Ok(serde_json::to_writer(w, collection)?);
+    };
+    w.write_all(b"{")?;
+    for (k, (key, value)) in members.iter().enumerate() {
+        if k > 0 {
+            w.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *w, key)?;
+        w.write_all(b":")?;
+        match value {
+            Value::Array(features) if key == "features" => write_array(w, features)?,
+            _ => serde_json::to_writer(&mut *w, value)?,
+        }
+    }
+    w.write_all(b"}")
+}
+
+/// A JSON array of `items`, serialised in parallel a batch at a time.
+fn write_array(w: &mut impl Write, items: &[Value]) -> std::io::Result<()> {
+    w.write_all(b"[")?;
+    for (b, batch) in items.chunks(SAVE_BATCH).enumerate() {
+        let texts: Vec<Vec<u8>> = batch
+            .par_chunks(SAVE_BATCH / 16)
+            .map(|part| {
+                let mut text = Vec::new();
+                for (k, item) in part.iter().enumerate() {
+                    if k > 0 {
+                        text.push(b',');
+                    }
+                    serde_json::to_writer(&mut text, item).expect("JSON values serialise");
+                }
+                text
+            })
+            .collect();
+        for (k, text) in texts.iter().enumerate() {
+            if b > 0 || k > 0 {
+                w.write_all(b",")?;
+            }
+            w.write_all(text)?;
+        }
+    }
+    w.write_all(b"]")
+}
+
+/// Lets a FeatureCollection go, its features freed in parallel (one by one they
+/// took a tenth of writing a big map's overlay).
+pub fn discard(collection: Value) {
+    if let Value::Object(mut members) = collection
+        && let Some(Value::Array(features)) = members.remove("features")
+    {
+        features.into_par_iter().with_min_len(1024).for_each(drop);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A collection of `n` small features, with the `crs` member after them.
+    fn collection(n: usize) -> Value {
+        let features: Vec<Value> = (0..n)
+            .map(|k| {
+                feature(
+                    json!({"type": "Point", "coordinates": [k as f64 / 7.0, -0.5]}),
+                    json!({"label": format!("A{k}"), "odd": k % 2 == 1, "quote": "\"}],"}),
+                )
+            })
+            .collect();
+        let mut v = Object::new();
+        v.insert("type".into(), "FeatureCollection".into());
+        v.insert("name".into(), "\"features\":[] ünïcode".into());
+        v.insert("features".into(), Value::Array(features));
+        v.insert("crs".into(), json!({"type": "name"}));
+        Value::Object(v)
+    }
+
+    /// The features serialised side by side, in batches and across them, give
+    /// serde's bytes; so do collections of none, one, and values of other shapes.
+    #[test]
+    fn a_collection_is_written_as_serde_writes_it() {
+        let mut cases: Vec<Value> = [0, 1, 2, SAVE_BATCH / 16 + 1, 2 * SAVE_BATCH + 3]
+            .into_iter()
+            .map(collection)
+            .collect();
+        cases.push(json!({"features": "not an array", "other": [1, 2]}));
+        cases.push(json!([{"features": []}]));
+        cases.push(json!({}));
+        for v in cases {
+            let mut got = Vec::new();
+            write_collection(&mut got, &v).unwrap();
+            assert_eq!(got, serde_json::to_vec(&v).unwrap());
+        }
+    }
+
+    /// Hexes built in parallel come in map order, only those given properties,
+    /// each with its own label and properties.
+    #[test]
+    fn hexes_come_in_map_order() {
+        let map = crate::engine::testmaps::random_map("geometric", 3, 70, 60);
+        let mut g = GeoJson::new(&map, CrsChoice::Lonlat).unwrap();
+        g.hexes(|i| (i % 3 != 1).then(|| json!({"k": i})));
+        let got: Vec<(String, u64)> = g.into_value()["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let p = &f["properties"];
+                (
+                    p["label"].as_str().unwrap().to_string(),
+                    p["k"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let want: Vec<(String, u64)> = (0..map.len())
+            .filter(|i| i % 3 != 1)
+            .map(|i| (map.label(map.hex_of(i)), i as u64))
+            .collect();
+        assert_eq!(got, want);
+    }
 }

@@ -38,7 +38,7 @@ pub fn viewshed(map: &Map, v: &Viewshed, crs: CrsChoice) -> Result<Value> {
             json!({"verdict": t[j].verdict, "blind": true}),
         );
     }
-    Ok(g.to_value())
+    Ok(g.into_value())
 }
 
 /// Blind hexes alone: each with its reason, their dissolved area and the sight lines.
@@ -58,7 +58,7 @@ pub fn blind(map: &Map, v: &Viewshed, crs: CrsChoice) -> Result<Value> {
             json!({"verdict": v.targets[j].verdict, "blind": true}),
         );
     }
-    Ok(g.to_value())
+    Ok(g.into_value())
 }
 
 /// Exposure: every hex with `sees` and `seen_by`; the area `unseen` (seen by no observer).
@@ -66,7 +66,7 @@ pub fn exposure(map: &Map, e: &Exposure, crs: CrsChoice) -> Result<Value> {
     let mut g = GeoJson::new(map, crs)?;
     g.hexes(|i| Some(json!({"sees": e.sees[i], "seen_by": e.seen_by[i]})));
     g.area("unseen", &which(map.len(), |i| e.seen_by[i] == 0));
-    Ok(g.to_value())
+    Ok(g.into_value())
 }
 
 /// Spotting: every hex with LOS, automatic spotting, the test's probability and
@@ -84,7 +84,7 @@ pub fn spotting(map: &Map, cells: &[SpotCell], crs: CrsChoice) -> Result<Value> 
     g.area("visible", &which(n, |i| cells[i].los));
     g.area("spotted", &which(n, |i| cells[i].auto));
     g.area("unseen", &which(n, |i| !cells[i].los));
-    Ok(g.to_value())
+    Ok(g.into_value())
 }
 
 /// A deployment: the chosen hexes with their order and gains, the watched hexes
@@ -102,7 +102,7 @@ pub fn deploy(map: &Map, plan: &Plan, watch: &[usize], crs: CrsChoice) -> Result
     g.area("visible", &plan.seen);
     let unseen: Vec<usize> = watch.iter().copied().filter(|&i| !seen[i]).collect();
     g.area("unseen", &unseen);
-    Ok(g.to_value())
+    Ok(g.into_value())
 }
 
 /// A before/after diff: every hex with its `seen_by` and `sees` change; the areas
@@ -117,7 +117,7 @@ pub fn diff(map: &Map, d: &crate::engine::diff::Diff, crs: CrsChoice) -> Result<
             g.sight_line(map.hex_of(i), map.hex_of(j), json!({"change": change}));
         }
     }
-    Ok(g.to_value())
+    Ok(g.into_value())
 }
 
 /// Lowest visible heights: every hex with `min_height` (null: none up to the limit);
@@ -127,5 +127,5 @@ pub fn min_height(map: &Map, heights: &[Option<u32>], crs: CrsChoice) -> Result<
     g.hexes(|i| Some(json!({"min_height": heights[i]})));
     g.area("seen", &which(map.len(), |i| heights[i] == Some(0)));
     g.area("never", &which(map.len(), |i| heights[i].is_none()));
-    Ok(g.to_value())
+    Ok(g.into_value())
 }
