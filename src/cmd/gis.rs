@@ -5,7 +5,7 @@ use anyhow::Context;
 
 use super::writing;
 use hexsight_analysis::Map;
-use hexsight_analysis::export::geojson::CrsChoice;
+use hexsight_analysis::export::geojson::{Collection, CrsChoice};
 use hexsight_analysis::export::raster::{self, HexRaster, PixelLayout, Sample};
 use hexsight_analysis::export::vector;
 use std::path::{Path, PathBuf};
@@ -70,7 +70,7 @@ impl GisArgs {
         map: &Map,
         layout: &PixelLayout,
         values: impl FnOnce() -> HexRaster<T>,
-        features: impl FnOnce(CrsChoice) -> hexsight_analysis::Result<serde_json::Value>,
+        features: impl FnOnce(CrsChoice) -> hexsight_analysis::Result<Collection>,
     ) -> anyhow::Result<()>
     where
         [T]: raster::TiffValue,
@@ -91,9 +91,7 @@ impl GisArgs {
         if let Some(p) = &self.fgb {
             writing(&p.display().to_string(), || {
                 let fc = features(CrsChoice::Native)?;
-                vector::save_fgb(p, &fc, map.geo.as_ref().map_or(0, |g| g.epsg))?;
-                hexsight_analysis::export::geojson::discard(fc);
-                hexsight_analysis::Result::Ok(())
+                vector::save_fgb(p, &fc, map.geo.as_ref().map_or(0, |g| g.epsg))
             })?;
             note!("wrote {}", p.display());
         }

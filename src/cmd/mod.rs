@@ -381,14 +381,13 @@ impl GeoJsonArgs {
         &self,
         build: impl FnOnce(
             hexsight_analysis::export::geojson::CrsChoice,
-        ) -> hexsight_analysis::Result<serde_json::Value>,
+        )
+            -> hexsight_analysis::Result<hexsight_analysis::export::geojson::Collection>,
     ) -> anyhow::Result<()> {
         if let Some(p) = &self.geojson {
             writing(&p.display().to_string(), || {
                 let v = build(self.geojson_crs)?;
-                hexsight_analysis::export::geojson::save(p, &v)?;
-                hexsight_analysis::export::geojson::discard(v);
-                hexsight_analysis::Result::Ok(())
+                hexsight_analysis::export::geojson::save(p, &v)
             })?;
             note!("wrote {}", p.display());
         }

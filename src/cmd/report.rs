@@ -191,15 +191,13 @@ impl Report<'_> {
         &mut self,
         stem: &str,
         what: &str,
-        build: impl FnOnce(CrsChoice) -> hexsight_analysis::Result<serde_json::Value>,
+        build: impl FnOnce(CrsChoice) -> hexsight_analysis::Result<geojson::Collection>,
     ) -> anyhow::Result<()> {
         if !self.a.geojson {
             return Ok(());
         }
         let name = format!("{stem}.geojson");
-        let collection = build(self.a.geojson_crs)?;
-        geojson::save(&self.path(&name), &collection)?;
-        geojson::discard(collection);
+        geojson::save(&self.path(&name), &build(self.a.geojson_crs)?)?;
         self.file(&name, &format!("{what} as GeoJSON"));
         Ok(())
     }

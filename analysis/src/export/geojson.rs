@@ -12,12 +12,16 @@ use crate::hex::Hex;
 use crate::map::Map;
 use geo::{Coord, LineString, MultiPolygon, Polygon, unary_union};
 use rayon::prelude::*;
-use serde_json::{Map as Object, Value, json};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{Value, json};
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
-/// Bytes of GeoJSON text and shapes held per hex (a polygon of seven points with
-/// its properties, plus its share of the dissolved areas), for memory checks.
+/// Bytes held per hex while an overlay is built and written (a polygon of seven
+/// points with its properties, its share of the dissolved areas and of the text
+/// written a batch at a time), for memory checks: measured, a 500x500 map's
+/// viewshed overlay peaked at 1.9 KiB a hex, the map and its viewshed included.
 pub const BYTES_PER_HEX: u64 = 2048;
 
 /// Which coordinates a GeoJSON file is written in.
@@ -41,13 +45,154 @@ impl std::str::FromStr for CrsChoice {
     }
 }
 
+/// A point as written: `[x, y]`, projected where the collection asks.
+pub(crate) type Point = [f64; 2];
+
+/// A feature's shape, in the coordinates it is written in.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Geometry {
+    /// Rings, the exterior first.
+    Polygon(Vec<Vec<Point>>),
+    MultiPolygon(Vec<Vec<Vec<Point>>>),
+    LineString(Vec<Point>),
+}
+
+/// A feature's properties, in order: kept as a list (a JSON object per feature
+/// took several times the memory of its shape on a big map).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Properties(Vec<(Cow<'static, str>, Value)>);
+
+impl Properties {
+    /// Sets `key` to `value`, in its place where it is already set (as a JSON
+    /// object's insert does), else after the others.
+    pub(crate) fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: Value) {
+        let key = key.into();
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((key, value)),
+        }
+    }
+
+    /// Adds the members of `extra` where it is an object.
+    pub(crate) fn extend(&mut self, extra: Value) {
+        if let Value::Object(extra) = extra {
+            for (k, v) in extra {
+                self.insert(k, v);
+            }
+        }
+    }
+
+    /// The value of `key`.
+    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// Each key and value, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+}
+
+/// One feature of a collection.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Feature {
+    pub(crate) geometry: Geometry,
+    pub(crate) properties: Properties,
+}
+
+/// The features an overlay writes, as GeoJSON ([`save`]) or FlatGeobuf
+/// ([`super::vector::save_fgb`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Collection {
+    pub(crate) name: String,
+    /// The EPSG code of the CRS named in the file, where it is the map's own.
+    pub(crate) crs: Option<u32>,
+    pub(crate) features: Vec<Feature>,
+}
+
+impl Collection {
+    /// How many features it holds.
+    pub fn len(&self) -> usize {
+        self.features.len()
+    }
+
+    /// True when it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.features.is_empty()
+    }
+
+    /// The collection as a JSON value, as [`save`] writes it.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).expect("collections serialise")
+    }
+}
+
+impl Serialize for Geometry {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        match self {
+            Geometry::Polygon(rings) => {
+                m.serialize_entry("type", "Polygon")?;
+                m.serialize_entry("coordinates", rings)?;
+            }
+            Geometry::MultiPolygon(polys) => {
+                m.serialize_entry("type", "MultiPolygon")?;
+                m.serialize_entry("coordinates", polys)?;
+            }
+            Geometry::LineString(points) => {
+                m.serialize_entry("type", "LineString")?;
+                m.serialize_entry("coordinates", points)?;
+            }
+        }
+        m.end()
+    }
+}
+
+impl Serialize for Properties {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k.as_ref(), v)?;
+        }
+        m.end()
+    }
+}
+
+impl Serialize for Feature {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("type", "Feature")?;
+        m.serialize_entry("geometry", &self.geometry)?;
+        m.serialize_entry("properties", &self.properties)?;
+        m.end()
+    }
+}
+
+/// The `crs` member naming EPSG `epsg` (GDAL and QGIS read it; RFC 7946 dropped it).
+fn crs_member(epsg: u32) -> Value {
+    json!({"type": "name", "properties": {"name": format!("urn:ogc:def:crs:EPSG::{epsg}")}})
+}
+
+impl Serialize for Collection {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("type", "FeatureCollection")?;
+        m.serialize_entry("name", &self.name)?;
+        m.serialize_entry("features", &self.features)?;
+        if let Some(epsg) = self.crs {
+            m.serialize_entry("crs", &crs_member(epsg))?;
+        }
+        m.end()
+    }
+}
+
 /// A FeatureCollection being built for one map.
 pub struct GeoJson<'a> {
     map: &'a Map,
     geo: Geo,
     projection: Option<Projection>,
     crs: Option<u32>,
-    features: Vec<Value>,
+    features: Vec<Feature>,
 }
 
 impl<'a> GeoJson<'a> {
@@ -79,14 +224,14 @@ impl<'a> GeoJson<'a> {
     }
 
     /// The properties every hex carries: label, terrain id, level.
-    fn hex_properties(&self, i: usize) -> Object<String, Value> {
+    fn hex_properties(&self, i: usize) -> Properties {
         let h = self.map.hex_of(i);
         let terrain = self.map.terrain(h).map_or("", |t| t.id.as_str());
-        let mut p = Object::new();
-        p.insert("kind".into(), "hex".into());
-        p.insert("label".into(), self.map.label(h).into());
-        p.insert("terrain".into(), terrain.into());
-        p.insert("level".into(), self.map.level(h).into());
+        let mut p = Properties::default();
+        p.insert("kind", "hex".into());
+        p.insert("label", self.map.label(h).into());
+        p.insert("terrain", terrain.into());
+        p.insert("level", self.map.level(h).into());
         p
     }
 
@@ -95,18 +240,19 @@ impl<'a> GeoJson<'a> {
     /// in parallel, in map order: a big map's hexes are most of the file.
     pub fn hexes(&mut self, props: impl Fn(usize) -> Option<Value> + Sync) {
         let this = &*self;
-        let features: Vec<Value> = (0..self.map.len())
+        let features: Vec<Feature> = (0..self.map.len())
             .into_par_iter()
             .with_min_len(1024)
             .filter_map(|i| {
                 let extra = props(i)?;
-                let mut p = this.hex_properties(i);
-                if let Value::Object(extra) = extra {
-                    p.extend(extra);
-                }
+                let mut properties = this.hex_properties(i);
+                properties.extend(extra);
                 let poly = MultiPolygon::new(vec![this.hex_polygon(i)]);
                 let geometry = this.polygon_geometry(&poly, true);
-                Some(feature(geometry, Value::Object(p)))
+                Some(Feature {
+                    geometry,
+                    properties,
+                })
             })
             .collect();
         self.features.extend(features);
@@ -121,94 +267,80 @@ impl<'a> GeoJson<'a> {
         let polys: Vec<Polygon> = members.iter().map(|&i| self.hex_polygon(i)).collect();
         let union = unary_union(&polys);
         let geometry = self.polygon_geometry(&union, false);
-        let props = json!({"kind": "area", "area": name, "hexes": members.len()});
-        self.push(geometry, props);
+        let mut properties = Properties::default();
+        properties.insert("kind", "area".into());
+        properties.insert("area", name.to_string().into());
+        properties.insert("hexes", members.len().into());
+        self.features.push(Feature {
+            geometry,
+            properties,
+        });
     }
 
     /// A sight line from hex centre to hex centre, with `props`.
     pub fn sight_line(&mut self, from: Hex, to: Hex, props: Value) {
         let points = [from, to].map(|h| self.point(self.geo.hex_center(self.map, h)));
-        let geometry = json!({"type": "LineString", "coordinates": points});
-        let mut p = Object::new();
-        p.insert("kind".into(), "sight-line".into());
-        p.insert("from".into(), self.map.label(from).into());
-        p.insert("to".into(), self.map.label(to).into());
-        if let Value::Object(extra) = props {
-            p.extend(extra);
-        }
-        self.push(geometry, Value::Object(p));
-    }
-
-    fn push(&mut self, geometry: Value, properties: Value) {
-        self.features.push(feature(geometry, properties));
+        let mut properties = Properties::default();
+        properties.insert("kind", "sight-line".into());
+        properties.insert("from", self.map.label(from).into());
+        properties.insert("to", self.map.label(to).into());
+        properties.extend(props);
+        self.features.push(Feature {
+            geometry: Geometry::LineString(points.to_vec()),
+            properties,
+        });
     }
 
     /// A planar point as written: projected to lon/lat, or as it is (map CRS or
     /// hex-grid units, both with y north).
-    fn point(&self, (x, y): (f64, f64)) -> Value {
+    fn point(&self, (x, y): (f64, f64)) -> Point {
         let (x, y) = match &self.projection {
             Some(p) => p.unproject((x, y)),
             None => (x, y),
         };
-        json!([x, y])
+        [x, y]
     }
 
-    /// A (multi)polygon as GeoJSON, exterior rings counter-clockwise and holes
-    /// clockwise as RFC 7946 asks (projection keeps orientation).
-    fn polygon_geometry(&self, mp: &MultiPolygon, single: bool) -> Value {
+    /// A (multi)polygon as written, exterior rings counter-clockwise and holes
+    /// clockwise as RFC 7946 asks (projection keeps orientation); a polygon where
+    /// `single` and there is one.
+    fn polygon_geometry(&self, mp: &MultiPolygon, single: bool) -> Geometry {
         use geo::orient::{Direction, Orient};
         let mp = mp.orient(Direction::Default);
         let ring =
-            |l: &LineString| -> Vec<Value> { l.0.iter().map(|c| self.point((c.x, c.y))).collect() };
-        let polys: Vec<Value> =
+            |l: &LineString| -> Vec<Point> { l.0.iter().map(|c| self.point((c.x, c.y))).collect() };
+        let mut polys: Vec<Vec<Vec<Point>>> =
             mp.0.iter()
                 .map(|p| {
-                    let mut rings = vec![Value::from(ring(p.exterior()))];
-                    rings.extend(p.interiors().iter().map(|r| Value::from(ring(r))));
-                    Value::from(rings)
+                    let mut rings = vec![ring(p.exterior())];
+                    rings.extend(p.interiors().iter().map(ring));
+                    rings
                 })
                 .collect();
-        match (single, polys.as_slice()) {
-            (true, [one]) => json!({"type": "Polygon", "coordinates": one}),
-            _ => json!({"type": "MultiPolygon", "coordinates": polys}),
+        if single && polys.len() == 1 {
+            Geometry::Polygon(polys.pop().expect("one"))
+        } else {
+            Geometry::MultiPolygon(polys)
         }
     }
 
-    /// The FeatureCollection, its features moved in (a copy of a big map's took
-    /// longer than building them); in the map's CRS it names that CRS (GDAL and
-    /// QGIS read the `crs` member, which RFC 7946 dropped).
-    pub fn into_value(self) -> Value {
-        let mut v = Object::new();
-        v.insert("type".into(), "FeatureCollection".into());
-        v.insert("name".into(), self.map.name.clone().into());
-        v.insert("features".into(), Value::Array(self.features));
-        if let Some(epsg) = self.crs {
-            let name = format!("urn:ogc:def:crs:EPSG::{epsg}");
-            v.insert(
-                "crs".into(),
-                json!({"type": "name", "properties": {"name": name}}),
-            );
+    /// The FeatureCollection.
+    pub fn finish(self) -> Collection {
+        Collection {
+            name: self.map.name.clone(),
+            crs: self.crs,
+            features: self.features,
         }
-        Value::Object(v)
     }
-}
-
-/// A Feature of `geometry` and `properties`.
-fn feature(geometry: Value, properties: Value) -> Value {
-    json!({
-        "type": "Feature",
-        "geometry": geometry,
-        "properties": properties,
-    })
 }
 
 /// Features serialised side by side and then written, a batch at a time.
 const SAVE_BATCH: usize = 1 << 14;
 
-/// Writes a FeatureCollection atomically, as it is serialised: the bytes of
-/// `serde_json::to_writer`, its features serialised in parallel (a big map's text
-/// is a hundred megabytes).
-pub fn save(path: &Path, collection: &Value) -> Result<()> {
+/// Writes a FeatureCollection atomically as GeoJSON, as it is serialised: the
+/// bytes of `serde_json::to_writer`, its features serialised in parallel (a big
+/// map's text is hundreds of megabytes).
+pub fn save(path: &Path, collection: &Collection) -> Result<()> {
     super::write_with(path, |w| {
         let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
         write_collection(&mut w, collection)?;
@@ -216,40 +348,21 @@ pub fn save(path: &Path, collection: &Value) -> Result<()> {
     })
 }
 
-/// [`save`]'s bytes: an object's members in order, the array of `features` in
-/// batches serialised side by side.
-fn write_collection(w: &mut impl Write, collection: &Value) -> std::io::Result<()> {
-    let Value::Object(members) = collection else {
-        return Ok(serde_json::to_writer(w, collection)?);
-    };
-    w.write_all(b"{")?;
-    for (k, (key, value)) in members.iter().enumerate() {
-        if k > 0 {
-            w.write_all(b",")?;
-        }
-        serde_json::to_writer(&mut *w, key)?;
-        w.write_all(b":")?;
-        match value {
-            Value::Array(features) if key == "features" => write_array(w, features)?,
-            _ => serde_json::to_writer(&mut *w, value)?,
-        }
-    }
-    w.write_all(b"}")
-}
-
-/// A JSON array of `items`, serialised in parallel a batch at a time.
-fn write_array(w: &mut impl Write, items: &[Value]) -> std::io::Result<()> {
-    w.write_all(b"[")?;
-    for (b, batch) in items.chunks(SAVE_BATCH).enumerate() {
+/// [`save`]'s bytes.
+fn write_collection(w: &mut impl Write, c: &Collection) -> std::io::Result<()> {
+    w.write_all(br#"{"type":"FeatureCollection","name":"#)?;
+    serde_json::to_writer(&mut *w, &c.name)?;
+    w.write_all(br#","features":["#)?;
+    for (b, batch) in c.features.chunks(SAVE_BATCH).enumerate() {
         let texts: Vec<Vec<u8>> = batch
             .par_chunks(SAVE_BATCH / 16)
             .map(|part| {
                 let mut text = Vec::new();
-                for (k, item) in part.iter().enumerate() {
+                for (k, f) in part.iter().enumerate() {
                     if k > 0 {
                         text.push(b',');
                     }
-                    serde_json::to_writer(&mut text, item).expect("JSON values serialise");
+                    serde_json::to_writer(&mut text, f).expect("features serialise");
                 }
                 text
             })
@@ -261,57 +374,82 @@ fn write_array(w: &mut impl Write, items: &[Value]) -> std::io::Result<()> {
             w.write_all(text)?;
         }
     }
-    w.write_all(b"]")
-}
-
-/// Lets a FeatureCollection go, its features freed in parallel (one by one they
-/// took a tenth of writing a big map's overlay).
-pub fn discard(collection: Value) {
-    if let Value::Object(mut members) = collection
-        && let Some(Value::Array(features)) = members.remove("features")
-    {
-        features.into_par_iter().with_min_len(1024).for_each(drop);
+    w.write_all(b"]")?;
+    if let Some(epsg) = c.crs {
+        w.write_all(br#","crs":"#)?;
+        serde_json::to_writer(&mut *w, &crs_member(epsg))?;
     }
+    w.write_all(b"}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A collection of `n` small features, with the `crs` member after them.
-    fn collection(n: usize) -> Value {
-        let features: Vec<Value> = (0..n)
+    /// A collection of `n` small features of every shape, in the map's CRS or not.
+    fn collection(n: usize, crs: Option<u32>) -> Collection {
+        let features = (0..n)
             .map(|k| {
-                feature(
-                    json!({"type": "Point", "coordinates": [k as f64 / 7.0, -0.5]}),
-                    json!({"label": format!("A{k}"), "odd": k % 2 == 1, "quote": "\"}],"}),
-                )
+                let x = k as f64 / 7.0;
+                let geometry = match k % 3 {
+                    0 => Geometry::LineString(vec![[x, -0.5], [1e-9, 2e21]]),
+                    1 => Geometry::Polygon(vec![vec![[x, 0.0], [1.0, x], [x, 0.0]]]),
+                    _ => Geometry::MultiPolygon(vec![vec![vec![[0.1, x]]], vec![]]),
+                };
+                let mut properties = Properties::default();
+                properties.insert("label", format!("A{k}").into());
+                properties.insert("odd", (k % 2 == 1).into());
+                properties.insert("quote", "\"}],ü".into());
+                properties.extend(json!({"label": "B", "n": k, "none": null}));
+                Feature {
+                    geometry,
+                    properties,
+                }
             })
             .collect();
-        let mut v = Object::new();
-        v.insert("type".into(), "FeatureCollection".into());
-        v.insert("name".into(), "\"features\":[] ünïcode".into());
-        v.insert("features".into(), Value::Array(features));
-        v.insert("crs".into(), json!({"type": "name"}));
-        Value::Object(v)
+        Collection {
+            name: "\"features\":[] ünïcode".into(),
+            crs,
+            features,
+        }
     }
 
     /// The features serialised side by side, in batches and across them, give
-    /// serde's bytes; so do collections of none, one, and values of other shapes.
+    /// serde's bytes, with the `crs` member or without.
     #[test]
     fn a_collection_is_written_as_serde_writes_it() {
-        let mut cases: Vec<Value> = [0, 1, 2, SAVE_BATCH / 16 + 1, 2 * SAVE_BATCH + 3]
-            .into_iter()
-            .map(collection)
-            .collect();
-        cases.push(json!({"features": "not an array", "other": [1, 2]}));
-        cases.push(json!([{"features": []}]));
-        cases.push(json!({}));
-        for v in cases {
-            let mut got = Vec::new();
-            write_collection(&mut got, &v).unwrap();
-            assert_eq!(got, serde_json::to_vec(&v).unwrap());
+        for n in [0, 1, 2, SAVE_BATCH / 16 + 1, 2 * SAVE_BATCH + 3] {
+            for crs in [None, Some(32631)] {
+                let c = collection(n, crs);
+                let mut got = Vec::new();
+                write_collection(&mut got, &c).unwrap();
+                assert_eq!(got, serde_json::to_vec(&c).unwrap(), "{n} {crs:?}");
+            }
         }
+    }
+
+    /// Each piece is the GeoJSON object it stands for, the properties in order,
+    /// a key given again keeping its place.
+    #[test]
+    fn a_collection_is_its_geojson_object() {
+        let mut c = collection(3, Some(4326));
+        c.features.truncate(3);
+        let want = json!({"type": "FeatureCollection", "name": "\"features\":[] ünïcode",
+            "features": [
+                {"type": "Feature", "geometry": {"type": "LineString", "coordinates": [[0.0, -0.5], [1e-9, 2e21]]},
+                 "properties": {"label": "B", "odd": false, "quote": "\"}],ü", "n": 0, "none": null}},
+                {"type": "Feature", "geometry": {"type": "Polygon", "coordinates": [[[1.0 / 7.0, 0.0], [1.0, 1.0 / 7.0], [1.0 / 7.0, 0.0]]]},
+                 "properties": {"label": "B", "odd": true, "quote": "\"}],ü", "n": 1, "none": null}},
+                {"type": "Feature", "geometry": {"type": "MultiPolygon", "coordinates": [[[[0.1, 2.0 / 7.0]]], []]},
+                 "properties": {"label": "B", "odd": false, "quote": "\"}],ü", "n": 2, "none": null}},
+            ],
+            "crs": {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::4326"}}});
+        assert_eq!(c.to_value(), want);
+        // Key order too, which comparing values does not see.
+        assert_eq!(
+            serde_json::to_string(&c).unwrap(),
+            serde_json::to_string(&want).unwrap()
+        );
     }
 
     /// Hexes built in parallel come in map order, only those given properties,
@@ -321,15 +459,16 @@ mod tests {
         let map = crate::engine::testmaps::random_map("geometric", 3, 70, 60);
         let mut g = GeoJson::new(&map, CrsChoice::Lonlat).unwrap();
         g.hexes(|i| (i % 3 != 1).then(|| json!({"k": i})));
-        let got: Vec<(String, u64)> = g.into_value()["features"]
-            .as_array()
-            .unwrap()
+        let got: Vec<(String, u64)> = g
+            .finish()
+            .features
             .iter()
             .map(|f| {
-                let p = &f["properties"];
+                let p = &f.properties;
+                let label = p.get("label").and_then(Value::as_str).unwrap();
                 (
-                    p["label"].as_str().unwrap().to_string(),
-                    p["k"].as_u64().unwrap(),
+                    label.to_string(),
+                    p.get("k").and_then(Value::as_u64).unwrap(),
                 )
             })
             .collect();

@@ -1,7 +1,7 @@
 //! What each analysis puts in its GeoJSON file ([`super::geojson`]): the hexes
 //! with the answer's properties, the dissolved areas, the sight lines.
 
-use super::geojson::{CrsChoice, GeoJson};
+use super::geojson::{Collection, CrsChoice, GeoJson};
 use crate::Verdict;
 use crate::engine::exposure::Exposure;
 use crate::engine::viewshed::Viewshed;
@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::map::Map;
 use crate::query::deploy::Plan;
 use crate::query::spotting::SpotCell;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// Indices of the hexes for which `f` holds.
 fn which(n: usize, f: impl Fn(usize) -> bool) -> Vec<usize> {
@@ -19,7 +19,7 @@ fn which(n: usize, f: impl Fn(usize) -> bool) -> Vec<usize> {
 /// A viewshed: every hex with verdict, hindrance and blind flag; the areas
 /// `visible` (clear), `hindered`, `blind` and `unseen` (blocked, not blind); a
 /// sight line to each blind hex, the ones a reader most wants explained.
-pub fn viewshed(map: &Map, v: &Viewshed, crs: CrsChoice) -> Result<Value> {
+pub fn viewshed(map: &Map, v: &Viewshed, crs: CrsChoice) -> Result<Collection> {
     let mut g = GeoJson::new(map, crs)?;
     let t = &v.targets;
     g.hexes(|j| {
@@ -38,11 +38,11 @@ pub fn viewshed(map: &Map, v: &Viewshed, crs: CrsChoice) -> Result<Value> {
             json!({"verdict": t[j].verdict, "blind": true}),
         );
     }
-    Ok(g.into_value())
+    Ok(g.finish())
 }
 
 /// Blind hexes alone: each with its reason, their dissolved area and the sight lines.
-pub fn blind(map: &Map, v: &Viewshed, crs: CrsChoice) -> Result<Value> {
+pub fn blind(map: &Map, v: &Viewshed, crs: CrsChoice) -> Result<Collection> {
     let mut g = GeoJson::new(map, crs)?;
     let blind = v.blind();
     g.hexes(|j| {
@@ -58,20 +58,20 @@ pub fn blind(map: &Map, v: &Viewshed, crs: CrsChoice) -> Result<Value> {
             json!({"verdict": v.targets[j].verdict, "blind": true}),
         );
     }
-    Ok(g.into_value())
+    Ok(g.finish())
 }
 
 /// Exposure: every hex with `sees` and `seen_by`; the area `unseen` (seen by no observer).
-pub fn exposure(map: &Map, e: &Exposure, crs: CrsChoice) -> Result<Value> {
+pub fn exposure(map: &Map, e: &Exposure, crs: CrsChoice) -> Result<Collection> {
     let mut g = GeoJson::new(map, crs)?;
     g.hexes(|i| Some(json!({"sees": e.sees[i], "seen_by": e.seen_by[i]})));
     g.area("unseen", &which(map.len(), |i| e.seen_by[i] == 0));
-    Ok(g.into_value())
+    Ok(g.finish())
 }
 
 /// Spotting: every hex with LOS, automatic spotting, the test's probability and
 /// the reason; the areas `visible` (in LOS), `spotted` (automatically) and `unseen`.
-pub fn spotting(map: &Map, cells: &[SpotCell], crs: CrsChoice) -> Result<Value> {
+pub fn spotting(map: &Map, cells: &[SpotCell], crs: CrsChoice) -> Result<Collection> {
     let mut g = GeoJson::new(map, crs)?;
     g.hexes(|i| {
         let c = &cells[i];
@@ -84,12 +84,12 @@ pub fn spotting(map: &Map, cells: &[SpotCell], crs: CrsChoice) -> Result<Value> 
     g.area("visible", &which(n, |i| cells[i].los));
     g.area("spotted", &which(n, |i| cells[i].auto));
     g.area("unseen", &which(n, |i| !cells[i].los));
-    Ok(g.into_value())
+    Ok(g.finish())
 }
 
 /// A deployment: the chosen hexes with their order and gains, the watched hexes
 /// they see as the area `visible`, the rest of the watched ones as `unseen`.
-pub fn deploy(map: &Map, plan: &Plan, watch: &[usize], crs: CrsChoice) -> Result<Value> {
+pub fn deploy(map: &Map, plan: &Plan, watch: &[usize], crs: CrsChoice) -> Result<Collection> {
     let mut g = GeoJson::new(map, crs)?;
     g.hexes(|i| {
         let k = plan.chosen.iter().position(|&c| c == i)?;
@@ -102,12 +102,12 @@ pub fn deploy(map: &Map, plan: &Plan, watch: &[usize], crs: CrsChoice) -> Result
     g.area("visible", &plan.seen);
     let unseen: Vec<usize> = watch.iter().copied().filter(|&i| !seen[i]).collect();
     g.area("unseen", &unseen);
-    Ok(g.into_value())
+    Ok(g.finish())
 }
 
 /// A before/after diff: every hex with its `seen_by` and `sees` change; the areas
 /// `more_seen` and `less_seen`; a sight line for each example pair gained and lost.
-pub fn diff(map: &Map, d: &crate::engine::diff::Diff, crs: CrsChoice) -> Result<Value> {
+pub fn diff(map: &Map, d: &crate::engine::diff::Diff, crs: CrsChoice) -> Result<Collection> {
     let mut g = GeoJson::new(map, crs)?;
     g.hexes(|i| Some(json!({"seen_by_change": d.seen_by[i], "sees_change": d.sees[i]})));
     g.area("more_seen", &which(map.len(), |i| d.seen_by[i] > 0));
@@ -117,15 +117,15 @@ pub fn diff(map: &Map, d: &crate::engine::diff::Diff, crs: CrsChoice) -> Result<
             g.sight_line(map.hex_of(i), map.hex_of(j), json!({"change": change}));
         }
     }
-    Ok(g.into_value())
+    Ok(g.finish())
 }
 
 /// Lowest visible heights: every hex with `min_height` (null: none up to the limit);
 /// the areas `seen` (at its own height) and `never` (at no height up to the limit).
-pub fn min_height(map: &Map, heights: &[Option<u32>], crs: CrsChoice) -> Result<Value> {
+pub fn min_height(map: &Map, heights: &[Option<u32>], crs: CrsChoice) -> Result<Collection> {
     let mut g = GeoJson::new(map, crs)?;
     g.hexes(|i| Some(json!({"min_height": heights[i]})));
     g.area("seen", &which(map.len(), |i| heights[i] == Some(0)));
     g.area("never", &which(map.len(), |i| heights[i].is_none()));
-    Ok(g.into_value())
+    Ok(g.finish())
 }

@@ -4,6 +4,7 @@
 //! units otherwise; the file mixes polygons (hexes, areas) and lines (sight lines), so
 //! its geometry type is "unknown" and each feature carries its own.
 
+use super::geojson::{Collection, Feature, Geometry, Point};
 use crate::error::{Error, ErrorKind, Result};
 use flatgeobuf::geozero::error::GeozeroError;
 use flatgeobuf::geozero::{ColumnValue, GeomProcessor, GeozeroGeometry, PropertyProcessor};
@@ -42,18 +43,15 @@ fn widen(a: ColumnType, b: ColumnType) -> ColumnType {
 }
 
 /// The columns of every feature's properties, in order of first appearance.
-fn columns(features: &[Value]) -> Vec<Column> {
+fn columns(features: &[Feature]) -> Vec<Column> {
     let mut cols: Vec<Column> = Vec::new();
     for f in features {
-        let Some(props) = f["properties"].as_object() else {
-            continue;
-        };
-        for (k, v) in props {
+        for (k, v) in f.properties.iter() {
             let Some(kind) = kind_of(v) else { continue };
-            match cols.iter_mut().find(|c| &c.name == k) {
+            match cols.iter_mut().find(|c| c.name == k) {
                 Some(c) => c.kind = widen(c.kind, kind),
                 None => cols.push(Column {
-                    name: k.clone(),
+                    name: k.to_string(),
                     kind,
                 }),
             }
@@ -62,33 +60,14 @@ fn columns(features: &[Value]) -> Vec<Column> {
     cols
 }
 
-/// A GeoJSON geometry fed to a geozero processor.
-struct JsonGeometry<'a>(&'a Value);
-
-fn bad(what: &str) -> GeozeroError {
-    GeozeroError::Geometry(format!("not a GeoJSON {what}"))
-}
-
-fn points(v: &Value) -> std::result::Result<Vec<(f64, f64)>, GeozeroError> {
-    v.as_array()
-        .ok_or_else(|| bad("ring"))?
-        .iter()
-        .map(|p| match (p[0].as_f64(), p[1].as_f64()) {
-            (Some(x), Some(y)) => Ok((x, y)),
-            _ => Err(bad("point")),
-        })
-        .collect()
-}
-
 fn line<P: GeomProcessor>(
     p: &mut P,
-    coords: &Value,
+    pts: &[Point],
     tagged: bool,
     idx: usize,
 ) -> std::result::Result<(), GeozeroError> {
-    let pts = points(coords)?;
     p.linestring_begin(tagged, pts.len(), idx)?;
-    for (k, (x, y)) in pts.into_iter().enumerate() {
+    for (k, &[x, y]) in pts.iter().enumerate() {
         p.xy(x, y, k)?;
     }
     p.linestring_end(tagged, idx)
@@ -96,11 +75,10 @@ fn line<P: GeomProcessor>(
 
 fn polygon<P: GeomProcessor>(
     p: &mut P,
-    rings: &Value,
+    rings: &[Vec<Point>],
     tagged: bool,
     idx: usize,
 ) -> std::result::Result<(), GeozeroError> {
-    let rings = rings.as_array().ok_or_else(|| bad("polygon"))?;
     p.polygon_begin(tagged, rings.len(), idx)?;
     for (k, r) in rings.iter().enumerate() {
         line(p, r, false, k)?;
@@ -108,21 +86,21 @@ fn polygon<P: GeomProcessor>(
     p.polygon_end(tagged, idx)
 }
 
-impl GeozeroGeometry for JsonGeometry<'_> {
+/// A feature's shape fed to a geozero processor.
+struct Shape<'a>(&'a Geometry);
+
+impl GeozeroGeometry for Shape<'_> {
     fn process_geom<P: GeomProcessor>(&self, p: &mut P) -> std::result::Result<(), GeozeroError> {
-        let coords = &self.0["coordinates"];
-        match self.0["type"].as_str() {
-            Some("Polygon") => polygon(p, coords, true, 0),
-            Some("LineString") => line(p, coords, true, 0),
-            Some("MultiPolygon") => {
-                let polys = coords.as_array().ok_or_else(|| bad("multipolygon"))?;
+        match self.0 {
+            Geometry::Polygon(rings) => polygon(p, rings, true, 0),
+            Geometry::LineString(pts) => line(p, pts, true, 0),
+            Geometry::MultiPolygon(polys) => {
                 p.multipolygon_begin(polys.len(), 0)?;
                 for (k, poly) in polys.iter().enumerate() {
                     polygon(p, poly, false, k)?;
                 }
                 p.multipolygon_end(0)
             }
-            _ => Err(bad("polygon or line")),
         }
     }
 }
@@ -144,12 +122,10 @@ fn column_value<'a>(v: &'a Value, kind: ColumnType, text: &'a mut String) -> Col
 }
 
 /// The FlatGeobuf bytes of `collection`, whose coordinates are in EPSG `epsg` (0: none).
-fn write(collection: &Value, epsg: u32, out: &mut dyn std::io::Write) -> Result<()> {
+fn write(collection: &Collection, epsg: u32, out: &mut dyn std::io::Write) -> Result<()> {
     let fail =
         |e: &dyn std::fmt::Display| Error::new(ErrorKind::Io, format!("writing FlatGeobuf: {e}"));
-    let empty = Vec::new();
-    let features = collection["features"].as_array().unwrap_or(&empty);
-    let name = collection["name"].as_str().unwrap_or("hexsight");
+    let (features, name) = (&collection.features, collection.name.as_str());
     let options = FgbWriterOptions {
         write_index: true,
         detect_type: false,
@@ -167,11 +143,10 @@ fn write(collection: &Value, epsg: u32, out: &mut dyn std::io::Write) -> Result<
         fgb.add_column(&c.name, c.kind, |_, col| col.nullable = true);
     }
     for f in features {
-        let props = f["properties"].as_object();
         let mut err = Ok(());
-        fgb.add_feature_geom(JsonGeometry(&f["geometry"]), |w| {
+        fgb.add_feature_geom(Shape(&f.geometry), |w| {
             for (k, c) in cols.iter().enumerate() {
-                let Some(v) = props.and_then(|p| p.get(&c.name)).filter(|v| !v.is_null()) else {
+                let Some(v) = f.properties.get(&c.name).filter(|v| !v.is_null()) else {
                     continue;
                 };
                 let mut text = String::new();
@@ -187,7 +162,7 @@ fn write(collection: &Value, epsg: u32, out: &mut dyn std::io::Write) -> Result<
 }
 
 /// Writes `collection` (coordinates in EPSG `epsg`, 0 for none) as FlatGeobuf, atomically.
-pub fn save_fgb(path: &Path, collection: &Value, epsg: u32) -> Result<()> {
+pub fn save_fgb(path: &Path, collection: &Collection, epsg: u32) -> Result<()> {
     super::write_with(path, |w| {
         write(collection, epsg, w).map_err(|e| std::io::Error::other(e.to_string()))
     })
@@ -202,12 +177,33 @@ mod tests {
     /// Every feature reads back with its properties, in their columns' types.
     #[test]
     fn features_read_back_with_their_properties() {
-        let fc = json!({"type": "FeatureCollection", "name": "t", "features": [
-            {"type": "Feature", "geometry": {"type": "Polygon", "coordinates": [[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]]]},
-             "properties": {"kind": "hex", "label": "A1", "level": 2, "blind": true}},
-            {"type": "Feature", "geometry": {"type": "LineString", "coordinates": [[0.0, 0.0], [3.0, 4.0]]},
-             "properties": {"kind": "sight-line", "level": 2.5}},
-        ]});
+        use crate::export::geojson::Properties;
+        let props = |v: serde_json::Value| {
+            let mut p = Properties::default();
+            p.extend(v);
+            p
+        };
+        let fc = Collection {
+            name: "t".into(),
+            crs: None,
+            features: vec![
+                Feature {
+                    geometry: Geometry::Polygon(vec![vec![
+                        [0.0, 0.0],
+                        [1.0, 0.0],
+                        [1.0, 1.0],
+                        [0.0, 0.0],
+                    ]]),
+                    properties: props(
+                        json!({"kind": "hex", "label": "A1", "level": 2, "blind": true}),
+                    ),
+                },
+                Feature {
+                    geometry: Geometry::LineString(vec![[0.0, 0.0], [3.0, 4.0]]),
+                    properties: props(json!({"kind": "sight-line", "level": 2.5})),
+                },
+            ],
+        };
         let mut bytes = Vec::new();
         write(&fc, 32631, &mut bytes).unwrap();
         let mut r = FgbReader::open(std::io::Cursor::new(bytes))
