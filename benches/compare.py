@@ -14,6 +14,9 @@ Every comparison runs in this one script, on maps made by `hexsight generate` (s
 - answer: that hilly viewshed as a user gets it, written to a GeoTIFF and as `--json`
   (compute and writing, less loading the map), against GDAL's viewshed written to a
   deflated GeoTIFF;
+- vector: one viewshed of a hilly 500x500 map written as FlatGeobuf and GeoJSON (the
+  whole command) against `gdal_viewshed` followed by `gdal_polygonize.py` on the same
+  raster (GDAL's regions only; hexsight's every hex and the dissolved areas);
 - zone: exposure from zones of one hex (A1), 16 (A1:D4) and 100 (A1:J10) on a 500x500
   map against GDAL's viewsheds of the same cells, then from two zones of 1,500 hexes, the map's first
   three rows and its first three columns, against GDAL's 1,500 viewsheds of each;
@@ -25,7 +28,7 @@ with /usr/bin/python3) and, for Whitebox, a Python with `pip install whitebox-wo
 (`--whitebox-python`, default `python3`). Usage:
 
     cargo build --release
-    /usr/bin/python3 benches/compare.py [--only matrix,families,viewshed,answer,zone] [--repeat 3]
+    /usr/bin/python3 benches/compare.py [--only matrix,families,viewshed,answer,vector,zone] [--repeat 3]
 """
 
 import argparse
@@ -255,6 +258,45 @@ def section_answer(a, tmp):
           f"({os.path.getsize(dem) / 1e6:.0f} MB DEM)")
 
 
+def section_vector(a, tmp):
+    print("== vector: one viewshed of the hilly 500x500 map as a vector file QGIS opens ==")
+    # What a GIS user runs for a vector viewshed: GDAL's viewshed raster, then its
+    # regions polygonised (gdal_polygonize.py); hexsight writes every hex's polygon
+    # with its answer and the dissolved areas in one command. Whole commands, files
+    # read and written.
+    hilly = generate(a.hexsight, tmp, "geometric", 500)
+    ds = band_of(surfaces(hilly))
+    dem = os.path.join(tmp, "dem-500.tif")
+    gdal.Translate(dem, ds)
+    label = "IP250"
+    c, r = label_to_offset(label)
+    raster = os.path.join(tmp, "gdal-v500.tif")
+    for fmt, ext in (("FlatGeobuf", "fgb"), ("GeoJSON", "geojson")):
+        theirs, ours = (os.path.join(tmp, f"{who}.{ext}") for who in ("gdal", "hexsight"))
+
+        def gdal_vector():
+            for path in (theirs,):
+                if os.path.exists(path):
+                    os.remove(path)
+            return wall(["gdal_viewshed", "-q", "-ox", str(c + 0.5), "-oy", str(r + 0.5), "-oz", "0.25",
+                         "-tz", "0.25", "-cc", "0", dem, raster]) + \
+                wall(["gdal_polygonize.py", "-q", raster, "-f", fmt, theirs])
+
+        g = min(gdal_vector() for _ in range(a.repeat))
+        h = min(wall([a.hexsight, "viewshed", hilly, "--from", label, f"--{ext}", ours]) for _ in range(a.repeat))
+        print(f"  {fmt}: gdal_viewshed + gdal_polygonize.py {g:.2f} s ({features(theirs)} features, "
+              f"{os.path.getsize(theirs) / 1e6:.2f} MB: the regions); hexsight viewshed --{ext} {h:.2f} s "
+              f"({features(ours)} features, {os.path.getsize(ours) / 1e6:.0f} MB: every hex, the areas, "
+              f"the sight lines to blind hexes)")
+
+
+def features(path):
+    """How many features a vector file holds, as GDAL reads it."""
+    from osgeo import ogr
+    ds = ogr.Open(path)  # kept while its layer is read (GDAL frees the layer with it)
+    return ds.GetLayer(0).GetFeatureCount()
+
+
 def section_zone(a, tmp):
     print("== zone: exposure from 1, 16 and 100 hexes (A1:J10) of a 500x500 map, then 1,500 across and down it ==")
     # A zone's lines go together in runs along a line of hexes (the map's columns, or a
@@ -287,12 +329,12 @@ def main():
     ap.add_argument("--hexsight", default=os.path.join(ROOT, "target", "release", "hexsight"))
     ap.add_argument("--whitebox-python", default="python3")
     ap.add_argument("--repeat", type=int, default=3, help="runs per setting (best is kept)")
-    ap.add_argument("--only", default="matrix,families,viewshed,answer,zone")
+    ap.add_argument("--only", default="matrix,families,viewshed,answer,vector,zone")
     a = ap.parse_args()
     gdal.UseExceptions()
     print(f"machine: {os.cpu_count()} cores; {open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].splitlines()[0].strip()}")
     sections = {"matrix": section_matrix, "families": section_families, "viewshed": section_viewshed,
-                "answer": section_answer, "zone": section_zone}
+                "answer": section_answer, "vector": section_vector, "zone": section_zone}
     with tempfile.TemporaryDirectory() as tmp:
         for name in a.only.split(","):
             sections[name](a, tmp)
