@@ -23,7 +23,12 @@ pub fn viewshed(map: &Map, v: &Viewshed, crs: CrsChoice) -> Result<Collection> {
     let mut g = GeoJson::new(map, crs)?;
     let t = &v.targets;
     g.hexes(|j| {
-        Some(json!({"verdict": t[j].verdict, "hindrance": t[j].hindrance, "blind": t[j].blind}))
+        let t = &t[j];
+        Some([
+            ("verdict", json!(t.verdict)),
+            ("hindrance", t.hindrance.into()),
+            ("blind", t.blind.into()),
+        ])
     });
     let n = map.len();
     g.area("visible", &which(n, |j| t[j].verdict == Verdict::Clear));
@@ -48,7 +53,7 @@ pub fn blind(map: &Map, v: &Viewshed, crs: CrsChoice) -> Result<Collection> {
     g.hexes(|j| {
         v.targets[j]
             .blind
-            .then(|| json!({"blind": true, "reason": v.reason(map, j)}))
+            .then(|| [("blind", true.into()), ("reason", v.reason(map, j).into())])
     });
     g.area("blind", &blind);
     for j in blind {
@@ -64,7 +69,7 @@ pub fn blind(map: &Map, v: &Viewshed, crs: CrsChoice) -> Result<Collection> {
 /// Exposure: every hex with `sees` and `seen_by`; the area `unseen` (seen by no observer).
 pub fn exposure(map: &Map, e: &Exposure, crs: CrsChoice) -> Result<Collection> {
     let mut g = GeoJson::new(map, crs)?;
-    g.hexes(|i| Some(json!({"sees": e.sees[i], "seen_by": e.seen_by[i]})));
+    g.hexes(|i| Some([("sees", e.sees[i].into()), ("seen_by", e.seen_by[i].into())]));
     g.area("unseen", &which(map.len(), |i| e.seen_by[i] == 0));
     Ok(g.finish())
 }
@@ -75,10 +80,13 @@ pub fn spotting(map: &Map, cells: &[SpotCell], crs: CrsChoice) -> Result<Collect
     let mut g = GeoJson::new(map, crs)?;
     g.hexes(|i| {
         let c = &cells[i];
-        Some(
-            json!({"los": c.los, "auto": c.auto, "probability": c.p_spot,
-                    "distance": c.distance, "reason": c.reason}),
-        )
+        Some([
+            ("los", c.los.into()),
+            ("auto", c.auto.into()),
+            ("probability", json!(c.p_spot)),
+            ("distance", json!(c.distance)),
+            ("reason", json!(c.reason)),
+        ])
     });
     let n = cells.len();
     g.area("visible", &which(n, |i| cells[i].los));
@@ -93,7 +101,11 @@ pub fn deploy(map: &Map, plan: &Plan, watch: &[usize], crs: CrsChoice) -> Result
     let mut g = GeoJson::new(map, crs)?;
     g.hexes(|i| {
         let k = plan.chosen.iter().position(|&c| c == i)?;
-        Some(json!({"chosen": k + 1, "adds": plan.adds[k], "seen_by": plan.seen_by[k]}))
+        Some([
+            ("chosen", json!(k + 1)),
+            ("adds", json!(plan.adds[k])),
+            ("seen_by", json!(plan.seen_by[k])),
+        ])
     });
     let mut seen = vec![false; map.len()];
     for &i in &plan.seen {
@@ -109,7 +121,12 @@ pub fn deploy(map: &Map, plan: &Plan, watch: &[usize], crs: CrsChoice) -> Result
 /// `more_seen` and `less_seen`; a sight line for each example pair gained and lost.
 pub fn diff(map: &Map, d: &crate::engine::diff::Diff, crs: CrsChoice) -> Result<Collection> {
     let mut g = GeoJson::new(map, crs)?;
-    g.hexes(|i| Some(json!({"seen_by_change": d.seen_by[i], "sees_change": d.sees[i]})));
+    g.hexes(|i| {
+        Some([
+            ("seen_by_change", json!(d.seen_by[i])),
+            ("sees_change", json!(d.sees[i])),
+        ])
+    });
     g.area("more_seen", &which(map.len(), |i| d.seen_by[i] > 0));
     g.area("less_seen", &which(map.len(), |i| d.seen_by[i] < 0));
     for (pairs, change) in [(&d.first_gained, "gained"), (&d.first_lost, "lost")] {
@@ -124,7 +141,7 @@ pub fn diff(map: &Map, d: &crate::engine::diff::Diff, crs: CrsChoice) -> Result<
 /// the areas `seen` (at its own height) and `never` (at no height up to the limit).
 pub fn min_height(map: &Map, heights: &[Option<u32>], crs: CrsChoice) -> Result<Collection> {
     let mut g = GeoJson::new(map, crs)?;
-    g.hexes(|i| Some(json!({"min_height": heights[i]})));
+    g.hexes(|i| Some([("min_height", json!(heights[i]))]));
     g.area("seen", &which(map.len(), |i| heights[i] == Some(0)));
     g.area("never", &which(map.len(), |i| heights[i].is_none()));
     Ok(g.finish())
