@@ -165,6 +165,12 @@ impl<'m> Engine<'m> {
         self.prepared.has_sweep(&self.frame())
     }
 
+    /// True when the family's one rule is a top above the straight sight line, so
+    /// that its viewsheds are settled from tables of slopes (a few walks each).
+    pub(crate) fn viewsheds_by_slopes(&self) -> bool {
+        self.prepared.blocks_above_line()
+    }
+
     /// True when "`i` sees `j`" always equals "`j` sees `i`", so a matrix may
     /// compute one triangle and mirror it.
     pub fn is_reciprocal(&self) -> bool {

@@ -28,7 +28,7 @@ pub(crate) mod offsets;
 pub mod pairs;
 mod plane;
 pub(crate) mod prepared;
-mod seen;
+pub(crate) mod seen;
 pub(crate) mod shadow;
 pub mod shared;
 #[cfg(test)]

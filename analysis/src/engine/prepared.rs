@@ -56,6 +56,9 @@ pub(crate) trait Prepared: Send + Sync {
     fn reciprocal(&self) -> bool;
     /// True when a whole-map sweep serves this map (built on first use).
     fn has_sweep(&self, f: &Frame) -> bool;
+    /// True when the kernel [blocks above the line](Kernel::blocks_above_line), so
+    /// that a viewshed is settled from tables of slopes.
+    fn blocks_above_line(&self) -> bool;
     /// Per map hex, what the line from `i` needs to be settled in a viewshed.
     fn viewshed_needs(&self, f: &Frame, i: usize) -> Needs;
     /// Bytes of the grid and of the sweeps built so far.
@@ -223,6 +226,10 @@ impl<K: Kernel> Kernelled<K> {
 impl<K: Kernel> Prepared for Kernelled<K> {
     fn reciprocal(&self) -> bool {
         self.kernel.reciprocal()
+    }
+
+    fn blocks_above_line(&self) -> bool {
+        self.kernel.blocks_above_line()
     }
 
     fn has_sweep(&self, f: &Frame) -> bool {
