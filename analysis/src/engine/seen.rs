@@ -65,9 +65,7 @@ impl Route {
             Route::Observers => counts.0,
             Route::Targets => counts.1,
         };
-        let at_once = rayon::current_num_threads().min(viewsheds) as u64;
-        let need = viewshed::bytes(engine).saturating_mul(at_once);
-        if budget().is_none_or(|b| need <= b) {
+        if fit(engine, viewsheds, budget()) {
             route
         } else {
             Route::Sweep
@@ -85,6 +83,23 @@ impl Route {
             Route::Sweep
         }
     }
+}
+
+/// True where `count` viewsheds of `engine`'s map, as many at once as there are
+/// threads ([`each_viewshed`]), fit in `budget` bytes (no limit where `None`).
+fn fit(engine: &Engine, count: usize, budget: Option<u64>) -> bool {
+    let at_once = rayon::current_num_threads().min(count) as u64;
+    let need = viewshed::bytes(engine).saturating_mul(at_once);
+    budget.is_none_or(|b| need <= b)
+}
+
+/// [`fit`] in the memory left.
+pub(crate) fn viewsheds_fit(engine: &Engine, count: usize) -> bool {
+    fit(
+        engine,
+        count,
+        crate::memory::budget().map(|(bytes, _)| bytes),
+    )
 }
 
 /// Calls `seen(i, j)` once for every observer `i` of `from` and target `j` of `to`

@@ -181,10 +181,8 @@ fn colour(c: Rgba) -> String {
 /// 4.9 s by viewsheds), where as many as there are threads fit in the memory left.
 /// The sweep walks every pair; elsewhere a viewshed walks most of its targets too
 /// (ASL's 10,000 viewsheds of a 100x100 map took 28 s, its whole report 10 s).
-fn by_viewsheds(engine: &Engine) -> bool {
-    let at_once = rayon::current_num_threads() as u64;
-    let need = crate::engine::viewshed::bytes(engine).saturating_mul(at_once);
-    engine.viewsheds_by_slopes() && crate::memory::check(need, "viewsheds", "").is_ok()
+fn by_viewsheds(engine: &Engine, rows: usize) -> bool {
+    engine.viewsheds_by_slopes() && crate::engine::seen::viewsheds_fit(engine, rows)
 }
 
 /// The classes of every target for the observers `rows`: the `seen` and `second`
@@ -196,7 +194,7 @@ pub(crate) fn classes(
     range: Option<&Range>,
     ctl: &Control,
 ) -> Result<(Vec<u8>, Vec<u8>)> {
-    classes_by(engine, (rows, range), ctl, by_viewsheds(engine))
+    classes_by(engine, (rows, range), ctl, by_viewsheds(engine, rows.len()))
 }
 
 /// [`classes`] by the observers' viewsheds where `viewsheds`, else by the pair sweep.
@@ -890,12 +888,12 @@ mod tests {
     fn the_planes_take_viewsheds_where_slopes_settle_them() {
         let map = random_map("geometric", 22, 9, 8);
         assert!(
-            by_viewsheds(&Engine::new(&map)),
+            by_viewsheds(&Engine::new(&map), map.len()),
             "geometric takes viewsheds"
         );
         let map = random_map("asl", 22, 9, 8);
         assert!(
-            !by_viewsheds(&Engine::new(&map)),
+            !by_viewsheds(&Engine::new(&map), map.len()),
             "asl keeps the pair sweep"
         );
     }
