@@ -19,7 +19,7 @@
 
 use super::grid::{Grid, Padded};
 use super::needs::Need;
-use super::plane::{CIRCUMRADIUS, INRADIUS, distance2, point, pseudo_angle_over};
+use super::plane::{CIRCUMRADIUS, INRADIUS, distance2, point, pseudo_angle, pseudo_angle_over};
 use super::vector::{self, Isa};
 use crate::hex::Hex;
 use crate::map::Map;
@@ -243,6 +243,109 @@ impl Tables {
     }
 }
 
+/// The directions (buckets) in which every target from some distance `d` on is
+/// hidden by what the tables hold already: each one's `must_high` is above the
+/// highest slope a target can have that far out (the map's highest target point
+/// over `d`), so [`decide`] hides such a target, not blind, however the tables
+/// rise later. A run of hexes whose buckets all lie in shut directions, with every
+/// bucket their lines may meet, is settled hidden and never entered: its targets
+/// need no judging, and no target judged later reads a bucket it reaches (those
+/// in shut buckets are hidden by the tables as they already stand).
+struct Shut {
+    /// How many buckets before each are open (then the count of all); empty where
+    /// none is shut.
+    open_before: Vec<u32>,
+    /// Buckets per unit of pseudo-angle.
+    scale: f64,
+    /// How far past its centre's direction a line may meet a hex from `d` on, in
+    /// pseudo-angle.
+    widen: f64,
+    /// The lower half, whose pseudo-angles run from 2 to 4 (0 taken as 4).
+    lower: bool,
+}
+
+impl Shut {
+    /// Nothing shut.
+    fn none() -> Shut {
+        Shut {
+            open_before: Vec::new(),
+            scale: 0.0,
+            widen: 0.0,
+            lower: false,
+        }
+    }
+
+    /// The buckets `half` owns that `must_high` shuts for hexes at distance `d` or
+    /// more, on a map whose farthest hex is at most `far` away and whose highest
+    /// target point is `lift` above the eye.
+    fn of(must_high: &Wedges, half: Half, lift: f64, d: f64, far: f64) -> Shut {
+        // Nearer, a hex's lines spread over a quarter turn: hardly worth a look.
+        if d < 2.0 {
+            return Shut::none();
+        }
+        // The highest slope of a target, `lift / distance`, with room for its
+        // rounding to `f32` and the reciprocals' few ulps; and the bar a bucket's
+        // table must pass to hide it in `decide`.
+        let slope = if lift > 0.0 { lift / d } else { lift / far };
+        let slope = slope + 1e-6 * (1.0 + slope.abs());
+        let bar = slope + margin(slope);
+        let buckets = must_high.0.len();
+        let (first, end) = half.owned(buckets);
+        let mut open_before = Vec::with_capacity(buckets + 1);
+        let mut open = 0;
+        open_before.push(open);
+        for (k, &m) in must_high.0.iter().enumerate() {
+            let owned = first as usize <= k && k < end as usize;
+            open += u32::from(!(owned && f64::from(m) > bar));
+            open_before.push(open);
+        }
+        Shut {
+            open_before,
+            scale: buckets as f64 / 4.0,
+            // A line meets a hex within its circumradius, an angle `asin(R / d)` off
+            // its centre's, at most `1.23 R / d` for `R / d` under 0.58; a
+            // pseudo-angle turns no faster than the angle.
+            widen: 1.23 * CIRCUMRADIUS / d,
+            lower: matches!(half, Half::Lower),
+        }
+    }
+
+    /// True where every hex of the straight run from offset `a` to offset `b` (the
+    /// observer not among them) lies in shut directions, with every bucket its
+    /// lines may meet.
+    fn hides(&self, a: Hex, b: Hex) -> bool {
+        if self.open_before.is_empty() {
+            return false;
+        }
+        // Along a straight run the direction turns one way, between its ends'.
+        let angle = |o: Hex| {
+            let (x, y) = point(o);
+            let p = pseudo_angle(x, y);
+            if self.lower && p < 1.0 { p + 4.0 } else { p }
+        };
+        let (pa, pb) = (angle(a), angle(b));
+        // Two buckets more on each side, for the rounding of directions and spans.
+        let first = ((pa.min(pb) - self.widen) * self.scale).floor() as i64 - 2;
+        let last = ((pa.max(pb) + self.widen) * self.scale).floor() as i64 + 2;
+        self.shut(first, last)
+    }
+
+    /// True where buckets `first..=last` (unwrapped) are all shut.
+    fn shut(&self, first: i64, last: i64) -> bool {
+        let n = (self.open_before.len() - 1) as i64;
+        if last - first + 1 > n {
+            return false;
+        }
+        let open = |a: i64, b: i64| self.open_before[b as usize] - self.open_before[a as usize];
+        let (f, l) = (first.rem_euclid(n), last.rem_euclid(n));
+        if f <= l {
+            open(f, l + 1) == 0
+        } else {
+            open(f, n) == 0 && open(0, l + 1) == 0
+        }
+    }
+}
+
 /// [`Tables::sweep`] compiled for AVX-512F, raising under masks.
 ///
 /// # Safety
@@ -297,6 +400,19 @@ pub fn needs<K: Kernel>(
     padded: &Padded,
     i: usize,
 ) -> Swept {
+    needs_in(kernel, grid, padded, i, LAID_OUT, true).0
+}
+
+/// [`needs`], about `batch` hexes laid out at once, hiding runs in [`Shut`]
+/// directions where `shutting`; and how many hexes were so hidden.
+fn needs_in<K: Kernel>(
+    kernel: &K,
+    grid: &Grid<K::Cell, K::Side>,
+    padded: &Padded,
+    i: usize,
+    batch: usize,
+    shutting: bool,
+) -> (Swept, usize) {
     // The tables read the grid by axial columns.
     assert_eq!(
         padded.axes(),
@@ -312,7 +428,10 @@ pub fn needs<K: Kernel>(
         .max()
         .unwrap_or(0);
     let buckets = buckets_for(2.0 * (far2 as f64).sqrt() + 2.0);
-    let view = View::new(kernel, grid, padded, i, buckets);
+    let view = View {
+        batch,
+        ..View::new(kernel, grid, padded, i, buckets)
+    };
     // In the view's order while sweeping, which keeps a band's writes near each other.
     let out: Vec<AtomicU8> = (0..view.tiles.size)
         .into_par_iter()
@@ -321,12 +440,13 @@ pub fn needs<K: Kernel>(
         .collect();
     // Band `b` holds the hexes whose distance `d` has `b <= 2 d < b + 1`.
     let last = (4 * far2).isqrt() + 1;
-    let half = |h| Half::sweep(h, &view, padded, origin, last, &out);
-    rayon::join(|| half(Half::Upper), || half(Half::Lower));
-    Swept {
+    let half = |h| Half::sweep_shutting(h, &view, padded, origin, last, &out, shutting);
+    let (up, down) = rayon::join(|| half(Half::Upper), || half(Half::Lower));
+    let swept = Swept {
         codes: out,
         tiles: view.tiles,
-    }
+    };
+    (swept, up + down)
 }
 
 /// A sweep's answers: a [`code`] per cell of the padded grid, by [`Tiles`].
@@ -393,19 +513,46 @@ impl Half {
     }
 
     /// Judges the half's targets into `out`, band by band up to band `last`.
+    #[cfg(test)]
     fn sweep(self, view: &View, padded: &Padded, origin: Hex, last: i64, out: &[AtomicU8]) {
+        self.sweep_shutting(view, padded, origin, last, out, true);
+    }
+
+    /// [`Half::sweep`], hiding runs of hexes in [`Shut`] directions where `shutting`
+    /// (the same answers either way); returns how many it hid.
+    fn sweep_shutting(
+        self,
+        view: &View,
+        padded: &Padded,
+        origin: Hex,
+        last: i64,
+        out: &[AtomicU8],
+        shutting: bool,
+    ) -> usize {
         let mut t = Tables::new(view.buckets);
         let owned = self.owned(view.buckets);
         let isa = vector::best();
         let mut rings = Rings::new(padded, origin, self.rows(origin));
         let (mut bands, mut next) = (Bands::default(), Bands::default());
-        let mut b = view.lay_out(&mut rings, 0, last, &mut bands);
+        let (mut b, mut hidden) = view.lay_out(&mut rings, 0, last, &Shut::none(), out, &mut bands);
+        // No hex lies beyond `last / 2`: the highest slope of a target there bounds
+        // that of any target with no lift.
+        let far = last as f64 / 2.0;
         while !bands.ends.is_empty() {
+            // What the tables hold before this batch is entered hides the hexes of
+            // the next from band `b` on, so the next batch is laid out beside this
+            // one's sweep.
+            let shut = match shutting {
+                true => Shut::of(&t.must_high, self, view.lift, b as f64 / 2.0, far),
+                false => Shut::none(),
+            };
             let sweep = || t.sweep(&bands, owned, out, isa);
-            let (_, after) = rayon::join(sweep, || view.lay_out(&mut rings, b, last, &mut next));
-            b = after;
+            let lay_out = || view.lay_out(&mut rings, b, last, &shut, out, &mut next);
+            let (_, (after, more)) = rayon::join(sweep, lay_out);
+            (b, hidden) = (after, hidden + more);
             std::mem::swap(&mut bands, &mut next);
         }
+        hidden
     }
 }
 
@@ -521,32 +668,47 @@ impl Rings {
 
     /// Calls `visit(x, o)` for the index in `view`'s tiles and offset from the
     /// observer of each hex not yet taken (but the observer's) whose squared distance
-    /// is under `limit4 / 4`, in runs along the columns.
-    fn take(&mut self, view: &View, limit4: i64, mut visit: impl FnMut(usize, Hex)) {
+    /// is under `limit4 / 4`, in runs along the columns; for the hexes of a run that
+    /// `shut` hides, `hide(x)` instead; returns how many it hid.
+    fn take(
+        &mut self,
+        view: &View,
+        limit4: i64,
+        shut: &Shut,
+        mut visit: impl FnMut(usize, Hex),
+        mut hide: impl FnMut(usize),
+    ) -> usize {
         let o = self.origin;
-        let mut push = |h: Hex| {
-            if h != o {
-                visit(view.tiles.at(h), h - o);
+        let mut hidden = 0;
+        let within = |q: i32, r: i32| 4 * distance2(Hex::new(q, r) - o) < limit4;
+        let mut run = |q: i32, rows: &mut dyn Iterator<Item = i32>, (a, b): (i32, i32)| {
+            // Not the observer's own column through it, whose directions are two.
+            let shut_run = a <= b
+                && !(q == o.q && a <= o.r && o.r <= b)
+                && shut.hides(Hex::new(q, a) - o, Hex::new(q, b) - o);
+            for r in rows {
+                let h = Hex::new(q, r);
+                if shut_run {
+                    hide(view.tiles.at(h));
+                    hidden += 1;
+                } else if h != o {
+                    visit(view.tiles.at(h), h - o);
+                }
             }
         };
         for c in &mut self.columns {
-            while c.up <= c.top {
-                let h = Hex::new(c.q, c.up);
-                if 4 * distance2(h - o) >= limit4 {
-                    break;
-                }
-                push(h);
+            let start = c.up;
+            while c.up <= c.top && within(c.q, c.up) {
                 c.up += 1;
             }
-            while c.down >= c.bottom {
-                let h = Hex::new(c.q, c.down);
-                if 4 * distance2(h - o) >= limit4 {
-                    break;
-                }
-                push(h);
+            run(c.q, &mut (start..c.up), (start, c.up - 1));
+            let start = c.down;
+            while c.down >= c.bottom && within(c.q, c.down) {
                 c.down -= 1;
             }
+            run(c.q, &mut (c.down + 1..=start).rev(), (c.down + 1, start));
         }
+        hidden
     }
 }
 
@@ -557,6 +719,10 @@ struct View {
     ground: Vec<[f32; 2]>,
     tiles: Tiles,
     buckets: usize,
+    /// The highest target point of the map above the eye.
+    lift: f64,
+    /// About how many hexes are laid out at once ([`LAID_OUT`]; fewer in tests).
+    batch: usize,
 }
 
 /// The padded grid's cells in groups of eight axial columns, each row of a group side
@@ -598,11 +764,12 @@ impl View {
         // looks): zeroed memory would be zeroed on one.
         let mut ground = Vec::with_capacity(tiles.size);
         let stride = padded.stride as usize;
-        ground.spare_capacity_mut()[..tiles.size]
+        let lift = ground.spare_capacity_mut()[..tiles.size]
             .par_chunks_mut(8 * tiles.rows)
             .zip(padded.spans.par_chunks(8))
             .enumerate()
-            .for_each(|(g, (slots, spans))| {
+            .map(|(g, (slots, spans))| {
+                let mut lift = f32::NEG_INFINITY;
                 // Row by row, each row's eight columns side by side: the writes run
                 // in order, one cache line a row.
                 for (row, slots) in slots.chunks_mut(8).enumerate() {
@@ -611,41 +778,61 @@ impl View {
                         let on = spans.get(k).is_some_and(|&(lo, hi)| lo <= r && r <= hi);
                         slot.write(if on {
                             let c = &grid.cells[(8 * g + k) * stride + row];
-                            [
-                                (kernel.top(c) - eye) as f32,
-                                (kernel.target_eye(c) - eye) as f32,
-                            ]
+                            let target = (kernel.target_eye(c) - eye) as f32;
+                            lift = lift.max(target);
+                            [(kernel.top(c) - eye) as f32, target]
                         } else {
                             [0.0; 2]
                         });
                     }
                 }
-            });
+                lift
+            })
+            .reduce(|| f32::NEG_INFINITY, f32::max);
         // SAFETY: the groups cover the first `tiles.size` slots, each written above.
         unsafe { ground.set_len(tiles.size) };
         View {
             ground,
             tiles,
             buckets,
+            lift: f64::from(lift),
+            batch: LAID_OUT,
         }
     }
 
-    /// Lays out in `bands` the hexes of `rings` from band `b` on, about [`LAID_OUT`]
+    /// Lays out in `bands` the hexes of `rings` from band `b` on, about `batch`
     /// of them (fewer where the map ends) up to band `last`; returns the band after
     /// the last laid out. Each column gives its hexes of all those bands in one run
     /// (asked band by band, every column's walk stopped at every band, and mostly
     /// on a branch it could not predict), then they are put in order of band.
-    fn lay_out(&self, rings: &mut Rings, b: i64, last: i64, bands: &mut Bands) -> i64 {
+    /// The hexes `shut` hides are settled hidden in `out` and not laid out; the
+    /// second number is how many.
+    fn lay_out(
+        &self,
+        rings: &mut Rings,
+        b: i64,
+        last: i64,
+        shut: &Shut,
+        out: &[AtomicU8],
+        bands: &mut Bands,
+    ) -> (i64, usize) {
         bands.cells.clear();
         bands.ends.clear();
         if b > last {
-            return b;
+            return (b, 0);
         }
         // A half plane holds about `0.45 (e^2 - b^2)` hexes in bands `b..e`.
-        let end = ((b as f64).powi(2) + LAID_OUT as f64 / 0.45).sqrt() as i64;
+        let end = ((b as f64).powi(2) + self.batch as f64 / 0.45).sqrt() as i64;
         let end = end.clamp(b + 1, last + 1);
         bands.taken.clear();
-        rings.take(self, end * end, |x, o| bands.taken.push((x as u32, o)));
+        let hidden = code(Need::Hidden { blind: false });
+        let hidden = rings.take(
+            self,
+            end * end,
+            shut,
+            |x, o| bands.taken.push((x as u32, o)),
+            |x| out[x].store(hidden, Ordering::Relaxed),
+        );
         bands.order(b, end);
         let isa = vector::best();
         // Every slot is written by `see`: what the last batch left needs no clearing.
@@ -655,7 +842,7 @@ impl View {
             .par_chunks_mut(1024)
             .zip(bands.cells.par_chunks(1024))
             .for_each(|(out, cells)| self.see(cells, out, isa));
-        end
+        (end, hidden)
     }
 
     /// How each hex of `cells` (grid index and offset from the observer) is seen, into
@@ -882,6 +1069,7 @@ fn decide(t: &Tables, s: &Seen) -> Need {
 mod tests {
     use super::*;
     use crate::engine::fast::Engine;
+    use crate::engine::needs::Needs;
     use crate::engine::testmaps::random_map;
     use crate::engine::viewshed::is_blind;
     use crate::los::line_of_sight;
@@ -890,9 +1078,26 @@ mod tests {
 
     /// Checks every target the tables settle from map hex `i` against the explained
     /// query; returns how many they settle.
-    fn check(map: &Map, i: usize, what: &str) -> usize {
+    /// Also sweeps in small batches, with and without [`Shut`] directions, which
+    /// must give the same answers; the second number is how many hexes the shut
+    /// directions hid.
+    fn check(map: &Map, i: usize, what: &str) -> (usize, usize) {
         let e = Engine::new(map);
         let needs = e.viewshed_needs(i).to_vec(map);
+        let k = crate::rules::geometric::Kernel::new(map);
+        let padded = &Padded::of(map);
+        let grid = &Grid::of(&k, padded);
+        let small = |shutting| {
+            let (swept, hidden) = needs_in(&k, grid, padded, i, 16, shutting);
+            (Needs::Swept(swept).to_vec(map), hidden)
+        };
+        let ((shut, hidden), (open, none)) = (small(true), small(false));
+        assert_eq!(none, 0);
+        assert_eq!(
+            open, needs,
+            "{what}: the engine's answers are not the plain sweep's"
+        );
+        assert_eq!(shut, needs, "{what}: shut directions changed an answer");
         let mut settled = 0;
         for (j, &need) in needs.iter().enumerate() {
             let want = match need {
@@ -912,7 +1117,7 @@ mod tests {
             );
             settled += 1;
         }
-        settled
+        (settled, hidden)
     }
 
     /// The two halves' rings take every map hex but the observer's once each, in
@@ -945,12 +1150,14 @@ mod tests {
                 for half in [Half::Upper, Half::Lower] {
                     let mut rings = Rings::new(padded, origin, half.rows(origin));
                     for b in 0..=4 * (cols + rows) as i64 {
-                        rings.take(&view, (b + 1) * (b + 1), |x, o| {
+                        let visit = |x, o| {
                             assert_eq!(view.tiles.at(origin + o), x);
                             let d4 = 4 * distance2(o);
                             assert!(b * b <= d4 && d4 < (b + 1) * (b + 1), "{o:?} in band {b}");
                             taken[x] += 1;
-                        });
+                        };
+                        let hide = |_| unreachable!("nothing is shut");
+                        rings.take(&view, (b + 1) * (b + 1), &Shut::none(), visit, hide);
                     }
                 }
                 let mut wanted = 0;
@@ -997,7 +1204,7 @@ mod tests {
             let mut rings = Rings::new(padded, origin, half.rows(origin));
             let (mut b, mut bands) = (0, Bands::default());
             loop {
-                let next = view.lay_out(&mut rings, b, 200, &mut bands);
+                let (next, _) = view.lay_out(&mut rings, b, 200, &Shut::none(), &[], &mut bands);
                 if bands.ends.is_empty() {
                     break;
                 }
@@ -1083,15 +1290,21 @@ mod tests {
     /// equals the explained query, and they settle most targets (so the check bites).
     #[test]
     fn settled_targets_equal_the_explained_query() {
-        let (mut settled, mut all) = (0, 0);
+        let (mut settled, mut all, mut hidden) = (0, 0, 0);
         for seed in 0..6 {
             let map = random_map("geometric", seed, 17, 15);
             for i in 0..map.len() {
-                settled += check(&map, i, &format!("seed {seed}"));
+                let (s, h) = check(&map, i, &format!("seed {seed}"));
+                (settled, hidden) = (settled + s, hidden + h);
                 all += map.len();
             }
         }
         assert!(settled * 10 > all * 7, "only {settled} of {all} settled");
+        // And shut directions hid some (so the comparison bites).
+        assert!(
+            hidden * 50 > all,
+            "only {hidden} of {all} hidden by shut directions"
+        );
     }
 
     /// Eyes above and below the target point, a cliff, a pit and woods, flat and
@@ -1114,7 +1327,7 @@ mod tests {
                 for from in ["A1", "E6", "J9", "K9", "U18", "D11"] {
                     let i = map.index(map.parse_hex(from).unwrap()).unwrap();
                     let what = format!("{orientation}, eye {eye}, target {target}");
-                    assert!(check(&map, i, &what) > 0, "{what}: nothing settled");
+                    assert!(check(&map, i, &what).0 > 0, "{what}: nothing settled");
                 }
             }
         }
@@ -1135,8 +1348,83 @@ mod tests {
         }
         for from in ["A1", "B1", "A2"] {
             let i = map.index(map.parse_hex(from).unwrap()).unwrap();
-            assert!(check(&map, i, "crest") > 0);
+            assert!(check(&map, i, "crest").0 > 0);
         }
+    }
+
+    /// A run that [`Shut::hides`] lies in shut buckets, and so does every bucket in
+    /// which a line may meet one of its hexes (the span [`Lanes::work`] gives it):
+    /// runs down columns near and far, in both halves, against tables shut whole, in
+    /// blocks and at random (fails when the run's directions are not widened).
+    #[test]
+    fn hidden_runs_lie_in_shut_buckets_with_their_spans() {
+        let mut seed = 7_u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        let (mut hidden, mut tried) = (0, 0);
+        for buckets in [1024, 4096] {
+            for pattern in 0..6 {
+                // Shut everywhere, in blocks of 2^pattern buckets, or at random.
+                let shut_at: Vec<bool> = match pattern {
+                    0 => vec![true; buckets],
+                    5 => (0..buckets).map(|_| next(8) != 0).collect(),
+                    p => (0..buckets).map(|k| (k >> (p + 3)) % 3 != 0).collect(),
+                };
+                let table = Wedges(
+                    shut_at
+                        .iter()
+                        .map(|&s| if s { 1e9 } else { f32::NEG_INFINITY })
+                        .collect(),
+                );
+                for half in [Half::Upper, Half::Lower] {
+                    let (first, end) = half.owned(buckets);
+                    let is_shut = |k: i64| {
+                        let k = k.rem_euclid(buckets as i64) as usize;
+                        shut_at[k] && first as usize <= k && k < end as usize
+                    };
+                    for d in [2.0, 3.5, 9.0, 40.0] {
+                        let shut = Shut::of(&table, half, 1000.0, d, 500.0);
+                        for _ in 0..400 {
+                            let q = next(161) as i32 - 80;
+                            let (a, len) = (next(90) as i32, next(12) as i32);
+                            let (a, b) = match half {
+                                Half::Upper => (a, a + len),
+                                Half::Lower => (-a - len, -a),
+                            };
+                            let run: Vec<Hex> = (a..=b).map(|r| Hex::new(q, r)).collect();
+                            if run.iter().any(|&o| (distance2(o) as f64) < d * d) {
+                                continue;
+                            }
+                            tried += 1;
+                            if !shut.hides(run[0], run[run.len() - 1]) {
+                                continue;
+                            }
+                            hidden += 1;
+                            for &o in &run {
+                                let (x, y) = point(o);
+                                let mut lanes = Lanes::default();
+                                lanes.work(buckets, 0, (x, y, distance2(o) as f64, 1.0, 0.0));
+                                let (t, n) = (lanes.touch[0], lanes.touch_len[0]);
+                                let bucket = i64::from(lanes.bucket[0]);
+                                assert!(is_shut(bucket), "{o:?} in bucket {bucket}");
+                                for k in t..t + n {
+                                    assert!(is_shut(i64::from(k)), "{o:?} meets bucket {k}");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Both ways, often (so the check bites).
+        assert!(
+            hidden * 5 > tried && hidden * 5 < tried * 4,
+            "{hidden} of {tried}"
+        );
     }
 
     proptest::proptest! {
