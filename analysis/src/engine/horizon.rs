@@ -251,37 +251,60 @@ impl Tables {
 /// bucket their lines may meet, is settled hidden and never entered: its targets
 /// need no judging, and no target judged later reads a bucket it reaches (those
 /// in shut buckets are hidden by the tables as they already stand).
+///
+/// The tables only rise and `d` only grows, so a bucket once shut stays shut: each
+/// [`Shut::update`] looks again only at the words still open.
 struct Shut {
-    /// How many buckets before each are open (then the count of all); empty where
-    /// none is shut.
+    /// The open buckets, a bit each, 64 to a word; empty where none can be shut.
+    open: Vec<u64>,
+    /// How many words before each hold an open bucket (then the count of all).
     open_before: Vec<u32>,
+    /// The words of the buckets the half owns (the others stay open).
+    owned: std::ops::Range<usize>,
     /// Buckets per unit of pseudo-angle.
     scale: f64,
     /// How far past its centre's direction a line may meet a hex from `d` on, in
-    /// pseudo-angle.
+    /// pseudo-angle; none is hidden while this is infinite.
     widen: f64,
     /// The lower half, whose pseudo-angles run from 2 to 4 (0 taken as 4).
     lower: bool,
 }
 
 impl Shut {
-    /// Nothing shut.
+    /// Nothing shut, ever.
     fn none() -> Shut {
         Shut {
+            open: Vec::new(),
             open_before: Vec::new(),
+            owned: 0..0,
             scale: 0.0,
-            widen: 0.0,
+            widen: f64::INFINITY,
             lower: false,
         }
     }
 
-    /// The buckets `half` owns that `must_high` shuts for hexes at distance `d` or
-    /// more, on a map whose farthest hex is at most `far` away and whose highest
-    /// target point is `lift` above the eye.
-    fn of(must_high: &Wedges, half: Half, lift: f64, d: f64, far: f64) -> Shut {
+    /// Every bucket of `half` open, in tables of `buckets` (at least 1024).
+    fn new(half: Half, buckets: usize) -> Shut {
+        let words = buckets / 64;
+        // A half owns whole words.
+        let (first, end) = half.owned(buckets);
+        Shut {
+            open: vec![u64::MAX; words],
+            open_before: (0..=words as u32).collect(),
+            owned: first as usize / 64..end as usize / 64,
+            scale: buckets as f64 / 4.0,
+            widen: f64::INFINITY,
+            lower: matches!(half, Half::Lower),
+        }
+    }
+
+    /// Shuts the buckets that `must_high` shuts for hexes at distance `d` or more,
+    /// on a map whose farthest hex is at most `far` away and whose highest target
+    /// point is `lift` above the eye.
+    fn update(&mut self, must_high: &Wedges, lift: f64, d: f64, far: f64) {
         // Nearer, a hex's lines spread over a quarter turn: hardly worth a look.
-        if d < 2.0 {
-            return Shut::none();
+        if self.open.is_empty() || d < 2.0 {
+            return;
         }
         // The highest slope of a target, `lift / distance`, with room for its
         // rounding to `f32` and the reciprocals' few ulps; and the bar a bucket's
@@ -289,32 +312,31 @@ impl Shut {
         let slope = if lift > 0.0 { lift / d } else { lift / far };
         let slope = slope + 1e-6 * (1.0 + slope.abs());
         let bar = slope + margin(slope);
-        let buckets = must_high.0.len();
-        let (first, end) = half.owned(buckets);
-        let mut open_before = Vec::with_capacity(buckets + 1);
-        let mut open = 0;
-        open_before.push(open);
-        for (k, &m) in must_high.0.iter().enumerate() {
-            let owned = first as usize <= k && k < end as usize;
-            open += u32::from(!(owned && f64::from(m) > bar));
-            open_before.push(open);
+        // `m > bar` exactly where `m` is above the highest `f32` at or under `bar`.
+        let bar = match bar as f32 {
+            b if f64::from(b) > bar => b.next_down(),
+            b => b,
+        };
+        for w in self.owned.clone() {
+            if self.open[w] != 0 {
+                let table = &must_high.0[64 * w..64 * (w + 1)];
+                self.open[w] = open_bits(table, bar);
+            }
         }
-        Shut {
-            open_before,
-            scale: buckets as f64 / 4.0,
-            // A line meets a hex within its circumradius, an angle `asin(R / d)` off
-            // its centre's, at most `1.23 R / d` for `R / d` under 0.58; a
-            // pseudo-angle turns no faster than the angle.
-            widen: 1.23 * CIRCUMRADIUS / d,
-            lower: matches!(half, Half::Lower),
+        for (w, &bits) in self.open.iter().enumerate() {
+            self.open_before[w + 1] = self.open_before[w] + u32::from(bits != 0);
         }
+        // A line meets a hex within its circumradius, an angle `asin(R / d)` off its
+        // centre's, at most `1.23 R / d` for `R / d` under 0.58; a pseudo-angle
+        // turns no faster than the angle.
+        self.widen = 1.23 * CIRCUMRADIUS / d;
     }
 
     /// True where every hex of the straight run from offset `a` to offset `b` (the
     /// observer not among them) lies in shut directions, with every bucket its
     /// lines may meet.
     fn hides(&self, a: Hex, b: Hex) -> bool {
-        if self.open_before.is_empty() {
+        if self.widen.is_infinite() {
             return false;
         }
         // Along a straight run the direction turns one way, between its ends'.
@@ -325,25 +347,51 @@ impl Shut {
         };
         let (pa, pb) = (angle(a), angle(b));
         // Two buckets more on each side, for the rounding of directions and spans.
-        let first = ((pa.min(pb) - self.widen) * self.scale).floor() as i64 - 2;
-        let last = ((pa.max(pb) + self.widen) * self.scale).floor() as i64 + 2;
+        let first = floor((pa.min(pb) - self.widen) * self.scale) - 2;
+        let last = floor((pa.max(pb) + self.widen) * self.scale) + 2;
         self.shut(first, last)
     }
 
     /// True where buckets `first..=last` (unwrapped) are all shut.
     fn shut(&self, first: i64, last: i64) -> bool {
-        let n = (self.open_before.len() - 1) as i64;
+        let n = 64 * self.open.len() as i64;
         if last - first + 1 > n {
             return false;
         }
-        let open = |a: i64, b: i64| self.open_before[b as usize] - self.open_before[a as usize];
-        let (f, l) = (first.rem_euclid(n), last.rem_euclid(n));
+        let (f, l) = (first.rem_euclid(n) as usize, last.rem_euclid(n) as usize);
         if f <= l {
-            open(f, l + 1) == 0
+            self.shut_within(f, l)
         } else {
-            open(f, n) == 0 && open(0, l + 1) == 0
+            self.shut_within(f, n as usize - 1) && self.shut_within(0, l)
         }
     }
+
+    /// True where buckets `f..=l` (`f <= l`) are all shut.
+    fn shut_within(&self, f: usize, l: usize) -> bool {
+        let (wf, wl) = (f / 64, l / 64);
+        let (from, to) = (u64::MAX << (f % 64), u64::MAX >> (63 - l % 64));
+        if wf == wl {
+            return self.open[wf] & from & to == 0;
+        }
+        self.open[wf] & from == 0
+            && self.open[wl] & to == 0
+            && self.open_before[wl] == self.open_before[wf + 1]
+    }
+}
+
+/// A bit for each of the 64 slopes of `table` at or under `bar`.
+fn open_bits(table: &[f32], bar: f32) -> u64 {
+    // Eight at a time, which the compiler turns into vector compares and a mask.
+    (table.chunks_exact(8).enumerate()).fold(0, |bits, (k, eight)| {
+        let byte = (eight.iter().enumerate()).fold(0u8, |b, (j, &m)| b | u8::from(m <= bar) << j);
+        bits | u64::from(byte) << (8 * k)
+    })
+}
+
+/// The floor of `v`, for `v` well within `i64` (without a library call).
+fn floor(v: f64) -> i64 {
+    let t = v as i64;
+    t - i64::from((t as f64) > v)
 }
 
 /// [`Tables::sweep`] compiled for AVX-512F, raising under masks.
@@ -534,22 +582,29 @@ impl Half {
         let isa = vector::best();
         let mut rings = Rings::new(padded, origin, self.rows(origin));
         let (mut bands, mut next) = (Bands::default(), Bands::default());
-        let (mut b, mut hidden) = view.lay_out(&mut rings, 0, last, &Shut::none(), out, &mut bands);
+        let plain = (&Shut::none(), 1.0);
+        let (mut b, mut hidden) = view.lay_out(&mut rings, (0, last), plain, out, &mut bands);
         // No hex lies beyond `last / 2`: the highest slope of a target there bounds
         // that of any target with no lift.
         let far = last as f64 / 2.0;
+        let mut shut = match shutting {
+            true => Shut::new(self, view.buckets),
+            false => Shut::none(),
+        };
+        let mut spread = 1.0;
         while !bands.ends.is_empty() {
             // What the tables hold before this batch is entered hides the hexes of
             // the next from band `b` on, so the next batch is laid out beside this
             // one's sweep.
-            let shut = match shutting {
-                true => Shut::of(&t.must_high, self, view.lift, b as f64 / 2.0, far),
-                false => Shut::none(),
-            };
+            shut.update(&t.must_high, view.lift, b as f64 / 2.0, far);
             let sweep = || t.sweep(&bands, owned, out, isa);
-            let lay_out = || view.lay_out(&mut rings, b, last, &shut, out, &mut next);
+            let lay_out = || view.lay_out(&mut rings, (b, last), (&shut, spread), out, &mut next);
             let (_, (after, more)) = rayon::join(sweep, lay_out);
             (b, hidden) = (after, hidden + more);
+            // As many hexes laid out at once where most are hidden: wider batches
+            // (up to 16 times as wide).
+            let laid = next.cells.len() as f64;
+            spread = ((laid + more as f64) / laid.max(1.0)).clamp(1.0, 16.0);
             std::mem::swap(&mut bands, &mut next);
         }
         hidden
@@ -686,12 +741,16 @@ impl Rings {
             let shut_run = a <= b
                 && !(q == o.q && a <= o.r && o.r <= b)
                 && shut.hides(Hex::new(q, a) - o, Hex::new(q, b) - o);
+            if shut_run {
+                // A column's tiles lie eight apart, row after row.
+                let first = view.tiles.at(Hex::new(q, a));
+                (0..=(b - a) as usize).for_each(|k| hide(first + 8 * k));
+                hidden += (b - a + 1) as usize;
+                return;
+            }
             for r in rows {
                 let h = Hex::new(q, r);
-                if shut_run {
-                    hide(view.tiles.at(h));
-                    hidden += 1;
-                } else if h != o {
+                if h != o {
                     visit(view.tiles.at(h), h - o);
                 }
             }
@@ -801,7 +860,7 @@ impl View {
     }
 
     /// Lays out in `bands` the hexes of `rings` from band `b` on, about `batch`
-    /// of them (fewer where the map ends) up to band `last`; returns the band after
+    /// of them (where one hex in `spread` is hidden) (fewer where the map ends) up to band `last`; returns the band after
     /// the last laid out. Each column gives its hexes of all those bands in one run
     /// (asked band by band, every column's walk stopped at every band, and mostly
     /// on a branch it could not predict), then they are put in order of band.
@@ -810,9 +869,8 @@ impl View {
     fn lay_out(
         &self,
         rings: &mut Rings,
-        b: i64,
-        last: i64,
-        shut: &Shut,
+        (b, last): (i64, i64),
+        (shut, spread): (&Shut, f64),
         out: &[AtomicU8],
         bands: &mut Bands,
     ) -> (i64, usize) {
@@ -821,8 +879,9 @@ impl View {
         if b > last {
             return (b, 0);
         }
-        // A half plane holds about `0.45 (e^2 - b^2)` hexes in bands `b..e`.
-        let end = ((b as f64).powi(2) + self.batch as f64 / 0.45).sqrt() as i64;
+        // A half plane holds about `0.45 (e^2 - b^2)` hexes in bands `b..e`, of
+        // which one in `spread` is laid out (the rest hidden).
+        let end = ((b as f64).powi(2) + self.batch as f64 * spread / 0.45).sqrt() as i64;
         let end = end.clamp(b + 1, last + 1);
         bands.taken.clear();
         let hidden = code(Need::Hidden { blind: false });
@@ -1204,7 +1263,8 @@ mod tests {
             let mut rings = Rings::new(padded, origin, half.rows(origin));
             let (mut b, mut bands) = (0, Bands::default());
             loop {
-                let (next, _) = view.lay_out(&mut rings, b, 200, &Shut::none(), &[], &mut bands);
+                let plain = (&Shut::none(), 1.0);
+                let (next, _) = view.lay_out(&mut rings, (b, 200), plain, &[], &mut bands);
                 if bands.ends.is_empty() {
                     break;
                 }
@@ -1387,7 +1447,8 @@ mod tests {
                         shut_at[k] && first as usize <= k && k < end as usize
                     };
                     for d in [2.0, 3.5, 9.0, 40.0] {
-                        let shut = Shut::of(&table, half, 1000.0, d, 500.0);
+                        let mut shut = Shut::new(half, buckets);
+                        shut.update(&table, 1000.0, d, 500.0);
                         for _ in 0..400 {
                             let q = next(161) as i32 - 80;
                             let (a, len) = (next(90) as i32, next(12) as i32);
