@@ -448,11 +448,11 @@ pub fn needs<K: Kernel>(
     padded: &Padded,
     i: usize,
 ) -> Swept {
-    needs_in(kernel, grid, padded, i, LAID_OUT, true).0
+    needs_in(kernel, grid, padded, i, LAID_OUT, true)
 }
 
 /// [`needs`], about `batch` hexes laid out at once, hiding runs in [`Shut`]
-/// directions where `shutting`; and how many hexes were so hidden.
+/// directions where `shutting`.
 fn needs_in<K: Kernel>(
     kernel: &K,
     grid: &Grid<K::Cell, K::Side>,
@@ -460,7 +460,7 @@ fn needs_in<K: Kernel>(
     i: usize,
     batch: usize,
     shutting: bool,
-) -> (Swept, usize) {
+) -> Swept {
     // The tables read the grid by axial columns.
     assert_eq!(
         padded.axes(),
@@ -490,17 +490,19 @@ fn needs_in<K: Kernel>(
     let last = (4 * far2).isqrt() + 1;
     let half = |h| Half::sweep_shutting(h, &view, padded, origin, last, &out, shutting);
     let (up, down) = rayon::join(|| half(Half::Upper), || half(Half::Lower));
-    let swept = Swept {
+    Swept {
         codes: out,
         tiles: view.tiles,
-    };
-    (swept, up + down)
+        hidden: up + down,
+    }
 }
 
 /// A sweep's answers: a [`code`] per cell of the padded grid, by [`Tiles`].
 pub struct Swept {
     codes: Vec<AtomicU8>,
     tiles: Tiles,
+    /// How many map hexes shut directions hid, unjudged.
+    pub(crate) hidden: usize,
 }
 
 impl Swept {
@@ -604,7 +606,7 @@ impl Half {
             // As many hexes laid out at once where most are hidden: wider batches
             // (up to 16 times as wide).
             let laid = next.cells.len() as f64;
-            spread = ((laid + more as f64) / laid.max(1.0)).clamp(1.0, 16.0);
+            spread = ((laid + more as f64) / laid.max(1.0)).clamp(1.0, 4.0);
             std::mem::swap(&mut bands, &mut next);
         }
         hidden
@@ -1147,7 +1149,8 @@ mod tests {
         let padded = &Padded::of(map);
         let grid = &Grid::of(&k, padded);
         let small = |shutting| {
-            let (swept, hidden) = needs_in(&k, grid, padded, i, 16, shutting);
+            let swept = needs_in(&k, grid, padded, i, 16, shutting);
+            let hidden = swept.hidden;
             (Needs::Swept(swept).to_vec(map), hidden)
         };
         let ((shut, hidden), (open, none)) = (small(true), small(false));

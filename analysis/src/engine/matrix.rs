@@ -321,7 +321,7 @@ fn sight_matrix_by(
     let store = |i: usize, j: usize, b: u8| {
         data[row[i] as usize * cols + col[j] as usize].store(b, Ordering::Relaxed);
     };
-    let observers = || Route::for_engine(engine, (sel.from.len(), cols), false) == Route::Observers;
+    let observers = || Route::for_engine(engine, (&sel.from, &sel.to), false) == Route::Observers;
     if viewsheds.unwrap_or_else(observers) {
         seen::each_viewshed(engine, (&sel.from, &sel.to), ctl, |i, j, t| {
             store(i, j, sight_byte(t.verdict, t.hindrance))

@@ -1,11 +1,14 @@
 //! Which lines between many observers and targets are seen: the pair sweep
 //! ([`super::pairs`]), or, where a few observers face most of the map, their
 //! viewsheds ([`super::viewshed`]). The sweep compiles a walk for every offset
-//! between the two sets however few lines share it; a viewshed settles all but a
-//! few of its targets from tables of slopes, at a cost that follows the map.
+//! between the two sets however few lines share it, and tests every line; a
+//! viewshed settles all but a few of its targets from tables of slopes, at a cost
+//! that follows the hexes its tables take (where they shut every direction early,
+//! a small part of the map).
 
 use super::fast::Engine;
 use super::matrix::{Control, cancelled};
+use super::needs::Needs;
 use super::viewshed::{self, Target};
 use super::{RUN, pairs};
 use crate::error::Result;
@@ -15,20 +18,44 @@ use std::sync::atomic::Ordering;
 
 /// Nanoseconds (two threads of the build box) the pair sweep pays per target of
 /// one observer, near enough per offset it compiles: one hex of a 500x500 map
-/// took 0.145 s, of a 100x100 map 5 ms, of a 1000x1000 map 0.54 s.
+/// took 0.145 s, of a 100x100 map 5 ms, of a 1000x1000 map 0.54 s; and per line
+/// it tests (100 hexes facing the 500x500 map 0.29 s, 1,500 along its edge 1.3 s).
 const SWEEP_NS_PER_OFFSET: u64 = 580;
-/// ... and a viewshed per map hex, and once: 6 ms on 500x500, 26 ms on
-/// 1000x1000, 0.7 ms on 100x100.
-const VIEWSHED_NS_PER_HEX: u64 = 24;
-const VIEWSHED_NS: u64 = 450_000;
+const SWEEP_NS_PER_LINE: u64 = 4;
+/// ... and a viewshed, as many at once as threads: per map hex (the view of the
+/// ground, the answer), per hex its tables take, and once. Taking every hex, 6 ms
+/// on 500x500, 26 ms on 1000x1000, 0.7 ms on 100x100; from A1:J10 of the hilly
+/// 500x500 map, whose tables take a fifth of it, about 1.8 ms each.
+const VIEWSHED_NS_PER_HEX: u64 = 4;
+const VIEWSHED_NS_PER_TAKEN: u64 = 16;
+const VIEWSHED_NS: u64 = 360_000;
 
-/// True where `from.len()` viewsheds of a map of `n` hexes cost less than the
-/// pair sweep from `from` to `to`, which compiles at least a walk per target
-/// (the two cost the same near 25 observers facing a whole 500x500 or
-/// 1000x1000 map, near 8 on 100x100).
-fn by_viewsheds(n: usize, from: usize, to: usize) -> bool {
-    let viewsheds = from as u64 * (VIEWSHED_NS_PER_HEX * n as u64 + VIEWSHED_NS);
-    viewsheds <= SWEEP_NS_PER_OFFSET * to as u64
+/// True where `from` viewsheds of a map of `n` hexes, whose tables take `taken`
+/// hexes each, cost less than the pair sweep from `from` to `to` hexes, which
+/// compiles at least a walk per target (taking every hex, the two cost the same
+/// near 25 observers facing a whole 500x500 or 1000x1000 map, near 8 on 100x100).
+fn by_viewsheds(n: usize, taken: usize, (from, to): (usize, usize)) -> bool {
+    let each = VIEWSHED_NS_PER_HEX * n as u64 + VIEWSHED_NS_PER_TAKEN * taken as u64 + VIEWSHED_NS;
+    let sweep = (SWEEP_NS_PER_OFFSET + SWEEP_NS_PER_LINE * from as u64) * to as u64;
+    (from as u64).saturating_mul(each) <= sweep
+}
+
+/// About how many hexes the slope tables of a viewshed from each of `from` take
+/// (every map hex where they hide none): their mean over a few of them, swept
+/// here, where their viewsheds would be the cheaper way at the best; else
+/// every map hex.
+fn taken(engine: &Engine, from: &[usize], to: usize) -> usize {
+    let n = engine.map().len();
+    if from.is_empty() || !by_viewsheds(n, 0, (from.len(), to)) {
+        return n;
+    }
+    // The first, middle and last (a zone's corners and inside).
+    let sample = [0, from.len() / 2, from.len() - 1].map(|k| from[k]);
+    let taken = sample.iter().map(|&i| match engine.viewshed_needs(i) {
+        Needs::Swept(s) => n - s.hidden.min(n),
+        Needs::Listed(_) => n,
+    });
+    taken.sum::<usize>() / sample.len()
 }
 
 /// How the seen lines between observers and targets are found.
@@ -43,11 +70,16 @@ pub(crate) enum Route {
 }
 
 impl Route {
-    /// [`Route::cheaper`] for `engine`'s map, or the sweep where a viewshed would
-    /// not fit in the memory left (the sweep takes less).
-    pub(crate) fn for_engine(engine: &Engine, counts: (usize, usize), reciprocal: bool) -> Route {
+    /// [`Route::cheaper`] for `engine`'s map, from observers `from` to targets
+    /// `to`, or the sweep where a viewshed would not fit in the memory left (the
+    /// sweep takes less).
+    pub(crate) fn for_engine(
+        engine: &Engine,
+        sets: (&[usize], &[usize]),
+        reciprocal: bool,
+    ) -> Route {
         let budget = || crate::memory::budget().map(|(bytes, _)| bytes);
-        Route::within(engine, counts, reciprocal, budget)
+        Route::within(engine, sets, reciprocal, budget)
     }
 
     /// [`Route::for_engine`] with `budget()` bytes to spend (no limit where
@@ -55,11 +87,16 @@ impl Route {
     /// viewsheds at once as there are threads.
     fn within(
         engine: &Engine,
-        counts: (usize, usize),
+        (from, to): (&[usize], &[usize]),
         reciprocal: bool,
         budget: impl FnOnce() -> Option<u64>,
     ) -> Route {
-        let route = Route::cheaper(engine.map().len(), counts, reciprocal);
+        let counts = (from.len(), to.len());
+        let taken = (
+            || taken(engine, from, to.len()),
+            || taken(engine, to, from.len()),
+        );
+        let route = Route::cheaper(engine.map().len(), counts, reciprocal, taken);
         let viewsheds = match route {
             Route::Sweep => return Route::Sweep,
             Route::Observers => counts.0,
@@ -73,11 +110,22 @@ impl Route {
     }
 
     /// The cheaper way from `from` to `to` observers and targets on a map of `n`
-    /// hexes ([`by_viewsheds`]), with targets' viewsheds where `reciprocal`.
-    fn cheaper(n: usize, (from, to): (usize, usize), reciprocal: bool) -> Route {
-        if by_viewsheds(n, from, to) {
+    /// hexes ([`by_viewsheds`]), with targets' viewsheds where `reciprocal`; the
+    /// observers' and the targets' viewsheds take `taken.0()` and `taken.1()`
+    /// hexes each (asked only where it matters).
+    fn cheaper(
+        n: usize,
+        (from, to): (usize, usize),
+        reciprocal: bool,
+        taken: (impl Fn() -> usize, impl Fn() -> usize),
+    ) -> Route {
+        let by = |count, taken: &dyn Fn() -> usize| {
+            by_viewsheds(n, n, count)
+                || by_viewsheds(n, 0, count) && by_viewsheds(n, taken(), count)
+        };
+        if by((from, to), &taken.0) {
             Route::Observers
-        } else if reciprocal && by_viewsheds(n, to, from) {
+        } else if reciprocal && by((to, from), &taken.1) {
             Route::Targets
         } else {
             Route::Sweep
@@ -114,7 +162,7 @@ pub(crate) fn each_seen_by(
     seen: impl Fn(usize, usize) + Sync,
 ) -> Result<()> {
     let reciprocal = engine.is_reciprocal();
-    match route.unwrap_or_else(|| Route::for_engine(engine, (from.len(), to.len()), reciprocal)) {
+    match route.unwrap_or_else(|| Route::for_engine(engine, (from, to), reciprocal)) {
         Route::Sweep => pairs::for_each_seen(engine, from, to, ctl, seen),
         Route::Observers => each_viewshed(engine, (from, to), ctl, |i, j, t| {
             if t.verdict != Verdict::Blocked {
@@ -235,27 +283,38 @@ mod tests {
         let map = random_map("geometric", 22, 60, 50);
         let e = Engine::new(&map);
         let (n, need) = (map.len(), viewshed::bytes(&e));
-        assert_eq!(Route::within(&e, (1, n), true, || None), Route::Observers);
-        // Two observers: two viewsheds at once where there are two threads.
-        let at_once = rayon::current_num_threads().min(2) as u64;
-        let two = Some(need * at_once);
-        assert_eq!(Route::within(&e, (2, n), true, || two), Route::Observers);
-        let short = Some(need * at_once - 1);
-        assert_eq!(Route::within(&e, (2, n), true, || short), Route::Sweep);
+        let all: Vec<usize> = (0..n).collect();
+        let (one, two, every) = (&all[..1], &all[..2], &all[..]);
         assert_eq!(
-            Route::within(&e, (1, n), true, || Some(need)),
+            Route::within(&e, (one, every), true, || None),
             Route::Observers
         );
+        // Two observers: two viewsheds at once where there are two threads.
+        let at_once = rayon::current_num_threads().min(2) as u64;
+        let fits = Some(need * at_once);
         assert_eq!(
-            Route::within(&e, (1, n), true, || Some(need - 1)),
+            Route::within(&e, (two, every), true, || fits),
+            Route::Observers
+        );
+        let short = Some(need * at_once - 1);
+        assert_eq!(
+            Route::within(&e, (two, every), true, || short),
             Route::Sweep
         );
         assert_eq!(
-            Route::within(&e, (n, 1), true, || Some(need)),
+            Route::within(&e, (one, every), true, || Some(need)),
+            Route::Observers
+        );
+        assert_eq!(
+            Route::within(&e, (one, every), true, || Some(need - 1)),
+            Route::Sweep
+        );
+        assert_eq!(
+            Route::within(&e, (every, one), true, || Some(need)),
             Route::Targets
         );
         assert_eq!(
-            Route::within(&e, (n, 1), true, || Some(need - 1)),
+            Route::within(&e, (every, one), true, || Some(need - 1)),
             Route::Sweep
         );
     }
@@ -286,18 +345,48 @@ mod tests {
     #[test]
     fn a_few_observers_facing_the_map_take_viewsheds() {
         let n = 250_000;
-        assert_eq!(Route::cheaper(n, (1, n), false), Route::Observers);
-        assert_eq!(Route::cheaper(n, (n, 1), false), Route::Sweep);
-        assert_eq!(Route::cheaper(n, (n, 1), true), Route::Targets);
-        assert_eq!(Route::cheaper(n, (100, n), true), Route::Sweep);
-        assert_eq!(Route::cheaper(n, (100, 100), true), Route::Sweep);
+        let every = (|| n, || n);
+        assert_eq!(Route::cheaper(n, (1, n), false, every), Route::Observers);
+        assert_eq!(Route::cheaper(n, (n, 1), false, every), Route::Sweep);
+        assert_eq!(Route::cheaper(n, (n, 1), true, every), Route::Targets);
+        assert_eq!(Route::cheaper(n, (100, n), true, every), Route::Sweep);
+        assert_eq!(Route::cheaper(n, (100, 100), true, every), Route::Sweep);
+        assert!(by_viewsheds(n, n, (1, n)));
+        assert!(by_viewsheds(n, n, (16, n)));
+        assert!(!by_viewsheds(n, n, (100, n)));
+        assert!(!by_viewsheds(n, n, (1, 100)));
+        assert!(!by_viewsheds(10_000, 10_000, (16, 10_000)));
+        assert!(by_viewsheds(10_000, 10_000, (4, 10_000)));
+        assert!(!by_viewsheds(n, n, (1, 0)));
+    }
+
+    /// Where the tables of a zone's viewsheds take a small part of the map, the
+    /// zone takes them, and the sweep where they take most of it; what they take
+    /// is asked only where it could change the choice.
+    #[test]
+    fn viewsheds_whose_tables_take_little_are_the_cheaper() {
         let n = 250_000;
-        assert!(by_viewsheds(n, 1, n));
-        assert!(by_viewsheds(n, 16, n));
-        assert!(!by_viewsheds(n, 100, n));
-        assert!(!by_viewsheds(n, 1, 100));
-        assert!(!by_viewsheds(10_000, 16, 10_000));
-        assert!(by_viewsheds(10_000, 4, 10_000));
-        assert!(!by_viewsheds(n, 1, 0));
+        let asked = &std::cell::Cell::new(0);
+        let ask = |taken| {
+            move || {
+                asked.set(asked.get() + 1);
+                taken
+            }
+        };
+        let few = (ask(n / 5), ask(n / 5));
+        assert_eq!(Route::cheaper(n, (100, n), false, few), Route::Observers);
+        let most = (ask(n * 3 / 4), ask(n * 3 / 4));
+        assert_eq!(Route::cheaper(n, (100, n), false, most), Route::Sweep);
+        assert_eq!(asked.get(), 2);
+        // Where viewsheds cost more even taking nothing, or less taking all.
+        assert_eq!(
+            Route::cheaper(n, (1500, n), false, (ask(0), ask(0))),
+            Route::Sweep
+        );
+        assert_eq!(
+            Route::cheaper(n, (4, n), false, (ask(n), ask(n))),
+            Route::Observers
+        );
+        assert_eq!(asked.get(), 2);
     }
 }
