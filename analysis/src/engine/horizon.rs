@@ -388,6 +388,19 @@ fn open_bits(table: &[f32], bar: f32) -> u64 {
     })
 }
 
+/// The integer square root of `v >= 0`, from the floating one (exact within one
+/// below `2^52`, then stepped; the integer one is a loop in software).
+fn isqrt(v: i64) -> i64 {
+    let mut m = (v as f64).sqrt() as i64;
+    while m * m > v {
+        m -= 1;
+    }
+    while (m + 1) * (m + 1) <= v {
+        m += 1;
+    }
+    m
+}
+
 /// The floor of `v`, for `v` well within `i64` (without a library call).
 fn floor(v: f64) -> i64 {
     let t = v as i64;
@@ -412,14 +425,15 @@ fn buckets_for(reach: f64) -> usize {
         .clamp(BUCKETS.0, BUCKETS.1)
 }
 
-/// Bytes [`needs`] holds for a map: per grid cell its rises and answer, per map hex
-/// its answer, and per half two batches of bands (each at most `LAID_OUT` hexes and
-/// a ring of the grid) and the tables.
+/// Bytes [`needs`] holds for a map: per grid cell its [`Ground`] (once per engine,
+/// counted here as a viewshed's) and answer, per map hex its answer, and per half
+/// two batches of bands (each at most `LAID_OUT` hexes, four times as many where
+/// most are hidden, and a ring of the grid) and the tables.
 pub fn estimate_bytes(padded: &Padded) -> u64 {
     let (q0, q1, r0, r1) = padded.bounds();
     let ring = 8 * (q1 - q0 + r1 - r0 + 2) as usize;
-    let batch = (LAID_OUT + ring) * (size_of::<Seen>() + size_of::<(u32, Hex)>() + 8);
-    (Tiles::of(padded).size * 10 + padded.hexes() * 2 + 4 * batch) as u64
+    let batch = (4 * LAID_OUT + ring) * (size_of::<Seen>() + size_of::<(u32, Hex)>() + 8);
+    (Tiles::of(padded).size * 18 + padded.hexes() * 2 + 4 * batch) as u64
         + 2 * 4 * 4 * BUCKETS.1 as u64
 }
 
@@ -446,9 +460,10 @@ pub fn needs<K: Kernel>(
     kernel: &K,
     grid: &Grid<K::Cell, K::Side>,
     padded: &Padded,
+    ground: &Ground,
     i: usize,
 ) -> Swept {
-    needs_in(kernel, grid, padded, i, LAID_OUT, true)
+    needs_in(kernel, grid, padded, ground, i, (LAID_OUT, true))
 }
 
 /// [`needs`], about `batch` hexes laid out at once, hiding runs in [`Shut`]
@@ -457,9 +472,9 @@ fn needs_in<K: Kernel>(
     kernel: &K,
     grid: &Grid<K::Cell, K::Side>,
     padded: &Padded,
+    ground: &Ground,
     i: usize,
-    batch: usize,
-    shutting: bool,
+    (batch, shutting): (usize, bool),
 ) -> Swept {
     // The tables read the grid by axial columns.
     assert_eq!(
@@ -478,7 +493,7 @@ fn needs_in<K: Kernel>(
     let buckets = buckets_for(2.0 * (far2 as f64).sqrt() + 2.0);
     let view = View {
         batch,
-        ..View::new(kernel, grid, padded, i, buckets)
+        ..View::new(ground, kernel, grid, padded, i, buckets)
     };
     // In the view's order while sweeping, which keeps a band's writes near each other.
     let out: Vec<AtomicU8> = (0..view.tiles.size)
@@ -737,7 +752,6 @@ impl Rings {
     ) -> usize {
         let o = self.origin;
         let mut hidden = 0;
-        let within = |q: i32, r: i32| 4 * distance2(Hex::new(q, r) - o) < limit4;
         let mut run = |q: i32, rows: &mut dyn Iterator<Item = i32>, (a, b): (i32, i32)| {
             // Not the observer's own column through it, whose directions are two.
             let shut_run = a <= b
@@ -758,14 +772,25 @@ impl Rings {
             }
         };
         for c in &mut self.columns {
+            // The rows within reach: `4 (dq^2 + dq dr + dr^2) < limit4` is
+            // `(2 dr + dq)^2 < limit4 - 3 dq^2`, so `|2 dr + dq| <= m` for the
+            // largest `m` whose square is under that.
+            let dq = i64::from(c.q - o.q);
+            let room = limit4 - 3 * dq * dq;
+            if room <= 0 {
+                continue;
+            }
+            let m = isqrt(room - 1);
+            let r = i64::from(o.r);
+            let (lo, hi) = (r - (m + dq).div_euclid(2), r + (m - dq).div_euclid(2));
             let start = c.up;
-            while c.up <= c.top && within(c.q, c.up) {
-                c.up += 1;
+            if i64::from(c.up) <= hi {
+                c.up = (hi.min(i64::from(c.top)) + 1).max(i64::from(c.up)) as i32;
             }
             run(c.q, &mut (start..c.up), (start, c.up - 1));
             let start = c.down;
-            while c.down >= c.bottom && within(c.q, c.down) {
-                c.down -= 1;
+            if i64::from(c.down) >= lo {
+                c.down = (lo.max(i64::from(c.bottom)) - 1).min(i64::from(c.down)) as i32;
             }
             run(c.q, &mut (c.down + 1..=start).rev(), (c.down + 1, start));
         }
@@ -773,11 +798,76 @@ impl Rings {
     }
 }
 
-/// What the sweep reads: per cell of the padded grid, in the order of `tiles`, how far
-/// its top stands above the observer's eye and its target point (0 off the map,
-/// where no sweep looks), in `buckets` directions.
-struct View {
-    ground: Vec<[f32; 2]>,
+/// A map's ground as every viewshed's sweep reads it, laid out once per engine:
+/// per cell of the padded grid, in the order of [`Tiles`], its top and its target
+/// point (0 off the map, where no sweep looks), in thousandths of a level. As
+/// `f64`, which holds every height a kernel gives exactly (levels are `i32`), so
+/// that a height less an eye is the exact difference.
+pub(crate) struct Ground {
+    heights: Vec<[f64; 2]>,
+    tiles: Tiles,
+    /// The highest target point on the map.
+    highest: f64,
+}
+
+impl Ground {
+    /// The ground of `grid`'s map.
+    pub(crate) fn of<K: Kernel>(
+        kernel: &K,
+        grid: &Grid<K::Cell, K::Side>,
+        padded: &Padded,
+    ) -> Ground {
+        let tiles = Tiles::of(padded);
+        // Every slot written here, on every thread: zeroed memory would be zeroed
+        // on one.
+        let mut heights = Vec::with_capacity(tiles.size);
+        let stride = padded.stride as usize;
+        let highest = heights.spare_capacity_mut()[..tiles.size]
+            .par_chunks_mut(8 * tiles.rows)
+            .zip(padded.spans.par_chunks(8))
+            .enumerate()
+            .map(|(g, (slots, spans))| {
+                let mut highest = f64::NEG_INFINITY;
+                // Row by row, each row's eight columns side by side: the writes run
+                // in order, one cache line a row.
+                for (row, slots) in slots.chunks_mut(8).enumerate() {
+                    let r = row as i32 + tiles.r0;
+                    for (k, slot) in slots.iter_mut().enumerate() {
+                        let on = spans.get(k).is_some_and(|&(lo, hi)| lo <= r && r <= hi);
+                        slot.write(if on {
+                            let c = &grid.cells[(8 * g + k) * stride + row];
+                            let target = kernel.target_eye(c) as f64;
+                            highest = highest.max(target);
+                            [kernel.top(c) as f64, target]
+                        } else {
+                            [0.0; 2]
+                        });
+                    }
+                }
+                highest
+            })
+            .reduce(|| f64::NEG_INFINITY, f64::max);
+        // SAFETY: the groups cover the first `tiles.size` slots, each written above.
+        unsafe { heights.set_len(tiles.size) };
+        Ground {
+            heights,
+            tiles,
+            highest,
+        }
+    }
+
+    /// Bytes it holds.
+    pub(crate) fn bytes(&self) -> usize {
+        self.heights.len() * size_of::<[f64; 2]>()
+    }
+}
+
+/// What the sweep reads: the map's [`Ground`] seen from an eye, in `buckets`
+/// directions.
+struct View<'g> {
+    ground: &'g [[f64; 2]],
+    /// The observer's eye, taken off every height as it is read.
+    eye: f64,
     tiles: Tiles,
     buckets: usize,
     /// The highest target point of the map above the eye.
@@ -789,6 +879,7 @@ struct View {
 /// The padded grid's cells in groups of eight axial columns, each row of a group side
 /// by side. A band of hexes crosses the columns: in the grid's own order each column
 /// is a page away from the next, here eight columns share a cache line.
+#[derive(Clone, Copy)]
 struct Tiles {
     q0: i32,
     r0: i32,
@@ -811,54 +902,32 @@ impl Tiles {
     }
 }
 
-impl View {
+impl<'g> View<'g> {
+    /// `ground` seen from map hex `i`.
     fn new<K: Kernel>(
+        ground: &'g Ground,
         kernel: &K,
         grid: &Grid<K::Cell, K::Side>,
         padded: &Padded,
         i: usize,
         buckets: usize,
-    ) -> View {
-        let eye = kernel.eye(&grid.cells[padded.grid_index(i)]);
-        let tiles = Tiles::of(padded);
-        // Every slot written here, on every thread (0 off the map, where no sweep
-        // looks): zeroed memory would be zeroed on one.
-        let mut ground = Vec::with_capacity(tiles.size);
-        let stride = padded.stride as usize;
-        let lift = ground.spare_capacity_mut()[..tiles.size]
-            .par_chunks_mut(8 * tiles.rows)
-            .zip(padded.spans.par_chunks(8))
-            .enumerate()
-            .map(|(g, (slots, spans))| {
-                let mut lift = f32::NEG_INFINITY;
-                // Row by row, each row's eight columns side by side: the writes run
-                // in order, one cache line a row.
-                for (row, slots) in slots.chunks_mut(8).enumerate() {
-                    let r = row as i32 + tiles.r0;
-                    for (k, slot) in slots.iter_mut().enumerate() {
-                        let on = spans.get(k).is_some_and(|&(lo, hi)| lo <= r && r <= hi);
-                        slot.write(if on {
-                            let c = &grid.cells[(8 * g + k) * stride + row];
-                            let target = (kernel.target_eye(c) - eye) as f32;
-                            lift = lift.max(target);
-                            [(kernel.top(c) - eye) as f32, target]
-                        } else {
-                            [0.0; 2]
-                        });
-                    }
-                }
-                lift
-            })
-            .reduce(|| f32::NEG_INFINITY, f32::max);
-        // SAFETY: the groups cover the first `tiles.size` slots, each written above.
-        unsafe { ground.set_len(tiles.size) };
+    ) -> View<'g> {
+        let eye = kernel.eye(&grid.cells[padded.grid_index(i)]) as f64;
         View {
-            ground,
-            tiles,
+            ground: &ground.heights,
+            eye,
+            tiles: ground.tiles,
             buckets,
-            lift: f64::from(lift),
+            lift: ground.highest - eye,
             batch: LAID_OUT,
         }
+    }
+
+    /// How far height `h` stands above the eye, rounded to `f32` (as the tables
+    /// keep it) and back.
+    #[inline(always)]
+    fn above(&self, h: f64) -> f64 {
+        f64::from((h - self.eye) as f32)
     }
 
     /// Lays out in `bands` the hexes of `rings` from band `b` on, about `batch`
@@ -965,7 +1034,7 @@ fn see_columns(view: &View, all: &[(u32, Hex)], out: &mut [Seen]) {
             (px[k], py[k]) = point(o);
             d2[k] = distance2(o) as f64;
             let [r, l] = view.ground[x as usize];
-            (rise[k], lift[k]) = (f64::from(r), f64::from(l));
+            (rise[k], lift[k]) = (view.above(r), view.above(l));
         }
         let mut lanes = Lanes::default();
         for k in 0..n {
@@ -1149,7 +1218,8 @@ mod tests {
         let padded = &Padded::of(map);
         let grid = &Grid::of(&k, padded);
         let small = |shutting| {
-            let swept = needs_in(&k, grid, padded, i, 16, shutting);
+            let ground = &Ground::of(&k, grid, padded);
+            let swept = needs_in(&k, grid, padded, ground, i, (16, shutting));
             let hidden = swept.hidden;
             (Needs::Swept(swept).to_vec(map), hidden)
         };
@@ -1206,7 +1276,8 @@ mod tests {
             let padded = &Padded::of(&map);
             let grid = &Grid::of(&k, padded);
             for from in [0, cols as usize, map.len() / 2, map.len() - 1] {
-                let view = View::new(&k, grid, padded, from, 1024);
+                let ground = &Ground::of(&k, grid, padded);
+                let view = View::new(ground, &k, grid, padded, from, 1024);
                 let origin = padded.axial()[from];
                 let mut taken = vec![0; view.tiles.size];
                 for half in [Half::Upper, Half::Lower] {
@@ -1240,6 +1311,17 @@ mod tests {
         }
     }
 
+    /// The square root from the floating one is the integer one, near every square
+    /// and far out.
+    #[test]
+    fn square_roots_are_exact() {
+        let near = (0..3000_i64).flat_map(|k| [k * k - 1, k * k, k * k + 1]);
+        let far = (0..3000_i64).map(|k| (1 << 40) + k * 999_983);
+        for v in near.chain(far).filter(|&v| v >= 0) {
+            assert_eq!(isqrt(v), v.isqrt(), "{v}");
+        }
+    }
+
     /// A hex's band is the floor of the square root of four times its squared
     /// distance, near every square and far out.
     #[test]
@@ -1260,7 +1342,8 @@ mod tests {
         let grid = &Grid::of(&k, padded);
         let from = map.len() / 3;
         let origin = padded.axial()[from];
-        let view = View::new(&k, grid, padded, from, 1024);
+        let ground = &Ground::of(&k, grid, padded);
+        let view = View::new(ground, &k, grid, padded, from, 1024);
         let mut taken = 0;
         for half in [Half::Upper, Half::Lower] {
             let mut rings = Rings::new(padded, origin, half.rows(origin));
@@ -1299,7 +1382,8 @@ mod tests {
         let grid = &Grid::of(&k, padded);
         for from in [0, 30, map.len() / 2, map.len() - 1] {
             let origin = padded.axial()[from];
-            let view = View::new(&k, grid, padded, from, 1024);
+            let ground = &Ground::of(&k, grid, padded);
+            let view = View::new(ground, &k, grid, padded, from, 1024);
             let judged = |half: Half| {
                 let out: Vec<AtomicU8> = (0..view.tiles.size)
                     .map(|_| AtomicU8::new(u8::MAX))
@@ -1328,7 +1412,8 @@ mod tests {
         let grid = &Grid::of(&k, padded);
         for from in [0, map.len() / 2 + 7] {
             let origin = padded.axial()[from];
-            let view = View::new(&k, grid, padded, from, 4096);
+            let ground = &Ground::of(&k, grid, padded);
+            let view = View::new(ground, &k, grid, padded, from, 4096);
             let cells: Vec<(u32, Hex)> = (0..map.len())
                 .filter(|&j| j != from)
                 .map(|j| {

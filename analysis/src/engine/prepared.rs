@@ -128,6 +128,8 @@ struct Kernelled<K: Kernel> {
     above: OnceLock<Option<AboveSweep>>,
     /// Built on first use: viewsheds never need it.
     level: OnceLock<Option<LevelSweep>>,
+    /// Built on the first viewshed by tables of slopes.
+    ground: OnceLock<super::horizon::Ground>,
 }
 
 /// A family's kernel prepared on a map: what [`Entry::of`] registers.
@@ -139,6 +141,7 @@ pub(crate) fn prepare<'m, R: Rules>(map: &'m Map, padded: &Padded) -> Box<dyn Pr
         grid,
         above: OnceLock::new(),
         level: OnceLock::new(),
+        ground: OnceLock::new(),
     })
 }
 
@@ -247,7 +250,10 @@ impl<K: Kernel> Prepared for Kernelled<K> {
             all[i] = Need::Walk;
             Needs::Listed(all)
         } else if k.blocks_above_line() {
-            Needs::Swept(super::horizon::needs(k, grid, p, i))
+            let ground = self
+                .ground
+                .get_or_init(|| super::horizon::Ground::of(k, grid, p));
+            Needs::Swept(super::horizon::needs(k, grid, p, ground, i))
         } else {
             Needs::Listed(super::shadow::needs(k, grid, p, i))
         }
@@ -256,7 +262,11 @@ impl<K: Kernel> Prepared for Kernelled<K> {
     fn bytes(&self) -> usize {
         let above = self.above.get().and_then(|s| s.as_ref());
         let level = self.level.get().and_then(|s| s.as_ref());
-        self.grid.bytes() + above.map_or(0, AboveSweep::bytes) + level.map_or(0, LevelSweep::bytes)
+        let ground = self.ground.get().map_or(0, super::horizon::Ground::bytes);
+        self.grid.bytes()
+            + above.map_or(0, AboveSweep::bytes)
+            + level.map_or(0, LevelSweep::bytes)
+            + ground
     }
 
     fn outcome(
