@@ -427,12 +427,12 @@ fn buckets_for(reach: f64) -> usize {
 
 /// Bytes [`needs`] holds for a map: per grid cell its [`Ground`] (once per engine,
 /// counted here as a viewshed's) and answer, per map hex its answer, and per half
-/// two batches of bands (each at most `LAID_OUT` hexes, four times as many where
+/// two batches of bands (each at most `LAID_OUT` hexes, twice as many where
 /// most are hidden, and a ring of the grid) and the tables.
 pub fn estimate_bytes(padded: &Padded) -> u64 {
     let (q0, q1, r0, r1) = padded.bounds();
     let ring = 8 * (q1 - q0 + r1 - r0 + 2) as usize;
-    let batch = (4 * LAID_OUT + ring) * (size_of::<Seen>() + size_of::<(u32, Hex)>() + 8);
+    let batch = (2 * LAID_OUT + ring) * (size_of::<Seen>() + size_of::<(u32, Hex)>() + 8);
     (Tiles::of(padded).size * 18 + padded.hexes() * 2 + 4 * batch) as u64
         + 2 * 4 * 4 * BUCKETS.1 as u64
 }
@@ -619,9 +619,10 @@ impl Half {
             let (_, (after, more)) = rayon::join(sweep, lay_out);
             (b, hidden) = (after, hidden + more);
             // As many hexes laid out at once where most are hidden: wider batches
-            // (up to 16 times as wide).
+            // (up to twice as wide; wider ones leave more to the tables, whose
+            // shut directions are a batch behind).
             let laid = next.cells.len() as f64;
-            spread = ((laid + more as f64) / laid.max(1.0)).clamp(1.0, 4.0);
+            spread = ((laid + more as f64) / laid.max(1.0)).clamp(1.0, 2.0);
             std::mem::swap(&mut bands, &mut next);
         }
         hidden
@@ -752,18 +753,20 @@ impl Rings {
     ) -> usize {
         let o = self.origin;
         let mut hidden = 0;
-        let mut run = |q: i32, rows: &mut dyn Iterator<Item = i32>, (a, b): (i32, i32)| {
-            // Not the observer's own column through it, whose directions are two.
-            let shut_run = a <= b
+        // Rows `a..=b` of column `q` all shut (the observer's own hex among them
+        // is two directions, none shut).
+        let shut_rows = |q: i32, (a, b): (i32, i32)| {
+            a <= b
                 && !(q == o.q && a <= o.r && o.r <= b)
-                && shut.hides(Hex::new(q, a) - o, Hex::new(q, b) - o);
-            if shut_run {
-                // A column's tiles lie eight apart, row after row.
-                let first = view.tiles.at(Hex::new(q, a));
-                (0..=(b - a) as usize).for_each(|k| hide(first + 8 * k));
-                hidden += (b - a + 1) as usize;
-                return;
-            }
+                && shut.hides(Hex::new(q, a) - o, Hex::new(q, b) - o)
+        };
+        let mut hide_rows = |q: i32, (a, b): (i32, i32)| {
+            // A column's tiles lie eight apart, row after row.
+            let first = view.tiles.at(Hex::new(q, a));
+            (0..=(b - a) as usize).for_each(|k| hide(first + 8 * k));
+            hidden += (b - a + 1) as usize;
+        };
+        let mut visit_rows = |q: i32, rows: &mut dyn Iterator<Item = i32>| {
             for r in rows {
                 let h = Hex::new(q, r);
                 if h != o {
@@ -772,6 +775,9 @@ impl Rings {
             }
         };
         for c in &mut self.columns {
+            if c.up > c.top && c.down < c.bottom {
+                continue;
+            }
             // The rows within reach: `4 (dq^2 + dq dr + dr^2) < limit4` is
             // `(2 dr + dq)^2 < limit4 - 3 dq^2`, so `|2 dr + dq| <= m` for the
             // largest `m` whose square is under that.
@@ -783,16 +789,33 @@ impl Rings {
             let m = isqrt(room - 1);
             let r = i64::from(o.r);
             let (lo, hi) = (r - (m + dq).div_euclid(2), r + (m - dq).div_euclid(2));
+            // Upward: the rest of the column hidden at once where it can be (every
+            // hex left is at least as far as this batch's), else this batch's run.
+            if shut_rows(c.q, (c.up, c.top)) {
+                hide_rows(c.q, (c.up, c.top));
+                c.up = c.top + 1;
+            }
             let start = c.up;
             if i64::from(c.up) <= hi {
                 c.up = (hi.min(i64::from(c.top)) + 1).max(i64::from(c.up)) as i32;
             }
-            run(c.q, &mut (start..c.up), (start, c.up - 1));
+            match shut_rows(c.q, (start, c.up - 1)) {
+                true => hide_rows(c.q, (start, c.up - 1)),
+                false => visit_rows(c.q, &mut (start..c.up)),
+            }
+            // Downward, the same.
+            if shut_rows(c.q, (c.bottom, c.down)) {
+                hide_rows(c.q, (c.bottom, c.down));
+                c.down = c.bottom - 1;
+            }
             let start = c.down;
             if i64::from(c.down) >= lo {
                 c.down = (lo.max(i64::from(c.bottom)) - 1).min(i64::from(c.down)) as i32;
             }
-            run(c.q, &mut (c.down + 1..=start).rev(), (c.down + 1, start));
+            match shut_rows(c.q, (c.down + 1, start)) {
+                true => hide_rows(c.q, (c.down + 1, start)),
+                false => visit_rows(c.q, &mut (c.down + 1..=start).rev()),
+            }
         }
         hidden
     }
