@@ -42,11 +42,10 @@ fn by_viewsheds(n: usize, taken: usize, (from, to): (usize, usize)) -> bool {
 
 /// About how many hexes the slope tables of a viewshed from each of `from` take
 /// (every map hex where they hide none): their mean over a few of them, swept
-/// here, where their viewsheds would be the cheaper way at the best; else
-/// every map hex.
-fn taken(engine: &Engine, from: &[usize], to: usize) -> usize {
+/// here where one viewshed fits in `budget` bytes; else every map hex.
+fn taken(engine: &Engine, from: &[usize], budget: Option<u64>) -> usize {
     let n = engine.map().len();
-    if from.is_empty() || !by_viewsheds(n, 0, (from.len(), to)) {
+    if from.is_empty() || !fit(engine, 1, budget) {
         return n;
     }
     // The first, middle and last (a zone's corners and inside).
@@ -83,8 +82,8 @@ impl Route {
     }
 
     /// [`Route::for_engine`] with `budget()` bytes to spend (no limit where
-    /// `None`; asked only where viewsheds are the cheaper), for as many
-    /// viewsheds at once as there are threads.
+    /// `None`), for as many viewsheds at once as there are threads (and for one,
+    /// to sample what their tables take).
     fn within(
         engine: &Engine,
         (from, to): (&[usize], &[usize]),
@@ -92,17 +91,15 @@ impl Route {
         budget: impl FnOnce() -> Option<u64>,
     ) -> Route {
         let counts = (from.len(), to.len());
-        let taken = (
-            || taken(engine, from, to.len()),
-            || taken(engine, to, from.len()),
-        );
+        let budget = budget();
+        let taken = (|| taken(engine, from, budget), || taken(engine, to, budget));
         let route = Route::cheaper(engine.map().len(), counts, reciprocal, taken);
         let viewsheds = match route {
             Route::Sweep => return Route::Sweep,
             Route::Observers => counts.0,
             Route::Targets => counts.1,
         };
-        if fit(engine, viewsheds, budget()) {
+        if fit(engine, viewsheds, budget) {
             route
         } else {
             Route::Sweep
