@@ -326,6 +326,10 @@ impl Shut {
         for (w, &bits) in self.open.iter().enumerate() {
             self.open_before[w + 1] = self.open_before[w] + u32::from(bits != 0);
         }
+        // Where nothing is shut yet, no run is looked at.
+        if self.open[self.owned.clone()].iter().all(|&w| w == u64::MAX) {
+            return;
+        }
         // A line meets a hex within its circumradius, an angle `asin(R / d)` off its
         // centre's, at most `1.23 R / d` for `R / d` under 0.58; a pseudo-angle
         // turns no faster than the angle.
@@ -789,32 +793,35 @@ impl Rings {
             let m = isqrt(room - 1);
             let r = i64::from(o.r);
             let (lo, hi) = (r - (m + dq).div_euclid(2), r + (m - dq).div_euclid(2));
-            // Upward: the rest of the column hidden at once where it can be (every
-            // hex left is at least as far as this batch's), else this batch's run.
-            if shut_rows(c.q, (c.up, c.top)) {
-                hide_rows(c.q, (c.up, c.top));
-                c.up = c.top + 1;
-            }
+            // Upward: this batch's run; where it is hidden, the rest of the column
+            // too where it can be (every hex left is at least as far as this
+            // batch's), and the column's upper part is done.
             let start = c.up;
             if i64::from(c.up) <= hi {
                 c.up = (hi.min(i64::from(c.top)) + 1).max(i64::from(c.up)) as i32;
             }
-            match shut_rows(c.q, (start, c.up - 1)) {
-                true => hide_rows(c.q, (start, c.up - 1)),
-                false => visit_rows(c.q, &mut (start..c.up)),
+            if shut_rows(c.q, (start, c.up - 1)) {
+                hide_rows(c.q, (start, c.up - 1));
+                if shut_rows(c.q, (c.up, c.top)) {
+                    hide_rows(c.q, (c.up, c.top));
+                    c.up = c.top + 1;
+                }
+            } else {
+                visit_rows(c.q, &mut (start..c.up));
             }
             // Downward, the same.
-            if shut_rows(c.q, (c.bottom, c.down)) {
-                hide_rows(c.q, (c.bottom, c.down));
-                c.down = c.bottom - 1;
-            }
             let start = c.down;
             if i64::from(c.down) >= lo {
                 c.down = (lo.max(i64::from(c.bottom)) - 1).min(i64::from(c.down)) as i32;
             }
-            match shut_rows(c.q, (c.down + 1, start)) {
-                true => hide_rows(c.q, (c.down + 1, start)),
-                false => visit_rows(c.q, &mut (c.down + 1..=start).rev()),
+            if shut_rows(c.q, (c.down + 1, start)) {
+                hide_rows(c.q, (c.down + 1, start));
+                if shut_rows(c.q, (c.bottom, c.down)) {
+                    hide_rows(c.q, (c.bottom, c.down));
+                    c.down = c.bottom - 1;
+                }
+            } else {
+                visit_rows(c.q, &mut (c.down + 1..=start).rev());
             }
         }
         hidden
