@@ -42,10 +42,11 @@ fn by_viewsheds(n: usize, taken: usize, (from, to): (usize, usize)) -> bool {
 
 /// About how many hexes the slope tables of a viewshed from each of `from` take
 /// (every map hex where they hide none): their mean over a few of them, swept
-/// here where one viewshed fits in `budget` bytes; else every map hex.
+/// here where one viewshed fits in `budget` bytes; every map hex where the
+/// family's viewsheds have no such tables.
 fn taken(engine: &Engine, from: &[usize], budget: Option<u64>) -> usize {
     let n = engine.map().len();
-    if from.is_empty() || !fit(engine, 1, budget) {
+    if from.is_empty() || !engine.viewsheds_by_slopes() || !fit(engine, 1, budget) {
         return n;
     }
     // The first, middle and last (a zone's corners and inside).
