@@ -715,6 +715,22 @@ struct Column {
     bottom: i32,
 }
 
+impl Column {
+    /// The rows of the column within reach of `o`, where any is: those whose
+    /// squared distance is under `limit4 / 4`. `4 (dq^2 + dq dr + dr^2) < limit4`
+    /// is `(2 dr + dq)^2 < limit4 - 3 dq^2`, so `|2 dr + dq| <= m` for the largest
+    /// `m` whose square is under that.
+    fn within(&self, o: Hex, limit4: i64) -> Option<(i64, i64)> {
+        let dq = i64::from(self.q - o.q);
+        let room = limit4 - 3 * dq * dq;
+        if room <= 0 {
+            return None;
+        }
+        let (m, r) = (isqrt(room - 1), i64::from(o.r));
+        Some((r - (m + dq).div_euclid(2), r + (m - dq).div_euclid(2)))
+    }
+}
+
 /// The map's hexes within some rows in order of distance from one hex, band by band.
 struct Rings {
     origin: Hex,
@@ -746,7 +762,8 @@ impl Rings {
     /// Calls `visit(x, o)` for the index in `view`'s tiles and offset from the
     /// observer of each hex not yet taken (but the observer's) whose squared distance
     /// is under `limit4 / 4`, in runs along the columns; for the hexes of a run that
-    /// `shut` hides, `hide(x)` instead; returns how many it hid.
+    /// `shut` hides, `hide(x)` instead, and for the rest of its column too where
+    /// `shut` hides that (taken with it); returns how many it hid.
     fn take(
         &mut self,
         view: &View,
@@ -782,17 +799,9 @@ impl Rings {
             if c.up > c.top && c.down < c.bottom {
                 continue;
             }
-            // The rows within reach: `4 (dq^2 + dq dr + dr^2) < limit4` is
-            // `(2 dr + dq)^2 < limit4 - 3 dq^2`, so `|2 dr + dq| <= m` for the
-            // largest `m` whose square is under that.
-            let dq = i64::from(c.q - o.q);
-            let room = limit4 - 3 * dq * dq;
-            if room <= 0 {
+            let Some((lo, hi)) = c.within(o, limit4) else {
                 continue;
-            }
-            let m = isqrt(room - 1);
-            let r = i64::from(o.r);
-            let (lo, hi) = (r - (m + dq).div_euclid(2), r + (m - dq).div_euclid(2));
+            };
             // Upward: this batch's run; where it is hidden, the rest of the column
             // too where it can be (every hex left is at least as far as this
             // batch's), and the column's upper part is done.
@@ -961,8 +970,8 @@ impl<'g> View<'g> {
     }
 
     /// Lays out in `bands` the hexes of `rings` from band `b` on, about `batch`
-    /// of them (where one hex in `spread` is hidden) (fewer where the map ends) up to band `last`; returns the band after
-    /// the last laid out. Each column gives its hexes of all those bands in one run
+    /// of them (where one hex in `spread` was hidden; fewer where the map ends) up
+    /// to band `last`; returns the band after the last laid out. Each column gives its hexes of all those bands in one run
     /// (asked band by band, every column's walk stopped at every band, and mostly
     /// on a branch it could not predict), then they are put in order of band.
     /// The hexes `shut` hides are settled hidden in `out` and not laid out; the
