@@ -971,9 +971,10 @@ impl<'g> View<'g> {
 
     /// Lays out in `bands` the hexes of `rings` from band `b` on, about `batch`
     /// of them (where one hex in `spread` was hidden; fewer where the map ends) up
-    /// to band `last`; returns the band after the last laid out. Each column gives its hexes of all those bands in one run
-    /// (asked band by band, every column's walk stopped at every band, and mostly
-    /// on a branch it could not predict), then they are put in order of band.
+    /// to band `last`; returns the band after the last laid out. Each column gives
+    /// its hexes of all those bands in one run (asked band by band, every column's
+    /// walk stopped at every band, and mostly on a branch it could not predict),
+    /// then they are put in order of band.
     /// The hexes `shut` hides are settled hidden in `out` and not laid out; the
     /// second number is how many.
     fn lay_out(
@@ -994,13 +995,13 @@ impl<'g> View<'g> {
         let end = ((b as f64).powi(2) + self.batch as f64 * spread / 0.45).sqrt() as i64;
         let end = end.clamp(b + 1, last + 1);
         bands.taken.clear();
-        let hidden = code(Need::Hidden { blind: false });
+        let hidden_code = code(Need::Hidden { blind: false });
         let hidden = rings.take(
             self,
             end * end,
             shut,
             |x, o| bands.taken.push((x as u32, o)),
-            |x| out[x].store(hidden, Ordering::Relaxed),
+            |x| out[x].store(hidden_code, Ordering::Relaxed),
         );
         bands.order(b, end);
         let isa = vector::best();
