@@ -56,6 +56,15 @@ struct Lattice {
 /// hexside stretches, and the denominator of the `k`s.
 type Laid<'a> = (&'a [(i32, u32, u32)], &'a [SideRec], i64);
 
+/// What one thread's sweeps reuse from offset to offset: the walk laid out, and
+/// the last vector thresholds built, whose floors the next image of the same
+/// walk takes again ([`Thresholds::keep`]).
+#[derive(Default)]
+pub struct OffsetScratch {
+    steps: Vec<(i32, u32, u32)>,
+    kept: Option<Thresholds>,
+}
+
 /// The sweep's tables.
 pub struct AboveSweep {
     /// The highest less the lowest value of the three tables below.
@@ -136,11 +145,15 @@ impl AboveSweep {
         pairs: &DqPairs,
         dr: i32,
         simd: bool,
-        steps_buf: &mut Vec<(i32, u32, u32)>,
+        scratch: &mut OffsetScratch,
         open: Option<(&[u64], usize)>,
         seen: &mut dyn FnMut(usize, usize),
     ) {
         let (pools, w, at) = (o.pools, o.walk, &o.at);
+        let OffsetScratch {
+            steps: steps_buf,
+            kept,
+        } = scratch;
         debug_assert!(w.narrow(), "the sweep lays out 32-bit numerators");
         // The walk laid out once for this offset, then swept over the groups.
         steps_buf.clear();
@@ -177,7 +190,7 @@ impl AboveSweep {
                 u64::MAX
             }
         };
-        self.sweep_runs(at, laid, (pairs, dr), simd, open, |run, clear| {
+        self.sweep_runs(at, laid, (pairs, dr), (simd, kept), open, |run, clear| {
             each_lane(clear, |lane| {
                 let (i, j) = run.pair(lane);
                 seen(i, j);
@@ -195,9 +208,13 @@ impl AboveSweep {
         pairs: &DqPairs,
         dr: i32,
         simd: bool,
-        steps_buf: &mut Vec<(i32, u32, u32)>,
+        scratch: &mut OffsetScratch,
         clear: &mut Vec<u64>,
     ) {
+        let OffsetScratch {
+            steps: steps_buf,
+            kept,
+        } = scratch;
         steps_buf.clear();
         let spans = ends.spans();
         steps_buf.extend(spans.map(|(q, r, k0, k1)| (at.delta(q, r) as i32, k0 as u32, k1 as u32)));
@@ -206,7 +223,7 @@ impl AboveSweep {
             at,
             laid,
             (pairs, dr),
-            simd,
+            (simd, kept),
             || u64::MAX,
             |_, m| clear.push(m),
         );
@@ -215,13 +232,14 @@ impl AboveSweep {
     /// Calls `clear(run, lanes)` for each run `dr` away of `pairs` with the lanes of
     /// `open()` (called once per run) whose line is seen along a walk laid out as
     /// `(steps, sides, den)`: `(index delta, k0, k1)` per hex stretch, then the
-    /// hexside stretches.
+    /// hexside stretches; the vector paths only where `simd`, their thresholds
+    /// kept in `kept` for the next offset.
     fn sweep_runs(
         &self,
         at: &Place,
         (steps, sides, den): Laid,
         (pairs, dr): (&DqPairs, i32),
-        simd: bool,
+        (simd, kept): (bool, &mut Option<Thresholds>),
         mut open: impl FnMut() -> u64,
         mut clear: impl FnMut(&Run, u64),
     ) {
@@ -230,7 +248,10 @@ impl AboveSweep {
         let lattice = self.lattice.as_ref();
         let thresholds = lattice
             .filter(|l| simd && at.wide && l.span <= Thresholds::SPAN as i64)
-            .and_then(|l| Thresholds::of(steps, den, l.span as i32, l.diff, l.narrow.is_some()));
+            .and_then(|l| {
+                let sixteen = l.narrow.is_some();
+                Thresholds::keep(kept, steps, den, l.span as i32, l.diff, sixteen)
+            });
         let flat = lattice.and_then(|l| l.flat.as_ref().map(|f| (l, f)));
         let dt = at.dt;
         // Lines a few at a time without tables: eight at a time where exact in `f64`.

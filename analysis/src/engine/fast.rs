@@ -10,6 +10,7 @@
 //! (`engine/prepared.rs`). The tests compare all of them with the explained query
 //! on every ordered pair of random maps.
 
+use super::above_sweep::OffsetScratch;
 use super::grid::{Axes, Padded};
 use super::lines::{Ends, Lines, Pools, Symmetry, Walk, symmetries};
 use super::offsets::{DqPairs, Group, Offset, Place, groups};
@@ -311,9 +312,9 @@ impl<'m> Engine<'m> {
             return true;
         };
         let lines = self.lines();
-        // Reused for every offset: a walk laid out as (index delta, k0, k1).
-        let mut steps_buf: Vec<(i32, u32, u32)> = Vec::new();
-        for dr in dr_lo..=dr_hi {
+        // Reused for every offset: the walk laid out, and the last thresholds.
+        let mut scratch = OffsetScratch::default();
+        for dr in mirrored(dq, dr_lo, dr_hi) {
             if stop.load(AtomicOrdering::Relaxed) {
                 return false;
             }
@@ -323,7 +324,7 @@ impl<'m> Engine<'m> {
                 Some((pools, walk, g)) if (dq, dr) != (0, 0) => {
                     let at = self.place(d, g, true);
                     let o = Offset { pools, walk, at };
-                    self.sweep_offset(&o, &pairs, dr, &mut steps_buf, None, &mut seen);
+                    self.sweep_offset(&o, &pairs, dr, &mut scratch, None, &mut seen);
                 }
                 _ => pairs.runs(dr, |run| {
                     for lane in 0..run.lanes {
@@ -346,12 +347,12 @@ impl<'m> Engine<'m> {
         o: &Offset,
         pairs: &DqPairs,
         dr: i32,
-        steps_buf: &mut Vec<(i32, u32, u32)>,
+        scratch: &mut OffsetScratch,
         open: Option<(&[u64], usize)>,
         seen: &mut dyn FnMut(usize, usize),
     ) {
         self.prepared
-            .sweep_offset(&self.frame(), o, pairs, dr, steps_buf, open, seen)
+            .sweep_offset(&self.frame(), o, pairs, dr, scratch, open, seen)
     }
 
     /// True when the family's sweep takes the ends of walks first ([`Self::sweep_ends`]).
@@ -367,11 +368,11 @@ impl<'m> Engine<'m> {
         ends: &Ends,
         pairs: &DqPairs,
         dr: i32,
-        steps_buf: &mut Vec<(i32, u32, u32)>,
+        scratch: &mut OffsetScratch,
         clear: &mut Vec<u64>,
     ) {
         self.prepared
-            .sweep_ends(&self.frame(), at, ends, pairs, dr, steps_buf, clear)
+            .sweep_ends(&self.frame(), at, ends, pairs, dr, scratch, clear)
     }
 
     /// Where the pairs `e` apart lie in the padded grid, their walk mapped by
@@ -402,6 +403,21 @@ impl<'m> Engine<'m> {
     }
 }
 
+/// `lo..=hi`, each `dr` followed by its mirror `-dq - dr` where that lies later in
+/// the range: the reflection that keeps `dq` maps a walk onto itself, so the
+/// second offset takes the first one's thresholds ([`OffsetScratch`]).
+fn mirrored(dq: i32, lo: i32, hi: i32) -> impl Iterator<Item = i32> {
+    (lo..=hi).flat_map(move |dr| {
+        let m = -dq - dr;
+        // Met already, right after its mirror.
+        let met = (lo..dr).contains(&m);
+        let with_mirror = m > dr && m <= hi;
+        [(!met).then_some(dr), with_mirror.then_some(m)]
+            .into_iter()
+            .flatten()
+    })
+}
+
 /// The explained query's outcome for pair (`i`, `j`) by the family's rules.
 pub(crate) fn plain_outcome(f: &Frame, i: usize, j: usize) -> Outcome {
     let (map, entry) = (f.map, f.entry);
@@ -423,6 +439,31 @@ pub(crate) fn plain_outcome(f: &Frame, i: usize, j: usize) -> Outcome {
 mod tests {
     use super::*;
     use crate::los::line_of_sight;
+
+    /// The offsets of a column offset come once each, each with its mirror
+    /// (`-dq - dr`) right after it where both lie in the range.
+    #[test]
+    fn mirrored_offsets_come_once_each_beside_their_mirror() {
+        for dq in [0, 1, 2, 7, 30] {
+            for (lo, hi) in [(0, 0), (-40, 40), (-3, 12), (-dq - 5, -dq + 9), (5, 4)] {
+                let got: Vec<i32> = mirrored(dq, lo, hi).collect();
+                let mut sorted = got.clone();
+                sorted.sort();
+                assert_eq!(
+                    sorted,
+                    (lo..=hi).collect::<Vec<_>>(),
+                    "dq {dq}, {lo}..={hi}"
+                );
+                for (k, &dr) in got.iter().enumerate() {
+                    let m = -dq - dr;
+                    if m != dr && (lo..=hi).contains(&m) {
+                        let at = got.iter().position(|&x| x == m).expect("there");
+                        assert_eq!(at.abs_diff(k), 1, "dq {dq}: {dr} and {m} apart");
+                    }
+                }
+            }
+        }
+    }
 
     /// Every ordered pair of several random maps of every family: the engine's
     /// verdict and hindrance, and the matrix sweep, equal the explained query's.

@@ -8,6 +8,7 @@
 //! whatever the map; the cost follows the pairs asked for: one observer makes a
 //! viewshed, a zone an exposure from the zone, all hexes the matrix.
 
+use super::above_sweep::OffsetScratch;
 use super::fast::Engine;
 use super::grid::Axes;
 use super::lines::{Ends, Pools, Symmetry};
@@ -546,8 +547,8 @@ struct SweepScratch<'g> {
     /// The pairs of groups at each needed image.
     pairs: Vec<DqPairs<'g>>,
     ends: Ends,
-    /// A walk laid out for one offset.
-    steps: Vec<(i32, u32, u32)>,
+    /// A walk laid out for one offset, and the last thresholds.
+    steps: OffsetScratch,
     /// Lines at each needed image.
     lines: Vec<u64>,
     /// The lanes the ends leave open, a mask per run, image after image...

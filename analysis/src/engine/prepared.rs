@@ -9,7 +9,7 @@
 //! ([`Kernel::level_key`], [`Kernel::far_key`]) the [`LevelSweep`]; any other
 //! kernel is walked line by line.
 
-use super::above_sweep::AboveSweep;
+use super::above_sweep::{AboveSweep, OffsetScratch};
 use super::grid::{Grid, Padded};
 use super::level_sweep::LevelSweep;
 use super::lines::{Ends, Pools, Symmetry, Walk};
@@ -98,7 +98,7 @@ pub(crate) trait Prepared: Send + Sync {
         o: &Offset,
         pairs: &DqPairs,
         dr: i32,
-        steps_buf: &mut Vec<(i32, u32, u32)>,
+        scratch: &mut OffsetScratch,
         open: Option<(&[u64], usize)>,
         seen: &mut dyn FnMut(usize, usize),
     );
@@ -115,7 +115,7 @@ pub(crate) trait Prepared: Send + Sync {
         ends: &Ends,
         pairs: &DqPairs,
         dr: i32,
-        steps_buf: &mut Vec<(i32, u32, u32)>,
+        scratch: &mut OffsetScratch,
         clear: &mut Vec<u64>,
     );
 }
@@ -307,13 +307,13 @@ impl<K: Kernel> Prepared for Kernelled<K> {
         o: &Offset,
         pairs: &DqPairs,
         dr: i32,
-        steps_buf: &mut Vec<(i32, u32, u32)>,
+        scratch: &mut OffsetScratch,
         open: Option<(&[u64], usize)>,
         seen: &mut dyn FnMut(usize, usize),
     ) {
         let simd = f.vectors();
         if let Some(s) = self.above(f).filter(|_| o.walk.narrow()) {
-            return s.offset(o, pairs, dr, simd, steps_buf, open, seen);
+            return s.offset(o, pairs, dr, simd, scratch, open, seen);
         }
         let w = self.walker(f);
         let mut spans = Vec::new();
@@ -345,11 +345,11 @@ impl<K: Kernel> Prepared for Kernelled<K> {
         ends: &Ends,
         pairs: &DqPairs,
         dr: i32,
-        steps_buf: &mut Vec<(i32, u32, u32)>,
+        scratch: &mut OffsetScratch,
         clear: &mut Vec<u64>,
     ) {
         let s = self.above(f).expect("a kernel that takes ends");
         let simd = f.vectors();
-        s.ends(at, ends, pairs, dr, simd, steps_buf, clear);
+        s.ends(at, ends, pairs, dr, simd, scratch, clear);
     }
 }

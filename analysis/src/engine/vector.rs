@@ -242,6 +242,12 @@ pub struct Thresholds {
     rows16: Vec<[i16; 32]>,
     /// Instead, where `narrow`: columns 8 to 23 alone, half the bytes to load and cache.
     rows16n: Vec<[i16; 16]>,
+    /// What the floors were built from ([`Thresholds::keep`]): the stretches' `k`s
+    /// in walk order, and the denominator, span, eye difference and 16-bit wish.
+    ks: Vec<(u32, u32)>,
+    built: (i64, i32, i64, bool),
+    /// The walk's stretches in the order they are tested.
+    order: Vec<usize>,
 }
 
 /// Tops and eye levels in 16 bits for [`Thresholds::survivors16`]: levels from
@@ -398,6 +404,36 @@ impl Thresholds {
         Self::on(best()?, steps, den, span, eye_diff, heights16)
     }
 
+    /// [`Thresholds::of`] kept in `kept` from one offset to the next: where `kept`
+    /// was built from the same stretches' `k`s and the same bounds (another image
+    /// of the same walk, whose stretches lie elsewhere in the grid), only the index
+    /// deltas are laid out again, and the floors, most of the cost, are kept.
+    pub fn keep<'k>(
+        kept: &'k mut Option<Thresholds>,
+        steps: &[(i32, u32, u32)],
+        den: i64,
+        span: i32,
+        eye_diff: i64,
+        heights16: bool,
+    ) -> Option<&'k Thresholds> {
+        match kept {
+            Some(t) if t.built_from(steps, (den, span, eye_diff, heights16)) => {
+                t.steps.clear();
+                t.steps
+                    .extend(t.order.iter().map(|&i| steps[i].0 as isize as usize));
+            }
+            _ => *kept = Self::of(steps, den, span, eye_diff, heights16),
+        }
+        kept.as_ref()
+    }
+
+    /// True when these floors are those of `steps` with `built`'s bounds.
+    fn built_from(&self, steps: &[(i32, u32, u32)], built: (i64, i32, i64, bool)) -> bool {
+        self.built == built
+            && self.ks.len() == steps.len()
+            && self.ks.iter().zip(steps).all(|(&k, s)| k == (s.1, s.2))
+    }
+
     /// [`Thresholds::of`] on `isa`, which the CPU has.
     fn on(
         isa: Isa,
@@ -407,6 +443,7 @@ impl Thresholds {
         eye_diff: i64,
         heights16: bool,
     ) -> Option<Thresholds> {
+        let built = (den, span, eye_diff, heights16);
         let span = span.clamp(0, Self::SPAN);
         let a_max = span as i64 * MILLI + eye_diff.abs();
         if (a_max as i128) * (den as i128) >= 1 << 52 {
@@ -435,9 +472,12 @@ impl Thresholds {
             } else {
                 Vec::new()
             },
+            ks: steps.iter().map(|s| (s.1, s.2)).collect(),
+            built,
+            order: test_order(n),
         };
         let mut ks = Vec::with_capacity(n);
-        for i in test_order(n) {
+        for &i in &t.order {
             let (d, k0, k1) = steps[i];
             t.steps.push(d as isize as usize);
             ks.push((k0, k1));
@@ -961,6 +1001,61 @@ mod tests {
             decided[0] > 1000 && decided[1] > 1000,
             "{isa:?}: {decided:?}"
         );
+    }
+
+    /// Thresholds kept from one offset to the next decide like fresh ones: another
+    /// image of the walk (the same `k`s, the stretches elsewhere) re-lays only the
+    /// steps, and a walk whose `k`s, denominator or eyes differ gets new floors.
+    #[test]
+    fn kept_thresholds_decide_like_fresh_ones() {
+        if best().is_none() {
+            eprintln!("no vector path on this CPU: thresholds are never built");
+            return;
+        }
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut kept = None;
+        let (mut steps, mut den, mut diff) = (Vec::new(), 1, 0);
+        let (mut images, mut decided) = (0, [0usize; 2]);
+        for round in 0..300 {
+            // A new walk, or a change of one `k`, the denominator or the eyes'
+            // difference, or another image of the last walk.
+            match if round == 0 { 0 } else { rng.below64(5) } {
+                0 => {
+                    den = rng.between(2, 5000);
+                    let n = rng.between(1, 30) as usize;
+                    steps = (0..n)
+                        .map(|_| {
+                            let k0 = rng.between(0, den - 1);
+                            (0, k0 as u32, rng.between(k0 + 1, den) as u32)
+                        })
+                        .collect();
+                }
+                1 => {
+                    let i = rng.below64(steps.len() as u64) as usize;
+                    steps[i].1 = rng.between(0, steps[i].2 as i64 - 1) as u32;
+                }
+                2 => den += 1,
+                3 => diff = rng.between(-2000, 2000),
+                _ => images += 1,
+            }
+            for s in &mut steps {
+                s.0 = rng.between(-200, 200) as i32;
+            }
+            let t = Thresholds::keep(&mut kept, &steps, den, 3, diff, false).expect("exact");
+            let level: Vec<i32> = (0..664).map(|_| rng.between(0, 3) as i32).collect();
+            let surface: Vec<i32> = (0..664).map(|_| rng.between(-500, 3500) as i32).collect();
+            let (base0, dt) = (250usize, rng.between(-200, 200) as isize as usize);
+            let got = t.survivors(&surface, &level, base0, dt, 0, u64::MAX);
+            for l in 0..64 {
+                let e0 = level[base0 + l] as i64 * MILLI;
+                let e1 = level[base0.wrapping_add(dt) + l] as i64 * MILLI + diff;
+                let want = blocked_exactly(&steps, den, &surface, base0 + l, e0, e1);
+                assert_eq!(got >> l & 1 == 0, want, "round {round}, lane {l}");
+                decided[want as usize] += 1;
+            }
+        }
+        assert!(images > 30, "{images} images of a kept walk");
+        assert!(decided[0] > 500 && decided[1] > 500, "{decided:?}");
     }
 
     #[test]
