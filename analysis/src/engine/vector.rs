@@ -246,8 +246,9 @@ pub struct Thresholds {
     /// in walk order, and the denominator, span, eye difference and 16-bit wish.
     ks: Vec<(u32, u32)>,
     built: (i64, i32, i64, bool),
-    /// The walk's stretches in the order they are tested.
+    /// The walk's stretches in the order they are tested, and their `k`s so.
     order: Vec<usize>,
+    tested: Vec<(u32, u32)>,
 }
 
 /// Tops and eye levels in 16 bits for [`Thresholds::survivors16`]: levels from
@@ -416,13 +417,20 @@ impl Thresholds {
         eye_diff: i64,
         heights16: bool,
     ) -> Option<&'k Thresholds> {
+        let built = (den, span, eye_diff, heights16);
         match kept {
-            Some(t) if t.built_from(steps, (den, span, eye_diff, heights16)) => {
+            Some(t) if t.built_from(steps, built) => {
                 t.steps.clear();
                 t.steps
                     .extend(t.order.iter().map(|&i| steps[i].0 as isize as usize));
             }
-            _ => *kept = Self::of(steps, den, span, eye_diff, heights16),
+            // Another walk: new floors in the room the last one's took.
+            Some(t) => {
+                if !t.fill(steps, built) {
+                    *kept = None;
+                }
+            }
+            None => *kept = Self::of(steps, den, span, eye_diff, heights16),
         }
         kept.as_ref()
     }
@@ -443,62 +451,74 @@ impl Thresholds {
         eye_diff: i64,
         heights16: bool,
     ) -> Option<Thresholds> {
-        let built = (den, span, eye_diff, heights16);
+        let mut t = Thresholds {
+            isa,
+            narrow: false,
+            steps: Vec::new(),
+            rows: Vec::new(),
+            rows16: Vec::new(),
+            rows16n: Vec::new(),
+            ks: Vec::new(),
+            built: (0, 0, 0, false),
+            order: Vec::new(),
+            tested: Vec::new(),
+        };
+        t.fill(steps, (den, span, eye_diff, heights16)).then_some(t)
+    }
+
+    /// Makes these the thresholds of `steps` over denominator `den`, for level
+    /// differences up to `span` and eyes `eye_diff` apart, 16-bit where asked and
+    /// they fit (`built`); false when a product would not be exact in `f64`.
+    fn fill(&mut self, steps: &[(i32, u32, u32)], built: (i64, i32, i64, bool)) -> bool {
+        let (den, span, eye_diff, heights16) = built;
         let span = span.clamp(0, Self::SPAN);
         let a_max = span as i64 * MILLI + eye_diff.abs();
         if (a_max as i128) * (den as i128) >= 1 << 52 {
-            return None;
+            return false;
         }
-        let n = steps.len();
+        let (n, isa) = (steps.len(), self.isa);
         // The 16-bit rows alone where the caller has 16-bit heights and the floors fit.
         let sixteen = heights16 && isa == Isa::Avx512 && Self::fits16(span as i64, eye_diff);
         let narrow = span <= 7;
-        let mut t = Thresholds {
-            isa,
-            narrow,
-            steps: Vec::with_capacity(n),
-            rows: if sixteen {
-                Vec::new()
-            } else {
-                vec![[0; 32]; n]
-            },
-            rows16: if sixteen && !narrow {
-                vec![[0; 32]; n]
-            } else {
-                Vec::new()
-            },
-            rows16n: if sixteen && narrow {
-                vec![[0; 16]; n]
-            } else {
-                Vec::new()
-            },
-            ks: steps.iter().map(|s| (s.1, s.2)).collect(),
-            built,
-            order: test_order(n),
-        };
-        let mut ks = Vec::with_capacity(n);
-        for &i in &t.order {
+        self.narrow = narrow;
+        self.built = built;
+        let size = |on: bool| if on { n } else { 0 };
+        self.rows.resize(size(!sixteen), [0; 32]);
+        self.rows16.resize(size(sixteen && !narrow), [0; 32]);
+        self.rows16n.resize(size(sixteen && narrow), [0; 16]);
+        self.ks.clear();
+        self.ks.extend(steps.iter().map(|s| (s.1, s.2)));
+        // The order depends on the number of stretches alone.
+        if self.order.len() != n {
+            self.order = test_order(n);
+        }
+        self.steps.clear();
+        self.tested.clear();
+        for &i in &self.order {
             let (d, k0, k1) = steps[i];
-            t.steps.push(d as isize as usize);
-            ks.push((k0, k1));
+            self.steps.push(d as isize as usize);
+            self.tested.push((k0, k1));
         }
         // Columns 16 - span ..= 16 + span, eight at a time.
         let chunks = (16 - span as usize) / 8..(16 + span as usize) / 8 + 1;
+        let ks = &self.tested;
         #[cfg(target_arch = "x86_64")]
         // SAFETY: an `Isa` comes from `best` or `every`, which found its instructions.
         unsafe {
             match isa {
                 Isa::Avx512 if sixteen && narrow => {
-                    floors_avx512(&mut t.rows16n, &ks, den, eye_diff, chunks)
+                    floors_avx512(&mut self.rows16n, ks, den, eye_diff, chunks)
                 }
-                Isa::Avx512 if sixteen => floors_avx512(&mut t.rows16, &ks, den, eye_diff, chunks),
-                Isa::Avx512 => floors_avx512(&mut t.rows, &ks, den, eye_diff, chunks),
-                Isa::Avx2 => floors_avx2(&mut t.rows, &ks, den, eye_diff, chunks),
+                Isa::Avx512 if sixteen => {
+                    floors_avx512(&mut self.rows16, ks, den, eye_diff, chunks)
+                }
+                Isa::Avx512 => floors_avx512(&mut self.rows, ks, den, eye_diff, chunks),
+                Isa::Avx2 => floors_avx2(&mut self.rows, ks, den, eye_diff, chunks),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (ks, chunks);
-        Some(t)
+        true
     }
 
     /// The lanes of `open` that no hex stretch blocks: the observer of lane `l`
