@@ -460,7 +460,7 @@ fn sweep_seen(
                 if swept(k) {
                     let (at, pairs) = (engine.place(e, g, false), &s.pairs[k]);
                     let dr = axes.apply(e).r;
-                    engine.sweep_ends(&at, &s.ends, pairs, dr, &mut s.steps, &mut s.open);
+                    engine.sweep_ends(&at, &s.ends, pairs, dr, &mut s.offset, &mut s.open);
                 }
             }
             s.starts.push(s.open.len());
@@ -498,7 +498,7 @@ fn sweep_seen(
                     walk: &walk,
                     at,
                 };
-                engine.sweep_offset(&o, pairs, dr, &mut s.steps, open, &mut emit);
+                engine.sweep_offset(&o, pairs, dr, &mut s.offset, open, &mut emit);
             }
         }
         answered
@@ -548,7 +548,7 @@ struct SweepScratch<'g> {
     pairs: Vec<DqPairs<'g>>,
     ends: Ends,
     /// A walk laid out for one offset, and the last thresholds.
-    steps: OffsetScratch,
+    offset: OffsetScratch,
     /// Lines at each needed image.
     lines: Vec<u64>,
     /// The lanes the ends leave open, a mask per run, image after image...

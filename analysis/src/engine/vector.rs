@@ -482,6 +482,8 @@ impl Thresholds {
         let narrow = span <= 7;
         self.narrow = narrow;
         self.built = built;
+        // Rows of the last walk keep their values in the columns past `span`,
+        // which no lane's level difference picks.
         let size = |on: bool| if on { n } else { 0 };
         self.rows.resize(size(!sixteen), [0; 32]);
         self.rows16.resize(size(sixteen && !narrow), [0; 32]);
