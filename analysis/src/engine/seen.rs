@@ -83,8 +83,9 @@ impl Route {
     }
 
     /// [`Route::for_engine`] with `budget()` bytes to spend (no limit where
-    /// `None`), for as many viewsheds at once as there are threads (and for one,
-    /// to sample what their tables take).
+    /// `None`; read once, and only where viewsheds could be the cheaper), for as
+    /// many viewsheds at once as there are threads (and for one, to sample what
+    /// their tables take).
     fn within(
         engine: &Engine,
         (from, to): (&[usize], &[usize]),
@@ -92,15 +93,18 @@ impl Route {
         budget: impl FnOnce() -> Option<u64>,
     ) -> Route {
         let counts = (from.len(), to.len());
-        let budget = budget();
-        let taken = (|| taken(engine, from, budget), || taken(engine, to, budget));
+        let budget = std::cell::LazyCell::new(budget);
+        let taken = (
+            || taken(engine, from, *budget),
+            || taken(engine, to, *budget),
+        );
         let route = Route::cheaper(engine.map().len(), counts, reciprocal, taken);
         let viewsheds = match route {
             Route::Sweep => return Route::Sweep,
             Route::Observers => counts.0,
             Route::Targets => counts.1,
         };
-        if fit(engine, viewsheds, budget) {
+        if fit(engine, viewsheds, *budget) {
             route
         } else {
             Route::Sweep

@@ -242,11 +242,11 @@ pub struct Thresholds {
     rows16: Vec<[i16; 32]>,
     /// Instead, where `narrow`: columns 8 to 23 alone, half the bytes to load and cache.
     rows16n: Vec<[i16; 16]>,
-    /// What the floors were built from ([`Thresholds::keep`]): the stretches' `k`s
-    /// in walk order, and the denominator, span, eye difference and 16-bit wish.
-    ks: Vec<(u32, u32)>,
+    /// What the floors were built from ([`Thresholds::keep`]) besides the `k`s:
+    /// the denominator, span, eye difference and 16-bit wish.
     built: (i64, i32, i64, bool),
-    /// The walk's stretches in the order they are tested, and their `k`s so.
+    /// The walk's stretches in the order they are tested, and their `k`s so
+    /// (the floors' rows in order).
     order: Vec<usize>,
     tested: Vec<(u32, u32)>,
 }
@@ -438,8 +438,8 @@ impl Thresholds {
     /// True when these floors are those of `steps` with `built`'s bounds.
     fn built_from(&self, steps: &[(i32, u32, u32)], built: (i64, i32, i64, bool)) -> bool {
         self.built == built
-            && self.ks.len() == steps.len()
-            && self.ks.iter().zip(steps).all(|(&k, s)| k == (s.1, s.2))
+            && self.order.len() == steps.len()
+            && (self.order.iter().zip(&self.tested)).all(|(&i, &k)| k == (steps[i].1, steps[i].2))
     }
 
     /// [`Thresholds::of`] on `isa`, which the CPU has.
@@ -458,7 +458,6 @@ impl Thresholds {
             rows: Vec::new(),
             rows16: Vec::new(),
             rows16n: Vec::new(),
-            ks: Vec::new(),
             built: (0, 0, 0, false),
             order: Vec::new(),
             tested: Vec::new(),
@@ -488,8 +487,6 @@ impl Thresholds {
         self.rows.resize(size(!sixteen), [0; 32]);
         self.rows16.resize(size(sixteen && !narrow), [0; 32]);
         self.rows16n.resize(size(sixteen && narrow), [0; 16]);
-        self.ks.clear();
-        self.ks.extend(steps.iter().map(|s| (s.1, s.2)));
         // The order depends on the number of stretches alone.
         if self.order.len() != n {
             self.order = test_order(n);
