@@ -156,11 +156,22 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
         let shared = std::sync::Mutex::new(&mut bits.bits);
         let flush = |batch: &mut Vec<(u32, u32)>| {
             let mut words = shared.lock().unwrap_or_else(|e| e.into_inner());
-            // Both (i, j) and (j, i): the rules are reciprocal here.
-            for &(i, j) in batch.iter() {
+            // Both (i, j) and (j, i): the rules are reciprocal here. The words of
+            // a pair a few ahead are fetched meanwhile: most miss the cache, and
+            // the misses then overlap instead of stalling each write in turn.
+            let at = |(i, j): (u32, u32)| {
                 let (i, j) = (i as usize, j as usize);
-                words[i * w + j / 64] |= 1 << (j % 64);
-                words[j * w + i / 64] |= 1 << (i % 64);
+                (i * w + j / 64, j * w + i / 64)
+            };
+            for (n, &pair) in batch.iter().enumerate() {
+                if let Some(&ahead) = batch.get(n + PREFETCH) {
+                    let (x, y) = at(ahead);
+                    prefetch_write(&words[..], x);
+                    prefetch_write(&words[..], y);
+                }
+                let (x, y) = at(pair);
+                words[x] |= 1 << (pair.1 % 64);
+                words[y] |= 1 << (pair.0 % 64);
             }
             batch.clear();
         };
@@ -217,6 +228,24 @@ pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix>
         sel: sel.clone(),
         bits,
     })
+}
+
+/// How many pairs ahead the batched writes fetch their words.
+const PREFETCH: usize = 32;
+
+/// Asks for the cache line of `words[x]` (if it exists) to be fetched for writing.
+#[inline(always)]
+fn prefetch_write(words: &[u64], x: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(w) = words.get(x) {
+        // SAFETY: a prefetch reads nothing; the address is within `words`.
+        unsafe {
+            use std::arch::x86_64::{_MM_HINT_ET0, _mm_prefetch};
+            _mm_prefetch::<_MM_HINT_ET0>((w as *const u64).cast());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (words, x);
 }
 
 /// Calls `visit(acc, i, j)` for one of each pair `(i, j)`, `(j, i)` of the whole

@@ -249,6 +249,8 @@ pub struct Thresholds {
     /// (the floors' rows in order).
     order: Vec<usize>,
     tested: Vec<(u32, u32)>,
+    /// The least and greatest index delta of `steps`.
+    reach: (isize, isize),
 }
 
 /// Tops and eye levels in 16 bits for [`Thresholds::survivors16`]: levels from
@@ -349,23 +351,46 @@ impl Thresholds {
             let col = _mm512_add_epi16(_mm512_sub_epi16(lt, lo), _mm512_set1_epi16(R::LEVEL));
             (col, _mm512_mullo_epi16(lo, _mm512_set1_epi16(MILLI as i16)))
         };
-        // SAFETY: this function runs only where the CPU has AVX-512F.
-        let row = |i: usize| unsafe { rows[i].load() };
+        let n = self.steps.len();
+        assert!(rows.len() >= n, "a row per stretch");
+        // Stretch `s` and its row (`s < n`, as the loops below keep it).
+        let step = |s: usize| {
+            debug_assert!(s < n);
+            // SAFETY: `s < n`, the number of steps.
+            unsafe { *self.steps.get_unchecked(s) }
+        };
+        let row = |s: usize| {
+            debug_assert!(s < n);
+            // SAFETY: `s < n <= rows.len()` (asserted above); the CPU has AVX-512F,
+            // as this function runs only where it does.
+            unsafe { rows.get_unchecked(s).load() }
+        };
+        // Every top a half of lanes from `at` reads lies within `surface`: checked
+        // once a half, so the loads in the loops (most of the work) check nothing.
+        let (lo, hi) = self.reach;
+        let fits = |at: usize| {
+            let at = at as isize;
+            at + lo >= 0 && at + hi + 32 <= surface.len() as isize
+        };
         let test = |t, (col, e0), at: usize| {
             let line = _mm512_add_epi16(_mm512_permutexvar_epi16(col, t), e0);
-            _mm512_cmpgt_epi16_mask(load(surface, at), line)
+            debug_assert!(at + 32 <= surface.len());
+            // SAFETY: `at` is a half's first lane (which `fits` checked) plus a
+            // step, so its 32 values lie within `surface`.
+            let tops = unsafe { _mm512_loadu_si512(surface.as_ptr().add(at).cast()) };
+            _mm512_cmpgt_epi16_mask(tops, line)
         };
-        let n = self.steps.len();
         let mut lanes = [open as u32, (open >> 32) as u32];
         let mut i = 0;
         if lanes[0] != 0 && lanes[1] != 0 {
+            assert!(fits(base0) && fits(base0 + 32), "an open lane's walk leaves the grid");
             // Both halves open: one row load and one step per stretch for both,
             // and twice the independent work in flight, while both last.
             let ends = [half(base0), half(base0 + 32)];
             while i + 4 <= n {
                 let mut hit = [0u32; 2];
                 for s in i..i + 4 {
-                    let (t, at) = (row(s), base0.wrapping_add(self.steps[s]));
+                    let (t, at) = (row(s), base0.wrapping_add(step(s)));
                     hit[0] |= test(t, ends[0], at);
                     hit[1] |= test(t, ends[1], at.wrapping_add(32));
                 }
@@ -382,8 +407,9 @@ impl Thresholds {
                 continue;
             }
             let at = base0 + 32 * c;
+            assert!(fits(at), "an open lane's walk leaves the grid");
             let end = half(at);
-            let hit = |s: usize| test(row(s), end, at.wrapping_add(self.steps[s]));
+            let hit = |s: usize| test(row(s), end, at.wrapping_add(step(s)));
             left |= (drop_blocked(i, n, open, hit) as u64) << (32 * c);
         }
         left
@@ -423,6 +449,7 @@ impl Thresholds {
                 t.steps.clear();
                 t.steps
                     .extend(t.order.iter().map(|&i| steps[i].0 as isize as usize));
+                t.reach = reach(steps);
             }
             // Another walk: new floors in the room the last one's took.
             Some(t) => {
@@ -461,6 +488,7 @@ impl Thresholds {
             built: (0, 0, 0, false),
             order: Vec::new(),
             tested: Vec::new(),
+            reach: (0, 0),
         };
         t.fill(steps, (den, span, eye_diff, heights16)).then_some(t)
     }
@@ -493,6 +521,7 @@ impl Thresholds {
         }
         self.steps.clear();
         self.tested.clear();
+        self.reach = reach(steps);
         for &i in &self.order {
             let (d, k0, k1) = steps[i];
             self.steps.push(d as isize as usize);
@@ -763,6 +792,12 @@ fn floors_avx512<R: Floors>(
             row.put(8 * c, out);
         }
     }
+}
+
+/// The least and greatest index delta of a walk's `steps` (0 for none).
+fn reach(steps: &[(i32, u32, u32)]) -> (isize, isize) {
+    let deltas = || steps.iter().map(|s| s.0 as isize);
+    (deltas().min().unwrap_or(0), deltas().max().unwrap_or(0))
 }
 
 /// A row of floors as a path keeps them: `i32`, or `i16` where they fit.
