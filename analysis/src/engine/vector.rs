@@ -5,6 +5,10 @@
 use crate::rules::kernel::MILLI;
 use std::ops::{BitAnd, BitOr, Not};
 
+mod lattice;
+pub use lattice::Heights;
+use lattice::Coarse;
+
 /// The instructions a vector path here runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Isa {
@@ -242,9 +246,12 @@ pub struct Thresholds {
     rows16: Vec<[i16; 32]>,
     /// Instead, where `narrow`: columns 8 to 23 alone, half the bytes to load and cache.
     rows16n: Vec<[i16; 16]>,
+    /// Instead, where the tops lie on a lattice ([`Heights::Coarse`]): the floors
+    /// in steps of the lattice, 8 bits, for 64 lanes at a time.
+    rows8: Vec<[i8; 32]>,
     /// What the floors were built from ([`Thresholds::keep`]) besides the `k`s:
-    /// the denominator, span, eye difference and 16-bit wish.
-    built: (i64, i32, i64, bool),
+    /// the denominator, span, eye difference and heights.
+    built: (i64, i32, i64, Heights),
     /// The walk's stretches in the order they are tested, and their `k`s so
     /// (the floors' rows in order).
     order: Vec<usize>,
@@ -261,6 +268,8 @@ pub struct Narrow {
     surface: Vec<i16>,
     /// Eye level per cell.
     level: Vec<i16>,
+    /// The tops in 8 bits where they lie on a lattice.
+    coarse: Option<Coarse>,
 }
 
 impl Narrow {
@@ -276,13 +285,20 @@ impl Narrow {
         if level.iter().any(|&l| !(0..=span).contains(&(l as i64))) {
             return None;
         }
+        let tops: Vec<i64> = surface.iter().map(|&s| s as i64 - eye_o).collect();
         Some(Narrow {
-            surface: surface
-                .iter()
-                .map(|&s| (s as i64 - eye_o).clamp(lo, hi) as i16)
-                .collect(),
+            surface: tops.iter().map(|&t| t.clamp(lo, hi) as i16).collect(),
             level: level.iter().map(|&l| l as i16).collect(),
+            coarse: Coarse::of(&tops, level, (lo, hi), span, diff),
         })
+    }
+
+    /// The heights [`Thresholds`] for these are built for.
+    pub fn heights(&self) -> Heights {
+        match &self.coarse {
+            Some(c) => c.heights(),
+            None => Heights::Narrow,
+        }
     }
 }
 
@@ -302,7 +318,7 @@ impl Thresholds {
 
     /// True when [`Thresholds::survivors16`] may be asked.
     pub fn has16(&self) -> bool {
-        !self.rows16.is_empty() || !self.rows16n.is_empty()
+        !self.rows16.is_empty() || !self.rows16n.is_empty() || !self.rows8.is_empty()
     }
 
     /// [`Thresholds::survivors`] from [`Narrow`] heights, 32 lanes at a time.
@@ -312,7 +328,10 @@ impl Thresholds {
         // SAFETY: 16-bit rows are built only on AVX-512 (with BW), which the CPU has.
         unsafe {
             let (surface, level) = (&heights.surface[..], &heights.level[..]);
-            if self.rows16n.is_empty() {
+            if !self.rows8.is_empty() {
+                let coarse = heights.coarse.as_ref().expect("8-bit rows for 8-bit tops");
+                self.survivors8_avx512(coarse, base0, dt, open)
+            } else if self.rows16n.is_empty() {
                 self.survivors16_avx512(&self.rows16, surface, level, base0, dt, open)
             } else {
                 self.survivors16_avx512(&self.rows16n, surface, level, base0, dt, open)
@@ -426,7 +445,7 @@ impl Thresholds {
         den: i64,
         span: i32,
         eye_diff: i64,
-        heights16: bool,
+        heights16: Heights,
     ) -> Option<Thresholds> {
         Self::on(best()?, steps, den, span, eye_diff, heights16)
     }
@@ -441,7 +460,7 @@ impl Thresholds {
         den: i64,
         span: i32,
         eye_diff: i64,
-        heights16: bool,
+        heights16: Heights,
     ) -> Option<&'k Thresholds> {
         let built = (den, span, eye_diff, heights16);
         match kept {
@@ -463,7 +482,7 @@ impl Thresholds {
     }
 
     /// True when these floors are those of `steps` with `built`'s bounds.
-    fn built_from(&self, steps: &[(i32, u32, u32)], built: (i64, i32, i64, bool)) -> bool {
+    fn built_from(&self, steps: &[(i32, u32, u32)], built: (i64, i32, i64, Heights)) -> bool {
         self.built == built
             && self.order.len() == steps.len()
             && (self.order.iter().zip(&self.tested)).all(|(&i, &k)| k == (steps[i].1, steps[i].2))
@@ -476,7 +495,7 @@ impl Thresholds {
         den: i64,
         span: i32,
         eye_diff: i64,
-        heights16: bool,
+        heights16: Heights,
     ) -> Option<Thresholds> {
         let mut t = Thresholds {
             isa,
@@ -485,7 +504,8 @@ impl Thresholds {
             rows: Vec::new(),
             rows16: Vec::new(),
             rows16n: Vec::new(),
-            built: (0, 0, 0, false),
+            rows8: Vec::new(),
+            built: (0, 0, 0, Heights::Wide),
             order: Vec::new(),
             tested: Vec::new(),
             reach: (0, 0),
@@ -496,7 +516,7 @@ impl Thresholds {
     /// Makes these the thresholds of `steps` over denominator `den`, for level
     /// differences up to `span` and eyes `eye_diff` apart, 16-bit where asked and
     /// they fit (`built`); false when a product would not be exact in `f64`.
-    fn fill(&mut self, steps: &[(i32, u32, u32)], built: (i64, i32, i64, bool)) -> bool {
+    fn fill(&mut self, steps: &[(i32, u32, u32)], built: (i64, i32, i64, Heights)) -> bool {
         let (den, span, eye_diff, heights16) = built;
         let span = span.clamp(0, Self::SPAN);
         let a_max = span as i64 * MILLI + eye_diff.abs();
@@ -505,16 +525,30 @@ impl Thresholds {
         }
         let (n, isa) = (steps.len(), self.isa);
         // The 16-bit rows alone where the caller has 16-bit heights and the floors fit.
-        let sixteen = heights16 && isa == Isa::Avx512 && Self::fits16(span as i64, eye_diff);
+        let sixteen = heights16 != Heights::Wide
+            && isa == Isa::Avx512
+            && Self::fits16(span as i64, eye_diff);
+        // The floors in steps of the tops' lattice where they lie on one, and
+        // the floors' numerators `a k - origin den` stay exact.
+        let lattice = match heights16 {
+            Heights::Coarse { unit, origin } if sixteen && lattice::runs() => {
+                let exact = (a_max + origin) as i128 * den as i128 + (den as i128) < 1 << 52;
+                exact.then_some((unit, origin))
+            }
+            _ => None,
+        };
+        let eight = lattice.is_some();
+        let sixteen = sixteen && !eight;
         let narrow = span <= 7;
         self.narrow = narrow;
         self.built = built;
         // Rows of the last walk keep their values in the columns past `span`,
         // which no lane's level difference picks.
         let size = |on: bool| if on { n } else { 0 };
-        self.rows.resize(size(!sixteen), [0; 32]);
+        self.rows.resize(size(!sixteen && !eight), [0; 32]);
         self.rows16.resize(size(sixteen && !narrow), [0; 32]);
         self.rows16n.resize(size(sixteen && narrow), [0; 16]);
+        self.rows8.resize(size(eight), [0; 32]);
         // The order depends on the number of stretches alone.
         if self.order.len() != n {
             self.order = test_order(n);
@@ -533,19 +567,23 @@ impl Thresholds {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: an `Isa` comes from `best` or `every`, which found its instructions.
         unsafe {
-            match isa {
-                Isa::Avx512 if sixteen && narrow => {
-                    floors_avx512(&mut self.rows16n, ks, den, eye_diff, chunks)
+            let whole = (1, 0);
+            match (isa, lattice) {
+                (Isa::Avx512, Some(lattice)) => {
+                    floors_avx512(&mut self.rows8, ks, den, eye_diff, chunks, lattice)
                 }
-                Isa::Avx512 if sixteen => {
-                    floors_avx512(&mut self.rows16, ks, den, eye_diff, chunks)
+                (Isa::Avx512, _) if sixteen && narrow => {
+                    floors_avx512(&mut self.rows16n, ks, den, eye_diff, chunks, whole)
                 }
-                Isa::Avx512 => floors_avx512(&mut self.rows, ks, den, eye_diff, chunks),
-                Isa::Avx2 => floors_avx2(&mut self.rows, ks, den, eye_diff, chunks),
+                (Isa::Avx512, _) if sixteen => {
+                    floors_avx512(&mut self.rows16, ks, den, eye_diff, chunks, whole)
+                }
+                (Isa::Avx512, _) => floors_avx512(&mut self.rows, ks, den, eye_diff, chunks, whole),
+                (Isa::Avx2, _) => floors_avx2(&mut self.rows, ks, den, eye_diff, chunks),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = (ks, chunks);
+        let _ = (ks, chunks, lattice);
         true
     }
 
@@ -753,9 +791,11 @@ fn test_order(n: usize) -> Vec<usize> {
 
 /// Fills `rows[i][j] = floor(a * k / den)` for `a = (j - 16) * MILLI + eye_diff`,
 /// with `k` the entry `ks[i].0` when `a >= 0` and the exit `ks[i].1` otherwise,
-/// for the columns of the eight-column `chunks`. The quotient is estimated
-/// with a reciprocal, which is off by at most one while `|a * k| < 2^52`, and
-/// then corrected with the exact remainder `a * k - q * den`.
+/// for the columns of the eight-column `chunks`; with `(unit, origin)` other
+/// than `(1, 0)`, `floor((floor(a * k / den) - origin) / unit)`, which is
+/// `floor((a * k - origin * den) / (unit * den))`. The quotient is estimated
+/// with a reciprocal, which is off by at most one while the numerator is below
+/// 2^52, and then corrected with the exact remainder.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 fn floors_avx512<R: Floors>(
@@ -764,8 +804,11 @@ fn floors_avx512<R: Floors>(
     den: i64,
     eye_diff: i64,
     chunks: std::ops::Range<usize>,
+    (unit, origin): (i64, i64),
 ) {
     use std::arch::x86_64::*;
+    let shift = _mm512_set1_pd((origin * den) as f64);
+    let den = den * unit;
     let denv = _mm512_set1_pd(den as f64);
     let inv = _mm512_set1_pd(1.0 / den as f64);
     let zero = _mm512_setzero_pd();
@@ -779,7 +822,7 @@ fn floors_avx512<R: Floors>(
             // SAFETY: reads the eight values of `a[c]`, unaligned.
             let a = unsafe { _mm512_loadu_pd(a[c].as_ptr()) };
             let k = _mm512_mask_blend_pd(_mm512_cmp_pd_mask::<_CMP_GE_OQ>(a, zero), k1, k0);
-            let prod = _mm512_mul_pd(a, k);
+            let prod = _mm512_sub_pd(_mm512_mul_pd(a, k), shift);
             let q = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(
                 _mm512_mul_pd(prod, inv),
             );
@@ -818,6 +861,15 @@ impl Floors for [i16; 32] {
     fn put(&mut self, at: usize, v: [i32; 8]) {
         for (o, x) in self[at..at + 8].iter_mut().zip(v) {
             *o = x as i16;
+        }
+    }
+}
+
+impl Floors for [i8; 32] {
+    #[inline(always)]
+    fn put(&mut self, at: usize, v: [i32; 8]) {
+        for (o, x) in self[at..at + 8].iter_mut().zip(v) {
+            *o = x as i8;
         }
     }
 }
@@ -984,7 +1036,7 @@ mod tests {
                 })
                 .collect();
             steps.sort_by_key(|s| s.1);
-            let Some(t) = Thresholds::on(isa, &steps, den, span, eye_t - eye_o, false) else {
+            let Some(t) = Thresholds::on(isa, &steps, den, span, eye_t - eye_o, Heights::Wide) else {
                 continue;
             };
             // A grid of 600 cells plus the 64 spare ones, observers from 250 on.
@@ -1015,7 +1067,7 @@ mod tests {
             }
             let open = rng.below64(u64::MAX) | 1;
             let got = t.survivors(&surface, &level, base0, dt, eye_o as i32, open);
-            let t16 = Thresholds::on(isa, &steps, den, span, eye_t - eye_o, true);
+            let t16 = Thresholds::on(isa, &steps, den, span, eye_t - eye_o, Heights::Narrow);
             if let Some(t16) = t16.filter(|t| t.has16()) {
                 // The same lanes from 16-bit heights: levels from 0, tops clamped.
                 let from0: Vec<i32> = level.iter().map(|l| l - lv0).collect();
@@ -1095,7 +1147,7 @@ mod tests {
             for s in &mut steps {
                 s.0 = rng.between(-200, 200) as i32;
             }
-            let t = Thresholds::keep(&mut kept, &steps, den, 3, diff, false).expect("exact");
+            let t = Thresholds::keep(&mut kept, &steps, den, 3, diff, Heights::Wide).expect("exact");
             let level: Vec<i32> = (0..664).map(|_| rng.between(0, 3) as i32).collect();
             let surface: Vec<i32> = (0..664).map(|_| rng.between(-500, 3500) as i32).collect();
             let (base0, dt) = (250usize, rng.between(-200, 200) as isize as usize);
@@ -1146,7 +1198,7 @@ mod tests {
                 .collect();
             let steps: Vec<(i32, u32, u32)> = ks.iter().map(|&k| (0, k, k)).collect();
             let eye_diff = rng.between(-500, 500);
-            let t = Thresholds::on(isa, &steps, den, Thresholds::SPAN, eye_diff, false);
+            let t = Thresholds::on(isa, &steps, den, Thresholds::SPAN, eye_diff, Heights::Wide);
             let t = t.expect("exact");
             // `of` orders stretches by `test_order`; every k is both k0 and k1.
             let check = |got: i64, i: usize, j: usize, bits: u32| {
@@ -1159,7 +1211,7 @@ mod tests {
                     check(got as i64, i, j, 32);
                 }
             }
-            let t = Thresholds::on(isa, &steps, den, Thresholds::SPAN, eye_diff, true);
+            let t = Thresholds::on(isa, &steps, den, Thresholds::SPAN, eye_diff, Heights::Narrow);
             let t = t.expect("exact");
             assert_eq!(t.has16(), isa == Isa::Avx512, "{isa:?}: 16-bit rows");
             assert!(
@@ -1172,7 +1224,7 @@ mod tests {
                 }
             }
             // Level differences up to 7: columns 8 to 23 alone (8, for -8, unused).
-            let t = Thresholds::on(isa, &steps, den, 7, eye_diff, true).expect("exact");
+            let t = Thresholds::on(isa, &steps, den, 7, eye_diff, Heights::Narrow).expect("exact");
             assert_eq!(t.rows16n.len(), t.steps.len() * t.has16() as usize);
             assert!(
                 t.rows16.is_empty(),
@@ -1192,11 +1244,11 @@ mod tests {
         let steps = [(1, 0, 1 << 31), (2, 1 << 31, u32::MAX)];
         // (where the CPU has the vector instructions at all)
         assert_eq!(
-            Thresholds::of(&steps, u32::MAX as i64, 15, 0, false).is_some(),
+            Thresholds::of(&steps, u32::MAX as i64, 15, 0, Heights::Wide).is_some(),
             available()
         );
         // ... eyes two million apart do not.
-        assert!(Thresholds::of(&steps, u32::MAX as i64, 15, 2_000_000, false).is_none());
+        assert!(Thresholds::of(&steps, u32::MAX as i64, 15, 2_000_000, Heights::Wide).is_none());
     }
 
     #[test]
