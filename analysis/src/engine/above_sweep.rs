@@ -249,7 +249,10 @@ impl AboveSweep {
         let thresholds = lattice
             .filter(|l| simd && at.wide && l.span <= Thresholds::SPAN as i64)
             .and_then(|l| {
-                let heights = l.narrow.as_ref().map_or(vector::Heights::Wide, Narrow::heights);
+                let heights = l
+                    .narrow
+                    .as_ref()
+                    .map_or(vector::Heights::Wide, Narrow::heights);
                 Thresholds::keep(kept, steps, den, l.span as i32, l.diff, heights)
             });
         let flat = lattice.and_then(|l| l.flat.as_ref().map(|f| (l, f)));

@@ -6,8 +6,8 @@ use crate::rules::kernel::MILLI;
 use std::ops::{BitAnd, BitOr, Not};
 
 mod lattice;
-pub use lattice::Heights;
 use lattice::Coarse;
+pub use lattice::Heights;
 
 /// The instructions a vector path here runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -402,7 +402,10 @@ impl Thresholds {
         let mut lanes = [open as u32, (open >> 32) as u32];
         let mut i = 0;
         if lanes[0] != 0 && lanes[1] != 0 {
-            assert!(fits(base0) && fits(base0 + 32), "an open lane's walk leaves the grid");
+            assert!(
+                fits(base0) && fits(base0 + 32),
+                "an open lane's walk leaves the grid"
+            );
             // Both halves open: one row load and one step per stretch for both,
             // and twice the independent work in flight, while both last.
             let ends = [half(base0), half(base0 + 32)];
@@ -525,9 +528,8 @@ impl Thresholds {
         }
         let (n, isa) = (steps.len(), self.isa);
         // The 16-bit rows alone where the caller has 16-bit heights and the floors fit.
-        let sixteen = heights16 != Heights::Wide
-            && isa == Isa::Avx512
-            && Self::fits16(span as i64, eye_diff);
+        let sixteen =
+            heights16 != Heights::Wide && isa == Isa::Avx512 && Self::fits16(span as i64, eye_diff);
         // The floors in steps of the tops' lattice where they lie on one, and
         // the floors' numerators `a k - origin den` stay exact.
         let lattice = match heights16 {
@@ -1036,7 +1038,8 @@ mod tests {
                 })
                 .collect();
             steps.sort_by_key(|s| s.1);
-            let Some(t) = Thresholds::on(isa, &steps, den, span, eye_t - eye_o, Heights::Wide) else {
+            let Some(t) = Thresholds::on(isa, &steps, den, span, eye_t - eye_o, Heights::Wide)
+            else {
                 continue;
             };
             // A grid of 600 cells plus the 64 spare ones, observers from 250 on.
@@ -1109,6 +1112,95 @@ mod tests {
         );
     }
 
+    /// Where every top lies on a lattice of a divisor of a level (some exactly
+    /// next to a line, on either side), the 8-bit test decides every lane as the
+    /// exact products do; off the lattice, no 8-bit tops are made.
+    #[test]
+    fn lattice_tops_decide_like_the_exact_products() {
+        if !lattice::runs() {
+            eprintln!("no AVX-512 VBMI here: the 8-bit test is not used on this CPU");
+            return;
+        }
+        let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+        let (mut coarse, mut decided) = (0, [0usize; 2]);
+        for round in 0..400 {
+            let den = rng.between(1, 1 << 20);
+            let span = rng.between(0, 7) as i32;
+            let unit = [1000, 500, 250, 200, 125][rng.below64(5) as usize];
+            let origin = rng.between(0, unit - 1);
+            let (eye, diff) = (rng.between(-3000, 3000), rng.between(-1500, 1500));
+            let n = rng.between(1, 40) as usize;
+            let steps: Vec<(i32, u32, u32)> = (0..n)
+                .map(|_| {
+                    let k0 = rng.between(0, den - 1);
+                    (
+                        rng.between(-200, 200) as i32,
+                        k0 as u32,
+                        rng.between(k0 + 1, den) as u32,
+                    )
+                })
+                .collect();
+            let (base0, dt) = (250usize, rng.between(-200, 200) as isize as usize);
+            let level: Vec<i32> = (0..664)
+                .map(|_| rng.between(0, span as i64) as i32)
+                .collect();
+            // Tops on the lattice, mostly low, some high, and some next to a line.
+            let on = |m: i64| eye + origin + unit * m;
+            let mut surface: Vec<i32> = (0..664)
+                .map(|_| match rng.below64(10) {
+                    0 => on(rng.between(0, (span as i64 + 1) * MILLI / unit)),
+                    _ => on(-rng.between(1, 8)),
+                } as i32)
+                .collect();
+            for _ in 0..24 {
+                let l = rng.below64(64) as usize;
+                let (d, k0, k1) = steps[rng.below64(n as u64) as usize];
+                let e0 = level[base0 + l] as i64 * MILLI + eye;
+                let a = level[base0.wrapping_add(dt) + l] as i64 * MILLI + diff;
+                let k = if a >= 0 { k0 } else { k1 } as i64;
+                let line = e0 + (a * k).div_euclid(den);
+                let m = (line - eye - origin).div_euclid(unit) + rng.between(0, 1);
+                surface[(base0 as i64 + l as i64 + d as i64) as usize] = on(m) as i32;
+            }
+            let narrow = Narrow::of(&surface, &level, eye, span as i64, diff).expect("fits");
+            let heights = narrow.heights();
+            let t = Thresholds::on(Isa::Avx512, &steps, den, span, diff, heights).expect("exact");
+            if matches!(heights, Heights::Coarse { .. }) {
+                assert!(!t.rows8.is_empty(), "round {round}: 8-bit tops, 8-bit rows");
+                coarse += 1;
+            }
+            let open = rng.below64(u64::MAX) | 1;
+            let got = t.survivors16(&narrow, base0, dt, open);
+            for l in (0..64).filter(|l| open >> l & 1 == 1) {
+                let e0 = level[base0 + l] as i64 * MILLI + eye;
+                let e1 = level[base0.wrapping_add(dt) + l] as i64 * MILLI + eye + diff;
+                let want = blocked_exactly(&steps, den, &surface, base0 + l, e0, e1);
+                assert_eq!(
+                    got >> l & 1 == 0,
+                    want,
+                    "round {round}, lane {l}, unit {unit}"
+                );
+                decided[want as usize] += 1;
+            }
+            // Two tops between the lines, one step of the lattice and one past it
+            // by a thousandth: no 8-bit tops.
+            let (lo, hi) = (diff.min(0), span as i64 * MILLI + diff.max(0) + 1);
+            let m = (lo - origin).div_euclid(unit) + 1;
+            if origin + unit * m + 1 < hi {
+                surface[base0 + 5] = on(m) as i32;
+                surface[base0 + 6] = on(m) as i32 + 1;
+                let off = Narrow::of(&surface, &level, eye, span as i64, diff).expect("fits");
+                assert_eq!(
+                    off.heights(),
+                    Heights::Narrow,
+                    "round {round}: off the lattice"
+                );
+            }
+        }
+        assert!(coarse > 300, "8 bits {coarse} times");
+        assert!(decided[0] > 1000 && decided[1] > 1000, "{decided:?}");
+    }
+
     /// Thresholds kept from one offset to the next decide like fresh ones: another
     /// image of the walk (the same `k`s, the stretches elsewhere) re-lays only the
     /// steps, and a walk whose `k`s, denominator or eyes differ gets new floors.
@@ -1147,7 +1239,8 @@ mod tests {
             for s in &mut steps {
                 s.0 = rng.between(-200, 200) as i32;
             }
-            let t = Thresholds::keep(&mut kept, &steps, den, 3, diff, Heights::Wide).expect("exact");
+            let t =
+                Thresholds::keep(&mut kept, &steps, den, 3, diff, Heights::Wide).expect("exact");
             let level: Vec<i32> = (0..664).map(|_| rng.between(0, 3) as i32).collect();
             let surface: Vec<i32> = (0..664).map(|_| rng.between(-500, 3500) as i32).collect();
             let (base0, dt) = (250usize, rng.between(-200, 200) as isize as usize);
@@ -1211,7 +1304,14 @@ mod tests {
                     check(got as i64, i, j, 32);
                 }
             }
-            let t = Thresholds::on(isa, &steps, den, Thresholds::SPAN, eye_diff, Heights::Narrow);
+            let t = Thresholds::on(
+                isa,
+                &steps,
+                den,
+                Thresholds::SPAN,
+                eye_diff,
+                Heights::Narrow,
+            );
             let t = t.expect("exact");
             assert_eq!(t.has16(), isa == Isa::Avx512, "{isa:?}: 16-bit rows");
             assert!(

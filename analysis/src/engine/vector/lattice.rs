@@ -31,7 +31,8 @@ pub enum Heights {
 pub(super) fn runs() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        super::best() == Some(super::Isa::Avx512) && std::arch::is_x86_feature_detected!("avx512vbmi")
+        super::best() == Some(super::Isa::Avx512)
+            && std::arch::is_x86_feature_detected!("avx512vbmi")
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
@@ -91,7 +92,10 @@ impl Coarse {
             origin,
             surface: tops.iter().map(|&t| top(t) as i8).collect(),
             level: level.iter().map(|&l| l as i8).collect(),
-            eye: level.iter().map(|&l| (l as i64 * (MILLI / unit)) as i8).collect(),
+            eye: level
+                .iter()
+                .map(|&l| (l as i64 * (MILLI / unit)) as i8)
+                .collect(),
         })
     }
 
@@ -114,7 +118,13 @@ impl Thresholds {
     /// lattice: all 64 lanes in one register.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    pub(super) fn survivors8_avx512(&self, coarse: &Coarse, base0: usize, dt: usize, open: u64) -> u64 {
+    pub(super) fn survivors8_avx512(
+        &self,
+        coarse: &Coarse,
+        base0: usize,
+        dt: usize,
+        open: u64,
+    ) -> u64 {
         use std::arch::x86_64::*;
         let n = self.steps.len();
         assert!(self.rows8.len() >= n, "a row per stretch");
@@ -124,7 +134,10 @@ impl Thresholds {
             unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
         };
         // Each lane's table column (its level difference) and eye, in steps.
-        let (lo, lt) = (load(&coarse.level, base0), load(&coarse.level, base0.wrapping_add(dt)));
+        let (lo, lt) = (
+            load(&coarse.level, base0),
+            load(&coarse.level, base0.wrapping_add(dt)),
+        );
         let col = _mm512_add_epi8(_mm512_sub_epi8(lt, lo), _mm512_set1_epi8(16));
         let e0 = load(&coarse.eye, base0);
         // Every top the lanes read lies within the grid: checked once, so the
