@@ -160,13 +160,10 @@ impl AboveSweep {
         let hexes = pools.hexes_of(w);
         if pools.sides_of(w).is_empty() {
             // Without side stretches a hex ends where the next begins.
-            let ends = hexes.iter().skip(1).map(|n| n.k0).chain([w.k_end]);
-            steps_buf.extend(
-                hexes
-                    .iter()
-                    .zip(ends)
-                    .map(|(h, k1)| (at.delta(h.q, h.r) as i32, h.k0 as u32, k1 as u32)),
-            );
+            for (x, h) in hexes.iter().enumerate() {
+                let k1 = hexes.get(x + 1).map_or(w.k_end, |next| next.k0);
+                steps_buf.push((at.delta(h.q, h.r) as i32, h.k0 as u32, k1 as u32));
+            }
         } else {
             steps_buf.extend(
                 pools

@@ -256,6 +256,8 @@ pub struct Thresholds {
     /// (the floors' rows in order).
     order: Vec<usize>,
     tested: Vec<(u32, u32)>,
+    /// The test order of each number of stretches met so far.
+    orders: Vec<Vec<usize>>,
     /// The least and greatest index delta of `steps`.
     reach: (isize, isize),
 }
@@ -511,6 +513,7 @@ impl Thresholds {
             built: (0, 0, 0, Heights::Wide),
             order: Vec::new(),
             tested: Vec::new(),
+            orders: Vec::new(),
             reach: (0, 0),
         };
         t.fill(steps, (den, span, eye_diff, heights16)).then_some(t)
@@ -551,9 +554,16 @@ impl Thresholds {
         self.rows16.resize(size(sixteen && !narrow), [0; 32]);
         self.rows16n.resize(size(sixteen && narrow), [0; 16]);
         self.rows8.resize(size(eight), [0; 32]);
-        // The order depends on the number of stretches alone.
+        // The order depends on the number of stretches alone: each worked out
+        // once.
         if self.order.len() != n {
-            self.order = test_order(n);
+            if self.orders.len() <= n {
+                self.orders.resize(n + 1, Vec::new());
+            }
+            if self.orders[n].len() != n {
+                self.orders[n] = test_order(n);
+            }
+            self.order.clone_from(&self.orders[n]);
         }
         self.steps.clear();
         self.tested.clear();
