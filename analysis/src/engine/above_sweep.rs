@@ -132,7 +132,7 @@ impl AboveSweep {
         (self.surface.len() + self.eye.len() + self.target.len()) * 4 + lattice
     }
 
-    /// Calls `seen(i, j)` for each pair of the runs of one offset whose line is seen;
+    /// Calls `seen(run, lanes)` with the lanes of each run of one offset whose line is seen;
     /// the vector paths only where `simd` (the per-offset thresholds only where the
     /// offset is [wide](Place::wide) enough to pay for them). Where `open` is given
     /// (`masks`, `n`), only the lanes its masks hold (one per run, in order), whose
@@ -147,7 +147,7 @@ impl AboveSweep {
         simd: bool,
         scratch: &mut OffsetScratch,
         open: Option<(&[u64], usize)>,
-        seen: &mut dyn FnMut(usize, usize),
+        seen: &mut dyn FnMut(&Run, u64),
     ) {
         let (pools, w, at) = (o.pools, o.walk, &o.at);
         let OffsetScratch {
@@ -188,10 +188,9 @@ impl AboveSweep {
             }
         };
         self.sweep_runs(at, laid, (pairs, dr), (simd, kept), open, |run, clear| {
-            each_lane(clear, |lane| {
-                let (i, j) = run.pair(lane);
-                seen(i, j);
-            })
+            if clear != 0 {
+                seen(run, clear);
+            }
         });
     }
 

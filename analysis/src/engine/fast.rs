@@ -11,9 +11,10 @@
 //! on every ordered pair of random maps.
 
 use super::above_sweep::OffsetScratch;
+use super::bits::each_lane;
 use super::grid::{Axes, Padded};
 use super::lines::{Ends, Lines, Pools, Symmetry, Walk, symmetries};
-use super::offsets::{DqPairs, Group, Offset, Place, groups};
+use super::offsets::{DqPairs, Group, Offset, Place, Run, groups};
 use super::prepared::{Frame, Pending, Prepared};
 use super::walker::{BLOCK, Outcome, total};
 use crate::hex::Hex;
@@ -324,7 +325,15 @@ impl<'m> Engine<'m> {
                 Some((pools, walk, g)) if (dq, dr) != (0, 0) => {
                     let at = self.place(d, g, true);
                     let o = Offset { pools, walk, at };
-                    self.sweep_offset(&o, &pairs, dr, &mut scratch, None, &mut seen);
+                    // A run's seen lanes at once: one call through the family's
+                    // sweep a run, not a pair.
+                    let mut lanes = |run: &Run, lanes: u64| {
+                        each_lane(lanes, |l| {
+                            let (i, j) = run.pair(l);
+                            seen(i, j);
+                        })
+                    };
+                    self.sweep_offset(&o, &pairs, dr, &mut scratch, None, &mut lanes);
                 }
                 _ => pairs.runs(dr, |run| {
                     for lane in 0..run.lanes {
@@ -339,7 +348,7 @@ impl<'m> Engine<'m> {
         true
     }
 
-    /// Calls `seen(i, j)` for each pair of the runs `dr` away (in `pairs`) whose line is seen,
+    /// Calls `seen(run, lanes)` with the lanes of each run `dr` away (in `pairs`) whose line is seen,
     /// offset `o` being an exact walk: the kernel's sweep where it has one, else its
     /// walker lane by lane.
     pub(crate) fn sweep_offset(
@@ -349,7 +358,7 @@ impl<'m> Engine<'m> {
         dr: i32,
         scratch: &mut OffsetScratch,
         open: Option<(&[u64], usize)>,
-        seen: &mut dyn FnMut(usize, usize),
+        seen: &mut dyn FnMut(&Run, u64),
     ) {
         self.prepared
             .sweep_offset(&self.frame(), o, pairs, dr, scratch, open, seen)

@@ -17,7 +17,7 @@ use super::bits::each_lane;
 use super::grid::{Grid, Padded};
 use super::key_bounds::{self, Bounds, Builder, KEYS_MAX, Keys, Read, Vector};
 use super::lines::NO_DIR;
-use super::offsets::{DqPairs, Offset};
+use super::offsets::{DqPairs, Offset, Run};
 use super::walker::Walker;
 use crate::hex::Hex;
 use crate::rules::kernel::{
@@ -637,7 +637,7 @@ impl LevelSweep {
         }
     }
 
-    /// Calls `seen(i, j)` for each pair of the runs `dr` away whose line is seen;
+    /// Calls `seen(run, lanes)` with the lanes of each run `dr` away whose line is seen;
     /// the vector path only where `simd` (and the CPU has it).
     #[allow(clippy::too_many_arguments)]
     pub fn offset<K: Kernel>(
@@ -648,7 +648,7 @@ impl LevelSweep {
         dr: i32,
         simd: bool,
         spans: &mut Vec<Span<K::Cell>>,
-        seen: &mut dyn FnMut(usize, usize),
+        seen: &mut dyn FnMut(&Run, u64),
     ) {
         let simd = if simd { self.simd } else { None };
         let (pools, walk) = (o.pools, o.walk);
@@ -721,14 +721,11 @@ impl LevelSweep {
                 } else if self.limit.is_some() {
                     open &= !over;
                 }
-                each_lane(open, |lane| {
-                    let (i, j) = run.pair(lane);
-                    seen(i, j);
-                });
+                seen(&run, open);
                 each_lane(slow, |lane| {
                     let (i, j) = run.pair(lane);
                     if !w.eval::<false>(pools, walk, o.at.g, i, j, spans).blocked() {
-                        seen(i, j);
+                        seen(&run, 1 << lane);
                     }
                 });
                 return;
@@ -798,10 +795,7 @@ impl LevelSweep {
                     let hexes = stretches.within(t == 1, reach);
                     let at = stretches.part(hexes.clone());
                     let stopped = near.judge(base0, at, &lanes, Read::Blocks, simd).blocked;
-                    each_lane(same & !stopped & !over, |lane| {
-                        let (i, j) = run.pair(lane);
-                        seen(i, j);
-                    });
+                    seen(&run, same & !stopped & !over);
                     // A hindered lane that something near its lower end touches is
                     // walked whole (the near stretches' own count is not kept).
                     slow |= same & stopped & hindered;
@@ -816,7 +810,7 @@ impl LevelSweep {
                         if out.hinder > 0 {
                             slow |= 1 << lane;
                         } else if !out.blocked() {
-                            seen(i, j);
+                            seen(&run, 1 << lane);
                         }
                     });
                 }
@@ -838,15 +832,12 @@ impl LevelSweep {
                 slow |= open & by_sides;
                 open &= !by_sides;
             }
-            each_lane(open, |lane| {
-                let (i, j) = run.pair(lane);
-                seen(i, j);
-            });
+            seen(&run, open);
 
             each_lane(slow, |lane| {
                 let (i, j) = run.pair(lane);
                 if !w.eval::<false>(pools, walk, o.at.g, i, j, spans).blocked() {
-                    seen(i, j);
+                    seen(&run, 1 << lane);
                 }
             });
         });

@@ -9,11 +9,12 @@
 //! viewshed, a zone an exposure from the zone, all hexes the matrix.
 
 use super::above_sweep::OffsetScratch;
+use super::bits::each_lane;
 use super::fast::Engine;
 use super::grid::Axes;
 use super::lines::{Ends, Pools, Symmetry};
 use super::matrix::{Control, cancelled};
-use super::offsets::{Columns, DqPairs, Offset, runs_of, sorted_hexes};
+use super::offsets::{Columns, DqPairs, Offset, Run, runs_of, sorted_hexes};
 use super::prepared::Pending;
 use super::walker::Outcome;
 use crate::error::Result;
@@ -433,7 +434,7 @@ fn sweep_seen(
     // Walks of hexes alone (no hexside features to cross) for a sweep that takes ends.
     let by_ends = engine.map().hexsides.is_empty() && engine.takes_ends();
     each_leader(&need, ctl, total, init, |s, d, images| {
-        let mut emit = |i: usize, j: usize| seen(i, j);
+        let emit = |i: usize, j: usize| seen(i, j);
         // The lines at each needed image, and the images swept.
         s.lines.clear();
         if s.pairs.len() < images.len() {
@@ -498,7 +499,13 @@ fn sweep_seen(
                     walk: &walk,
                     at,
                 };
-                engine.sweep_offset(&o, pairs, dr, &mut s.offset, open, &mut emit);
+                let mut lanes = |run: &Run, lanes: u64| {
+                    each_lane(lanes, |l| {
+                        let (i, j) = run.pair(l);
+                        emit(i, j);
+                    })
+                };
+                engine.sweep_offset(&o, pairs, dr, &mut s.offset, open, &mut lanes);
             }
         }
         answered

@@ -14,7 +14,7 @@ use super::grid::{Grid, Padded};
 use super::level_sweep::LevelSweep;
 use super::lines::{Ends, Pools, Symmetry, Walk};
 use super::needs::{Need, Needs};
-use super::offsets::{DqPairs, Offset, Place};
+use super::offsets::{DqPairs, Offset, Place, Run};
 use super::vector;
 use super::walker::{Outcome, Walker};
 use crate::map::Map;
@@ -86,7 +86,7 @@ pub(crate) trait Prepared: Send + Sync {
         pending: &mut Vec<Pending>,
         settled: &mut Vec<(usize, usize, Outcome)>,
     );
-    /// Calls `seen(i, j)` for each pair of the runs `dr` away whose line is seen, `o`
+    /// Calls `seen(run, lanes)` with the lanes of each run `dr` away whose line is seen, `o`
     /// being an exact walk: the kernel's sweep where it has one, else its walker.
     /// Where `open` is given (after [`Prepared::sweep_ends`]), only of the lanes its
     /// masks hold (one per run, in order), which its first and last so many hex
@@ -100,7 +100,7 @@ pub(crate) trait Prepared: Send + Sync {
         dr: i32,
         scratch: &mut OffsetScratch,
         open: Option<(&[u64], usize)>,
-        seen: &mut dyn FnMut(usize, usize),
+        seen: &mut dyn FnMut(&Run, u64),
     );
     /// True when the kernel's sweep takes the ends of walks first
     /// ([`Prepared::sweep_ends`]): the above-the-line one.
@@ -309,7 +309,7 @@ impl<K: Kernel> Prepared for Kernelled<K> {
         dr: i32,
         scratch: &mut OffsetScratch,
         open: Option<(&[u64], usize)>,
-        seen: &mut dyn FnMut(usize, usize),
+        seen: &mut dyn FnMut(&Run, u64),
     ) {
         let simd = f.vectors();
         if let Some(s) = self.above(f).filter(|_| o.walk.narrow()) {
@@ -328,7 +328,7 @@ impl<K: Kernel> Prepared for Kernelled<K> {
             for lane in (0..run.lanes).filter(|&l| lanes >> l & 1 == 1) {
                 let (i, j) = run.pair(lane);
                 if !w.eval::<false>(pools, walk, g, i, j, &mut spans).blocked() {
-                    seen(i, j);
+                    seen(&run, 1 << lane);
                 }
             }
         })
