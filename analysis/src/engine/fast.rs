@@ -11,7 +11,6 @@
 //! on every ordered pair of random maps.
 
 use super::above_sweep::OffsetScratch;
-use super::bits::each_lane;
 use super::grid::{Axes, Padded};
 use super::lines::{Ends, Lines, Pools, Symmetry, Walk, symmetries};
 use super::offsets::{DqPairs, Group, Offset, Place, Run, groups};
@@ -327,12 +326,7 @@ impl<'m> Engine<'m> {
                     let o = Offset { pools, walk, at };
                     // A run's seen lanes at once: one call through the family's
                     // sweep a run, not a pair.
-                    let mut lanes = |run: &Run, lanes: u64| {
-                        each_lane(lanes, |l| {
-                            let (i, j) = run.pair(l);
-                            seen(i, j);
-                        })
-                    };
+                    let mut lanes = |run: &Run, lanes: u64| run.each_pair(lanes, &mut seen);
                     self.sweep_offset(&o, &pairs, dr, &mut scratch, None, &mut lanes);
                 }
                 _ => pairs.runs(dr, |run| {
@@ -348,9 +342,9 @@ impl<'m> Engine<'m> {
         true
     }
 
-    /// Calls `seen(run, lanes)` with the lanes of each run `dr` away (in `pairs`) whose line is seen,
-    /// offset `o` being an exact walk: the kernel's sweep where it has one, else its
-    /// walker lane by lane.
+    /// Calls `seen(run, lanes)` with the lanes of each run `dr` away (in `pairs`)
+    /// whose line is seen, offset `o` being an exact walk: the kernel's sweep where
+    /// it has one, else its walker lane by lane.
     pub(crate) fn sweep_offset(
         &self,
         o: &Offset,

@@ -142,6 +142,15 @@ impl Run<'_> {
             self.b.idx[(r + self.dr - self.b.r_lo) as usize] as usize,
         )
     }
+
+    /// Calls `f(i, j)` with the observer and target of each lane of `lanes`.
+    #[inline]
+    pub fn each_pair(&self, lanes: u64, mut f: impl FnMut(usize, usize)) {
+        super::bits::each_lane(lanes, |lane| {
+            let (i, j) = self.pair(lane);
+            f(i, j)
+        })
+    }
 }
 
 impl<'g> DqPairs<'g> {

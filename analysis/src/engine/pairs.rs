@@ -9,7 +9,6 @@
 //! viewshed, a zone an exposure from the zone, all hexes the matrix.
 
 use super::above_sweep::OffsetScratch;
-use super::bits::each_lane;
 use super::fast::Engine;
 use super::grid::Axes;
 use super::lines::{Ends, Pools, Symmetry};
@@ -499,12 +498,7 @@ fn sweep_seen(
                     walk: &walk,
                     at,
                 };
-                let mut lanes = |run: &Run, lanes: u64| {
-                    each_lane(lanes, |l| {
-                        let (i, j) = run.pair(l);
-                        emit(i, j);
-                    })
-                };
+                let mut lanes = |run: &Run, lanes: u64| run.each_pair(lanes, emit);
                 engine.sweep_offset(&o, pairs, dr, &mut s.offset, open, &mut lanes);
             }
         }

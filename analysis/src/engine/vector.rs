@@ -323,7 +323,8 @@ impl Thresholds {
         !self.rows16.is_empty() || !self.rows16n.is_empty() || !self.rows8.is_empty()
     }
 
-    /// [`Thresholds::survivors`] from [`Narrow`] heights, 32 lanes at a time.
+    /// [`Thresholds::survivors`] from [`Narrow`] heights, 32 lanes at a time (all
+    /// 64 at once where the rows are in steps of the tops' lattice).
     pub fn survivors16(&self, heights: &Narrow, base0: usize, dt: usize, open: u64) -> u64 {
         assert!(self.has16(), "16-bit rows exist only on AVX-512");
         #[cfg(target_arch = "x86_64")]
@@ -442,7 +443,9 @@ impl Thresholds {
     /// The table for a walk laid out as `(index delta, k0, k1)` over `den`,
     /// for level differences up to `span` (at most [`Thresholds::SPAN`]) and
     /// ends whose eyes are `eye_diff` apart besides their levels, in 16 bits
-    /// where the caller has `heights16` ([`Narrow`]) and they fit; `None` when
+    /// where the caller has `heights16` ([`Narrow`], [`Heights::Narrow`]) and
+    /// they fit, in 8-bit steps where its tops lie on a lattice
+    /// ([`Heights::Coarse`]) and the CPU has the byte permute; `None` when
     /// a product would not be exact in `f64`, or the CPU lacks the vector
     /// instructions (so a `Thresholds` exists only where they run).
     pub fn of(
@@ -1165,8 +1168,9 @@ mod tests {
             for _ in 0..24 {
                 let l = rng.below64(64) as usize;
                 let (d, k0, k1) = steps[rng.below64(n as u64) as usize];
-                let e0 = level[base0 + l] as i64 * MILLI + eye;
-                let a = level[base0.wrapping_add(dt) + l] as i64 * MILLI + diff;
+                let (l0, l1) = (level[base0 + l], level[base0.wrapping_add(dt) + l]);
+                let e0 = l0 as i64 * MILLI + eye;
+                let a = (l1 - l0) as i64 * MILLI + diff;
                 let k = if a >= 0 { k0 } else { k1 } as i64;
                 let line = e0 + (a * k).div_euclid(den);
                 let m = (line - eye - origin).div_euclid(unit) + rng.between(0, 1);
