@@ -661,6 +661,17 @@ impl LevelSweep {
         let cells = w.padded.cell();
         let read = keyed_read(self.limit);
         pairs.runs(dr, |run| {
+            // The lanes of `lanes` the walker finds seen, one line at a time.
+            let walked = |lanes: u64, spans: &mut Vec<Span<K::Cell>>| {
+                let mut seen = 0;
+                each_lane(lanes, |lane| {
+                    let (i, j) = run.pair(lane);
+                    if !w.eval::<false>(pools, walk, o.at.g, i, j, spans).blocked() {
+                        seen |= 1 << lane;
+                    }
+                });
+                seen
+            };
             let base0 = cells[run.a.idx[(run.r0 - run.a.r_lo) as usize] as usize] as i64;
             let lanes = match &self.classes {
                 // The ends' classes are consecutive cells, as the lanes are.
@@ -722,12 +733,7 @@ impl LevelSweep {
                     open &= !over;
                 }
                 seen(&run, open);
-                each_lane(slow, |lane| {
-                    let (i, j) = run.pair(lane);
-                    if !w.eval::<false>(pools, walk, o.at.g, i, j, spans).blocked() {
-                        seen(&run, 1 << lane);
-                    }
-                });
+                seen(&run, walked(slow, spans));
                 return;
             }
             // Lines without a level key: what blocks far from the ends blocks them
@@ -803,6 +809,7 @@ impl LevelSweep {
                     // The stopped lanes' stretches beyond the reach do nothing: only
                     // those within it are walked, unless one of them hinders.
                     let within = |a: &At| if t == 1 { a.to } else { a.from } <= reach;
+                    let mut clear = 0;
                     each_lane(stopped, |lane| {
                         let (i, j) = run.pair(lane);
                         let near = (hexes.clone(), within);
@@ -810,9 +817,10 @@ impl LevelSweep {
                         if out.hinder > 0 {
                             slow |= 1 << lane;
                         } else if !out.blocked() {
-                            seen(&run, 1 << lane);
+                            clear |= 1 << lane;
                         }
                     });
+                    seen(&run, clear);
                 }
             }
             let v = match joint {
@@ -833,13 +841,7 @@ impl LevelSweep {
                 open &= !by_sides;
             }
             seen(&run, open);
-
-            each_lane(slow, |lane| {
-                let (i, j) = run.pair(lane);
-                if !w.eval::<false>(pools, walk, o.at.g, i, j, spans).blocked() {
-                    seen(&run, 1 << lane);
-                }
-            });
+            seen(&run, walked(slow, spans));
         });
     }
 }

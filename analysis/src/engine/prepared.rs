@@ -325,12 +325,14 @@ impl<K: Kernel> Prepared for Kernelled<K> {
         pairs.runs(dr, |run| {
             let lanes = open.map_or(u64::MAX, |(m, _)| m[k]);
             k += 1;
+            let mut clear = 0;
             for lane in (0..run.lanes).filter(|&l| lanes >> l & 1 == 1) {
                 let (i, j) = run.pair(lane);
                 if !w.eval::<false>(pools, walk, g, i, j, &mut spans).blocked() {
-                    seen(&run, 1 << lane);
+                    clear |= 1 << lane;
                 }
             }
+            seen(&run, clear);
         })
     }
 

@@ -252,11 +252,10 @@ pub struct Thresholds {
     /// What the floors were built from ([`Thresholds::keep`]) besides the `k`s:
     /// the denominator, span, eye difference and heights.
     built: (i64, i32, i64, Heights),
-    /// The walk's stretches in the order they are tested, and their `k`s so
-    /// (the floors' rows in order).
-    order: Vec<usize>,
+    /// The walk's stretches' `k`s in the order they are tested (the floors' rows
+    /// in order): stretch `orders[n][t]` is tested `t`-th of `n`.
     tested: Vec<(u32, u32)>,
-    /// The test order of each number of stretches met so far.
+    /// The test order of each number of stretches met so far ([`test_order`]).
     orders: Vec<Vec<usize>>,
     /// The least and greatest index delta of `steps`.
     reach: (isize, isize),
@@ -443,7 +442,7 @@ impl Thresholds {
     /// The table for a walk laid out as `(index delta, k0, k1)` over `den`,
     /// for level differences up to `span` (at most [`Thresholds::SPAN`]) and
     /// ends whose eyes are `eye_diff` apart besides their levels, in 16 bits
-    /// where the caller has `heights16` ([`Narrow`], [`Heights::Narrow`]) and
+    /// where the caller has `heights` ([`Narrow`], [`Heights::Narrow`]) and
     /// they fit, in 8-bit steps where its tops lie on a lattice
     /// ([`Heights::Coarse`]) and the CPU has the byte permute; `None` when
     /// a product would not be exact in `f64`, or the CPU lacks the vector
@@ -453,9 +452,9 @@ impl Thresholds {
         den: i64,
         span: i32,
         eye_diff: i64,
-        heights16: Heights,
+        heights: Heights,
     ) -> Option<Thresholds> {
-        Self::on(best()?, steps, den, span, eye_diff, heights16)
+        Self::on(best()?, steps, den, span, eye_diff, heights)
     }
 
     /// [`Thresholds::of`] kept in `kept` from one offset to the next: where `kept`
@@ -468,14 +467,15 @@ impl Thresholds {
         den: i64,
         span: i32,
         eye_diff: i64,
-        heights16: Heights,
+        heights: Heights,
     ) -> Option<&'k Thresholds> {
-        let built = (den, span, eye_diff, heights16);
+        let built = (den, span, eye_diff, heights);
         match kept {
             Some(t) if t.built_from(steps, built) => {
+                let order = &t.orders[steps.len()];
                 t.steps.clear();
                 t.steps
-                    .extend(t.order.iter().map(|&i| steps[i].0 as isize as usize));
+                    .extend(order.iter().map(|&i| steps[i].0 as isize as usize));
                 t.reach = reach(steps);
             }
             // Another walk: new floors in the room the last one's took.
@@ -484,16 +484,18 @@ impl Thresholds {
                     *kept = None;
                 }
             }
-            None => *kept = Self::of(steps, den, span, eye_diff, heights16),
+            None => *kept = Self::of(steps, den, span, eye_diff, heights),
         }
         kept.as_ref()
     }
 
     /// True when these floors are those of `steps` with `built`'s bounds.
     fn built_from(&self, steps: &[(i32, u32, u32)], built: (i64, i32, i64, Heights)) -> bool {
+        let n = steps.len();
         self.built == built
-            && self.order.len() == steps.len()
-            && (self.order.iter().zip(&self.tested)).all(|(&i, &k)| k == (steps[i].1, steps[i].2))
+            && self.tested.len() == n
+            && (self.orders[n].iter().zip(&self.tested))
+                .all(|(&i, &k)| k == (steps[i].1, steps[i].2))
     }
 
     /// [`Thresholds::of`] on `isa`, which the CPU has.
@@ -503,7 +505,7 @@ impl Thresholds {
         den: i64,
         span: i32,
         eye_diff: i64,
-        heights16: Heights,
+        heights: Heights,
     ) -> Option<Thresholds> {
         let mut t = Thresholds {
             isa,
@@ -514,19 +516,18 @@ impl Thresholds {
             rows16n: Vec::new(),
             rows8: Vec::new(),
             built: (0, 0, 0, Heights::Wide),
-            order: Vec::new(),
             tested: Vec::new(),
             orders: Vec::new(),
             reach: (0, 0),
         };
-        t.fill(steps, (den, span, eye_diff, heights16)).then_some(t)
+        t.fill(steps, (den, span, eye_diff, heights)).then_some(t)
     }
 
     /// Makes these the thresholds of `steps` over denominator `den`, for level
     /// differences up to `span` and eyes `eye_diff` apart, 16-bit where asked and
     /// they fit (`built`); false when a product would not be exact in `f64`.
     fn fill(&mut self, steps: &[(i32, u32, u32)], built: (i64, i32, i64, Heights)) -> bool {
-        let (den, span, eye_diff, heights16) = built;
+        let (den, span, eye_diff, heights) = built;
         let span = span.clamp(0, Self::SPAN);
         let a_max = span as i64 * MILLI + eye_diff.abs();
         if (a_max as i128) * (den as i128) >= 1 << 52 {
@@ -535,10 +536,10 @@ impl Thresholds {
         let (n, isa) = (steps.len(), self.isa);
         // The 16-bit rows alone where the caller has 16-bit heights and the floors fit.
         let sixteen =
-            heights16 != Heights::Wide && isa == Isa::Avx512 && Self::fits16(span as i64, eye_diff);
+            heights != Heights::Wide && isa == Isa::Avx512 && Self::fits16(span as i64, eye_diff);
         // The floors in steps of the tops' lattice where they lie on one, and
         // the floors' numerators `a k - origin den` stay exact.
-        let lattice = match heights16 {
+        let lattice = match heights {
             Heights::Coarse { unit, origin } if sixteen && lattice::runs() => {
                 let exact = (a_max + origin) as i128 * den as i128 + (den as i128) < 1 << 52;
                 exact.then_some((unit, origin))
@@ -559,19 +560,16 @@ impl Thresholds {
         self.rows8.resize(size(eight), [0; 32]);
         // The order depends on the number of stretches alone: each worked out
         // once.
-        if self.order.len() != n {
-            if self.orders.len() <= n {
-                self.orders.resize(n + 1, Vec::new());
-            }
-            if self.orders[n].len() != n {
-                self.orders[n] = test_order(n);
-            }
-            self.order.clone_from(&self.orders[n]);
+        if self.orders.len() <= n {
+            self.orders.resize(n + 1, Vec::new());
+        }
+        if self.orders[n].len() != n {
+            self.orders[n] = test_order(n);
         }
         self.steps.clear();
         self.tested.clear();
         self.reach = reach(steps);
-        for &i in &self.order {
+        for &i in &self.orders[n] {
             let (d, k0, k1) = steps[i];
             self.steps.push(d as isize as usize);
             self.tested.push((k0, k1));
