@@ -4,6 +4,7 @@
 
 use super::fast::Engine;
 use super::matrix::{Control, Matrix, Selection};
+use super::offsets::Run;
 use super::pairs;
 use super::seen::{self, Route};
 use crate::error::Result;
@@ -85,13 +86,15 @@ pub fn exposure(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Expos
 /// and under reciprocal rules a hex sees as many hexes as see it.
 pub fn whole_map(engine: &Engine, ctl: &Control) -> Result<Exposure> {
     let n = engine.map().len();
-    let count = |c: &mut Vec<u32>, i: usize, j: usize| {
-        c[i] += 1;
-        if i != j {
-            c[j] += 1;
-        }
+    let count = |c: &mut Vec<u32>, run: &Run, lanes: u64| {
+        run.each_pair(lanes, |i, j| {
+            c[i] += 1;
+            if i != j {
+                c[j] += 1;
+            }
+        })
     };
-    let parts = super::matrix::half_sweep(engine, ctl, || vec![0u32; n], count, |_| {})?;
+    let parts = super::matrix::half_sweep(engine, ctl, || vec![0u32; n], |_, _| {}, count, |_| {})?;
     let mut counts = vec![0u32; n];
     for part in parts {
         for (c, p) in counts.iter_mut().zip(part) {

@@ -295,18 +295,14 @@ impl<'m> Engine<'m> {
 
     /// For every pair of groups `dq` apart in `q` (`b.q = a.q + dq`), every
     /// observer `i` in `a` and every target `j` in `b` (with `j` at or after `i`
-    /// in `r` when `dq` is 0), calls `seen(i, j)` when `i` sees `j`. Together the
-    /// calls for `dq` from 0 up cover one of each pair `(i, j)`, `(j, i)` (and
-    /// each hex with itself).
+    /// in `r` when `dq` is 0), calls `seen(run, lanes)` with the lanes of each run
+    /// of observers `dr` away whose observer sees its target ([`Run::each_pair`]
+    /// gives their pairs `(i, j)`). Together the calls for `dq` from 0 up cover one
+    /// of each pair `(i, j)`, `(j, i)` (and each hex with itself).
     ///
     /// Pairs are taken offset by offset, so each walk is laid out once and then
     /// swept over every group it joins. Returns false if `stop` was set.
-    pub fn half_for_dq(
-        &self,
-        dq: i32,
-        stop: &AtomicBool,
-        mut seen: impl FnMut(usize, usize),
-    ) -> bool {
+    pub fn half_for_dq(&self, dq: i32, stop: &AtomicBool, mut seen: impl FnMut(&Run, u64)) -> bool {
         let pairs = DqPairs::new(self.groups(), dq);
         let Some((dr_lo, dr_hi)) = pairs.dr_range() else {
             return true;
@@ -324,18 +320,17 @@ impl<'m> Engine<'m> {
                 Some((pools, walk, g)) if (dq, dr) != (0, 0) => {
                     let at = self.place(d, g, true);
                     let o = Offset { pools, walk, at };
-                    // A run's seen lanes at once: one call through the family's
-                    // sweep a run, not a pair.
-                    let mut lanes = |run: &Run, lanes: u64| run.each_pair(lanes, &mut seen);
-                    self.sweep_offset(&o, &pairs, dr, &mut scratch, None, &mut lanes);
+                    self.sweep_offset(&o, &pairs, dr, &mut scratch, None, &mut seen);
                 }
                 _ => pairs.runs(dr, |run| {
+                    let mut lanes = 0;
                     for lane in 0..run.lanes {
                         let (i, j) = run.pair(lane);
                         if self.plain(i, j) != BLOCK {
-                            seen(i, j);
+                            lanes |= 1 << lane;
                         }
                     }
+                    seen(&run, lanes);
                 }),
             }
         }

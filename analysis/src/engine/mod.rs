@@ -13,6 +13,8 @@
 
 mod above_sweep;
 mod bits;
+mod blocks;
+mod diagonals;
 pub mod diff;
 pub mod exposure;
 pub mod fast;
