@@ -4,30 +4,30 @@
 /// A block of 64 rows of 64 bits: bit `c` of row `r` is column `c`.
 pub(crate) type Block = [u64; 64];
 
-/// The transpose of `b`: bit `r` of row `c` is bit `c` of row `r` of `b`.
+/// The transpose of `b` into `out`: bit `r` of row `c` is bit `c` of row `r` of `b`.
 #[inline]
-pub(crate) fn transpose(b: &Block) -> Block {
+pub(crate) fn transpose(b: &Block, out: &mut Block) {
     #[cfg(target_arch = "x86_64")]
     if gfni() {
         // SAFETY: the CPU has the features the function is compiled for.
-        return unsafe { transpose_gfni(b) };
+        return unsafe { transpose_gfni(b, out) };
     }
-    transpose_swaps(b)
+    *out = transpose_swaps(b);
 }
 
 /// 128 words, the diagonals a block's pairs lie on.
 pub(crate) type Window = [u64; 128];
 
-/// The block whose row `r` takes bit `c` from word `r + 63 - c` of `w`, for each
-/// `c`: a block's 127 diagonals put in rows, column `c` moved up by `63 - c`.
+/// Into `out` the block whose row `r` takes bit `c` from word `r + 63 - c` of `w`,
+/// for each `c`: a block's 127 diagonals put in rows, column `c` moved up by `63 - c`.
 #[inline]
-pub(crate) fn shear(w: &Window) -> Block {
+pub(crate) fn shear(w: &Window, out: &mut Block) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has the feature the function is compiled for.
-        return unsafe { shear_avx512(w) };
+        return unsafe { shear_avx512(w, out) };
     }
-    shear_stages(w)
+    *out = shear_stages(w);
 }
 
 /// Columns whose move up has bit `b` set (`63 - c` has it where `c` has not), by `b`.
@@ -58,7 +58,7 @@ fn shear_stages(w: &Window) -> Block {
 /// more reads another register, a smaller one two registers aligned together.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn shear_avx512(w: &Window) -> Block {
+fn shear_avx512(w: &Window, out: &mut Block) {
     use std::arch::x86_64::*;
     let mut v: [__m512i; 17] = std::array::from_fn(|g| {
         // SAFETY: reads words 8g..8g+8 of `w` (the 17th register is zero).
@@ -83,12 +83,10 @@ fn shear_avx512(w: &Window) -> Block {
             v[g] = _mm512_ternarylogic_epi64::<0xca>(m, up, v[g]);
         }
     }
-    let mut out = [0u64; 64];
     for (g, x) in v.into_iter().take(8).enumerate() {
         // SAFETY: writes words 8g..8g+8 of `out`.
         unsafe { _mm512_storeu_si512(out[8 * g..][..8].as_mut_ptr().cast(), x) };
     }
-    out
 }
 
 /// Whether the CPU transposes bytes in one instruction (GFNI) and permutes bytes
@@ -128,7 +126,7 @@ fn transpose_swaps(b: &Block) -> Block {
 /// the bytes are put back in rows.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn transpose_gfni(b: &Block) -> Block {
+fn transpose_gfni(b: &Block, out: &mut Block) {
     use std::arch::x86_64::*;
     // Register `g` holds rows 8g..8g+8 (byte 8 * row + col of the register).
     // Into lane `col`, byte `7 - row`: the square of rows 8g.. and bytes col.
@@ -175,7 +173,6 @@ fn transpose_gfni(b: &Block) -> Block {
         [0, 8, 2, 10, 4, 12, 6, 14],
         [1, 9, 3, 11, 5, 13, 7, 15],
     );
-    let mut out = [0u64; 64];
     for (g, x) in v.into_iter().enumerate() {
         let rows: &mut [u64; 8] = (&mut out[8 * g..][..8]).try_into().expect("8 rows");
         // SAFETY: writes the 64 bytes of `rows`.
@@ -186,7 +183,6 @@ fn transpose_gfni(b: &Block) -> Block {
             )
         };
     }
-    out
 }
 
 /// The eight lanes of `v` in a register.
@@ -218,7 +214,9 @@ mod tests {
             let w: Window = words.try_into().unwrap();
             let want = sheared_by_definition(&w);
             prop_assert_eq!(shear_stages(&w), want);
-            prop_assert_eq!(shear(&w), want);
+            let mut got = [0; 64];
+            shear(&w, &mut got);
+            prop_assert_eq!(got, want);
         }
 
         /// Both ways of transposing a block agree with the definition, and
@@ -234,8 +232,11 @@ mod tests {
             }
             let want = by_definition(&b);
             prop_assert_eq!(transpose_swaps(&b), want);
-            prop_assert_eq!(transpose(&b), want);
-            prop_assert_eq!(transpose(&transpose(&b)), b);
+            let (mut once, mut twice) = ([0; 64], [0; 64]);
+            transpose(&b, &mut once);
+            transpose(&once, &mut twice);
+            prop_assert_eq!(once, want);
+            prop_assert_eq!(twice, b);
         }
     }
 }

@@ -180,17 +180,24 @@ impl Diagonals {
         }
     }
 
-    /// Diagonals `first..first + 128` of word column `w` (zero where none lies).
-    fn window(&self, w: usize, first: isize) -> Window {
+    /// Diagonals `first..first + 128` of word column `w` (zero where none lies):
+    /// the column's own words where it has them all, else a copy in `spare`.
+    fn window<'a>(&'a self, w: usize, first: isize, spare: &'a mut Window) -> &'a Window {
         let column = self.column(w);
-        let mut out = [0; 128];
+        let inside = usize::try_from(first)
+            .ok()
+            .and_then(|lo| column.get(lo..lo + 128));
+        if let Some(inside) = inside {
+            return inside.try_into().expect("128 words");
+        }
+        *spare = [0; 128];
         let lo = first.max(0) as usize;
         let hi = ((first + 128).max(0) as usize).min(column.len());
         if lo < hi {
             let at = (lo as isize - first) as usize;
-            out[at..at + hi - lo].copy_from_slice(&column[lo..hi]);
+            spare[at..at + hi - lo].copy_from_slice(&column[lo..hi]);
         }
-        out
+        spare
     }
 
     /// The block of rows `64 ib..` and columns `64 jb..` of the symmetric matrix.
@@ -199,15 +206,24 @@ impl Diagonals {
     /// `ib`, so the block's transpose is that column's diagonals from
     /// `64 (jb - ib) - 63` sheared; below, on diagonal `64 (ib - jb) + x - y`, bit
     /// `y` of word column `jb`, so the block is that column's diagonals sheared.
-    fn block(&self, ib: usize, jb: usize) -> Block {
-        let sheared = |w: usize, apart: usize| shear(&self.window(w, 64 * apart as isize - 63));
+    fn block(&self, ib: usize, jb: usize, out: &mut Block) {
+        let mut spare = [0; 128];
+        let mut sheared = |w: usize, apart: usize, out: &mut Block| {
+            shear(self.window(w, 64 * apart as isize - 63, &mut spare), out)
+        };
+        let mut below = [0; 64];
         match jb.cmp(&ib) {
-            std::cmp::Ordering::Greater => transpose(&sheared(ib, jb - ib)),
-            std::cmp::Ordering::Less => sheared(jb, ib - jb),
+            std::cmp::Ordering::Greater => {
+                sheared(ib, jb - ib, &mut below);
+                transpose(&below, out)
+            }
+            std::cmp::Ordering::Less => sheared(jb, ib - jb, out),
             std::cmp::Ordering::Equal => {
-                let below = sheared(ib, 0);
-                let above = transpose(&below);
-                std::array::from_fn(|x| below[x] | above[x])
+                sheared(ib, 0, &mut below);
+                transpose(&below, out);
+                for (o, b) in out.iter_mut().zip(below) {
+                    *o |= b;
+                }
             }
         }
     }
@@ -220,8 +236,9 @@ impl Diagonals {
             .par_chunks_mut(64 * per_row)
             .enumerate()
             .for_each(|(ib, rows)| {
+                let mut block = [0; 64];
                 for jb in 0..per_row {
-                    let block = self.block(ib, jb);
+                    self.block(ib, jb, &mut block);
                     for (row, &word) in rows.chunks_exact_mut(per_row).zip(&block) {
                         row[jb] = word;
                     }
