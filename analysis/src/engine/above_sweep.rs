@@ -17,7 +17,7 @@ use super::bits::{self, each_lane, lane_mask, sweep, window};
 use super::grid::{Grid, Padded};
 use super::lines::{Ends, HexRec, SideRec};
 use super::offsets::{DqPairs, Offset, Place, Run};
-use super::vector::{self, Narrow, Thresholds};
+use super::vector::{self, Built, Narrow, Thresholds};
 use crate::rules::kernel::{Kernel, MILLI};
 
 /// Heights beyond this many thousandths of a level leave the sweep to the
@@ -155,6 +155,37 @@ impl AboveSweep {
             kept,
         } = scratch;
         debug_assert!(w.narrow(), "the sweep lays out 32-bit numerators");
+        let (den, sides) = (w.den as i64, pools.sides_of(w));
+        let seen_only = |run: &Run, clear: u64| {
+            if clear != 0 {
+                seen(run, clear);
+            }
+        };
+        // Another image of the walk whose 16-bit thresholds are kept: only its
+        // index deltas are laid out, into them (the thresholds take every hex
+        // stretch, so the walk need not be laid out for anything else).
+        let walk = (
+            std::ptr::from_ref(pools) as usize,
+            std::ptr::from_ref(w) as usize,
+        );
+        if open.is_none()
+            && let Some(built) = self.bounds(at, simd, den)
+        {
+            let hexes = pools.hexes_of(w);
+            let delta = |i: usize| at.delta(hexes[i].q, hexes[i].r) as isize;
+            if Thresholds::again(kept, walk, hexes.len(), built, delta).is_some_and(|t| t.has16()) {
+                let laid = (&[][..], sides, den);
+                self.sweep_runs(
+                    at,
+                    laid,
+                    (pairs, dr),
+                    (simd, kept.as_ref()),
+                    || u64::MAX,
+                    seen_only,
+                );
+                return;
+            }
+        }
         // The walk laid out once for this offset, then swept over the groups.
         steps_buf.clear();
         let hexes = pools.hexes_of(w);
@@ -177,7 +208,11 @@ impl AboveSweep {
             "ends are walks of hexes"
         );
         let between = &steps_buf[n..steps_buf.len() - n];
-        let laid = (between, pools.sides_of(w), w.den as i64);
+        // The whole walk is named, so its next image can take the floors again.
+        let whole = open.is_none().then_some(walk);
+        let thresholds = self
+            .bounds(at, simd, den)
+            .and_then(|built| Thresholds::keep(kept, between, built, whole));
         let mut k = 0;
         let open = || {
             k += 1;
@@ -187,11 +222,23 @@ impl AboveSweep {
                 u64::MAX
             }
         };
-        self.sweep_runs(at, laid, (pairs, dr), (simd, kept), open, |run, clear| {
-            if clear != 0 {
-                seen(run, clear);
-            }
-        });
+        let laid = (between, sides, den);
+        self.sweep_runs(at, laid, (pairs, dr), (simd, thresholds), open, seen_only);
+    }
+
+    /// What the vector thresholds of a walk with denominator `den` are built with at
+    /// this offset, or `None` where they do not serve: without `simd`, where too
+    /// few lines share the walk, or where the eyes span too many levels.
+    fn bounds(&self, at: &Place, simd: bool, den: i64) -> Option<Built> {
+        let l = self.lattice.as_ref()?;
+        if !simd || !at.wide || l.span > Thresholds::SPAN as i64 {
+            return None;
+        }
+        let heights = l
+            .narrow
+            .as_ref()
+            .map_or(vector::Heights::Wide, Narrow::heights);
+        Some((den, l.span as i32, l.diff, heights))
     }
 
     /// Pushes to `clear`, for each run of one offset in order, the lanes whose line
@@ -215,11 +262,14 @@ impl AboveSweep {
         let spans = ends.spans();
         steps_buf.extend(spans.map(|(q, r, k0, k1)| (at.delta(q, r) as i32, k0 as u32, k1 as u32)));
         let laid = (&steps_buf[..], &[][..], ends.den as i64);
+        let thresholds = self
+            .bounds(at, simd, ends.den as i64)
+            .and_then(|built| Thresholds::keep(kept, &steps_buf[..], built, None));
         self.sweep_runs(
             at,
             laid,
             (pairs, dr),
-            (simd, kept),
+            (simd, thresholds),
             || u64::MAX,
             |_, m| clear.push(m),
         );
@@ -228,29 +278,20 @@ impl AboveSweep {
     /// Calls `clear(run, lanes)` for each run `dr` away of `pairs` with the lanes of
     /// `open()` (called once per run) whose line is seen along a walk laid out as
     /// `(steps, sides, den)`: `(index delta, k0, k1)` per hex stretch, then the
-    /// hexside stretches; the vector paths only where `simd`, their thresholds
-    /// kept in `kept` for the next offset.
+    /// hexside stretches; the vector paths only where `simd`, with `thresholds`
+    /// (built for these steps) where given, which take every hex stretch.
     fn sweep_runs(
         &self,
         at: &Place,
         (steps, sides, den): Laid,
         (pairs, dr): (&DqPairs, i32),
-        (simd, kept): (bool, &mut Option<Thresholds>),
+        (simd, thresholds): (bool, Option<&Thresholds>),
         mut open: impl FnMut() -> u64,
         mut clear: impl FnMut(&Run, u64),
     ) {
         let cells = at.cells;
         let surface = &self.surface;
         let lattice = self.lattice.as_ref();
-        let thresholds = lattice
-            .filter(|l| simd && at.wide && l.span <= Thresholds::SPAN as i64)
-            .and_then(|l| {
-                let heights = l
-                    .narrow
-                    .as_ref()
-                    .map_or(vector::Heights::Wide, Narrow::heights);
-                Thresholds::keep(kept, steps, den, l.span as i32, l.diff, heights)
-            });
         let flat = lattice.and_then(|l| l.flat.as_ref().map(|f| (l, f)));
         let dt = at.dt;
         // Lines a few at a time without tables: eight at a time where exact in `f64`.

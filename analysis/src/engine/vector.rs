@@ -251,7 +251,7 @@ pub struct Thresholds {
     rows8: Vec<[i8; 32]>,
     /// What the floors were built from ([`Thresholds::keep`]) besides the `k`s:
     /// the denominator, span, eye difference and heights.
-    built: (i64, i32, i64, Heights),
+    built: Built,
     /// The walk's stretches' `k`s in the order they are tested (the floors' rows
     /// in order): stretch `orders[n][t]` is tested `t`-th of `n`.
     tested: Vec<(u32, u32)>,
@@ -259,7 +259,17 @@ pub struct Thresholds {
     orders: Vec<Vec<usize>>,
     /// The least and greatest index delta of `steps`.
     reach: (isize, isize),
+    /// The walk the floors are of, where the caller named it ([`Thresholds::again`]).
+    walk: Option<WalkId>,
 }
+
+/// What a [`Thresholds`] is built with besides the `k`s: the walk's denominator,
+/// the span of eye levels, the target's point above the eye, and the heights.
+pub type Built = (i64, i32, i64, Heights);
+
+/// A walk as its sweep names it (where its record lies): another image of the
+/// walk has the same stretches and `k`s, elsewhere in the grid.
+pub type WalkId = (usize, usize);
 
 /// Tops and eye levels in 16 bits for [`Thresholds::survivors16`]: levels from
 /// 0, tops above the lowest eye and clamped to just past the lowest and highest
@@ -461,15 +471,15 @@ impl Thresholds {
     /// was built from the same stretches' `k`s and the same bounds (another image
     /// of the same walk, whose stretches lie elsewhere in the grid), only the index
     /// deltas are laid out again, and the floors, most of the cost, are kept.
+    /// Where the caller names the `walk` these steps are all of, the next image of
+    /// it can take [`Thresholds::again`].
     pub fn keep<'k>(
         kept: &'k mut Option<Thresholds>,
         steps: &[(i32, u32, u32)],
-        den: i64,
-        span: i32,
-        eye_diff: i64,
-        heights: Heights,
+        built: Built,
+        walk: Option<WalkId>,
     ) -> Option<&'k Thresholds> {
-        let built = (den, span, eye_diff, heights);
+        let (den, span, eye_diff, heights) = built;
         match kept {
             Some(t) if t.built_from(steps, built) => {
                 let order = &t.orders[steps.len()];
@@ -486,11 +496,39 @@ impl Thresholds {
             }
             None => *kept = Self::of(steps, den, span, eye_diff, heights),
         }
+        if let Some(t) = kept {
+            t.walk = walk;
+        }
         kept.as_ref()
     }
 
+    /// [`Thresholds::keep`] for another image of `walk`, its `n` hex stretches at
+    /// index deltas `delta(i)`: where `kept` holds that walk's floors with `built`'s
+    /// bounds, only the deltas are laid out (the walk's `k`s need neither be laid
+    /// out nor compared); else `None`.
+    pub fn again(
+        kept: &mut Option<Thresholds>,
+        walk: WalkId,
+        n: usize,
+        built: Built,
+        delta: impl Fn(usize) -> isize,
+    ) -> Option<&Thresholds> {
+        let t = kept
+            .as_mut()
+            .filter(|t| t.walk == Some(walk) && t.built == built && t.tested.len() == n)?;
+        t.steps.clear();
+        let (mut lo, mut hi) = (isize::MAX, isize::MIN);
+        for &i in &t.orders[n] {
+            let d = delta(i);
+            (lo, hi) = (lo.min(d), hi.max(d));
+            t.steps.push(d as usize);
+        }
+        t.reach = if n == 0 { (0, 0) } else { (lo, hi) };
+        Some(t)
+    }
+
     /// True when these floors are those of `steps` with `built`'s bounds.
-    fn built_from(&self, steps: &[(i32, u32, u32)], built: (i64, i32, i64, Heights)) -> bool {
+    fn built_from(&self, steps: &[(i32, u32, u32)], built: Built) -> bool {
         let n = steps.len();
         self.built == built
             && self.tested.len() == n
@@ -519,6 +557,7 @@ impl Thresholds {
             tested: Vec::new(),
             orders: Vec::new(),
             reach: (0, 0),
+            walk: None,
         };
         t.fill(steps, (den, span, eye_diff, heights)).then_some(t)
     }
@@ -526,7 +565,7 @@ impl Thresholds {
     /// Makes these the thresholds of `steps` over denominator `den`, for level
     /// differences up to `span` and eyes `eye_diff` apart, 16-bit where asked and
     /// they fit (`built`); false when a product would not be exact in `f64`.
-    fn fill(&mut self, steps: &[(i32, u32, u32)], built: (i64, i32, i64, Heights)) -> bool {
+    fn fill(&mut self, steps: &[(i32, u32, u32)], built: Built) -> bool {
         let (den, span, eye_diff, heights) = built;
         let span = span.clamp(0, Self::SPAN);
         let a_max = span as i64 * MILLI + eye_diff.abs();
@@ -1225,12 +1264,17 @@ mod tests {
         let mut rng = Rng(0x2545_f491_4f6c_dd1d);
         let mut kept = None;
         let (mut steps, mut den, mut diff) = (Vec::new(), 1, 0);
-        let (mut images, mut decided) = (0, [0usize; 2]);
+        let (mut images, mut decided, mut walk, mut again) = (0, [0usize; 2], 0, 0);
         for round in 0..300 {
             // A new walk, or a change of one `k`, the denominator or the eyes'
-            // difference, or another image of the last walk.
-            match if round == 0 { 0 } else { rng.below64(5) } {
+            // difference, or another image of the last walk. Two rounds of three
+            // name the walk ([`Thresholds::again`]); a change of the bounds keeps
+            // the name, which must not take the floors again.
+            let image = round > 0 && rng.below64(5) == 4;
+            match if round == 0 { 0 } else { rng.below64(4) } {
+                _ if image => images += 1,
                 0 => {
+                    walk += 1;
                     den = rng.between(2, 5000);
                     let n = rng.between(1, 30) as usize;
                     steps = (0..n)
@@ -1241,18 +1285,29 @@ mod tests {
                         .collect();
                 }
                 1 => {
+                    walk += 1;
                     let i = rng.below64(steps.len() as u64) as usize;
                     steps[i].1 = rng.between(0, steps[i].2 as i64 - 1) as u32;
                 }
                 2 => den += 1,
-                3 => diff = rng.between(-2000, 2000),
-                _ => images += 1,
+                _ => diff = rng.between(-2000, 2000),
             }
             for s in &mut steps {
                 s.0 = rng.between(-200, 200) as i32;
             }
-            let t =
-                Thresholds::keep(&mut kept, &steps, den, 3, diff, Heights::Wide).expect("exact");
+            let (built, named) = ((den, 3, diff, Heights::Wide), round % 3 != 0);
+            let delta = |i: usize| steps[i].0 as isize;
+            let id = (walk, 0);
+            if named && Thresholds::again(&mut kept, id, steps.len(), built, delta).is_some() {
+                again += 1;
+                assert!(
+                    image,
+                    "round {round}: the floors taken again after a change"
+                );
+            } else {
+                Thresholds::keep(&mut kept, &steps, built, named.then_some(id));
+            }
+            let t = kept.as_ref().expect("exact");
             let level: Vec<i32> = (0..664).map(|_| rng.between(0, 3) as i32).collect();
             let surface: Vec<i32> = (0..664).map(|_| rng.between(-500, 3500) as i32).collect();
             let (base0, dt) = (250usize, rng.between(-200, 200) as isize as usize);
@@ -1265,7 +1320,10 @@ mod tests {
                 decided[want as usize] += 1;
             }
         }
-        assert!(images > 30, "{images} images of a kept walk");
+        assert!(
+            images > 30 && again > 10,
+            "{images} images of a kept walk, {again} named"
+        );
         assert!(decided[0] > 500 && decided[1] > 500, "{decided:?}");
     }
 
