@@ -305,6 +305,22 @@ impl AboveSweep {
             (Some(t), Some(l)) if t.has16() => l.narrow.as_ref(),
             _ => None,
         };
+        // Most offsets: the 16-bit test takes every lane and every stretch (no
+        // hexside ones), so a run is that one test and nothing else is read.
+        if let (Some(t), Some(heights)) = (thresholds, narrow)
+            && sides.is_empty()
+        {
+            return pairs.runs(dr, |run: Run| {
+                let all = lane_mask(run.lanes) & open();
+                let base0 = cells[run.a.idx[0] as usize] as i64 + (run.r0 - run.a.r_lo) as i64;
+                let seen = if all == 0 {
+                    0
+                } else {
+                    t.survivors16(heights, base0 as usize, dt as usize, all)
+                };
+                clear(&run, seen)
+            });
+        }
         // The stretches that last cut a group of eight lines ([`vector::clear_lanes`])
         // and the last lines of one level ([`sweep`]).
         let (mut hint, mut level_hint) = (usize::MAX, usize::MAX);

@@ -334,6 +334,7 @@ impl Thresholds {
 
     /// [`Thresholds::survivors`] from [`Narrow`] heights, 32 lanes at a time (all
     /// 64 at once where the rows are in steps of the tops' lattice).
+    #[inline]
     pub fn survivors16(&self, heights: &Narrow, base0: usize, dt: usize, open: u64) -> u64 {
         assert!(self.has16(), "16-bit rows exist only on AVX-512");
         #[cfg(target_arch = "x86_64")]
