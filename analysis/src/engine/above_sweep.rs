@@ -164,11 +164,8 @@ impl AboveSweep {
         // Another image of the walk whose 16-bit thresholds are kept: only its
         // index deltas are laid out, into them (the thresholds take every hex
         // stretch, so the walk need not be laid out for anything else).
-        let walk = (
-            std::ptr::from_ref(pools) as usize,
-            std::ptr::from_ref(w) as usize,
-        );
-        if open.is_none()
+        let walk = o.walk_id().filter(|_| open.is_none());
+        if let Some(walk) = walk
             && let Some(built) = self.bounds(at, simd, den)
         {
             let hexes = pools.hexes_of(w);
@@ -209,10 +206,9 @@ impl AboveSweep {
         );
         let between = &steps_buf[n..steps_buf.len() - n];
         // The whole walk is named, so its next image can take the floors again.
-        let whole = open.is_none().then_some(walk);
         let thresholds = self
             .bounds(at, simd, den)
-            .and_then(|built| Thresholds::keep(kept, between, built, whole));
+            .and_then(|built| Thresholds::keep(kept, between, built, walk));
         let mut k = 0;
         let open = || {
             k += 1;

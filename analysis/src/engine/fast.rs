@@ -319,7 +319,13 @@ impl<'m> Engine<'m> {
             match found {
                 Some((pools, walk, g)) if (dq, dr) != (0, 0) => {
                     let at = self.place(d, g, true);
-                    let o = Offset { pools, walk, at };
+                    // The map's walks stay compiled for the whole sweep.
+                    let o = Offset {
+                        pools,
+                        walk,
+                        at,
+                        stays: true,
+                    };
                     self.sweep_offset(&o, &pairs, dr, &mut scratch, None, &mut seen);
                 }
                 _ => pairs.runs(dr, |run| {

@@ -668,6 +668,33 @@ mod tests {
         }
     }
 
+    /// Zones wide enough for the pair sweep's vector thresholds (a thousand lines
+    /// and more at an offset), whose walks are compiled in turn into one pool,
+    /// give the whole map's bits: no walk takes the floors of the walk compiled
+    /// before it (whose record lay in the same place).
+    #[test]
+    fn wide_zone_matrices_equal_the_whole_one() {
+        for (rs, seed) in [("geometric", 2), ("geometric", 3), ("combat-commander", 4)] {
+            let map = crate::engine::testmaps::random_map(rs, seed, 48, 48);
+            let e = Engine::new(&map);
+            let whole = matrix(&e, &Selection::all(&map), &Control::default()).unwrap();
+            let sel = Selection {
+                from: (0..map.len()).filter(|i| i % 48 < 30).collect(),
+                to: (0..map.len()).filter(|i| i % 11 != 3).collect(),
+            };
+            let part = matrix(&e, &sel, &Control::default()).unwrap();
+            for (r, &i) in sel.from.iter().enumerate() {
+                for (c, &j) in sel.to.iter().enumerate() {
+                    assert_eq!(
+                        part.bits.get(r, c),
+                        whole.bits.get(i, j),
+                        "{rs}: {i} -> {j}"
+                    );
+                }
+            }
+        }
+    }
+
     /// The hindrance matrix of every family equals the explained query pair by
     /// pair (blocked, or seen with its hindrance), for the whole map and zones
     /// with gaps, from the pair sweep and from the observers' viewsheds; some

@@ -277,6 +277,20 @@ pub struct Offset<'a> {
     pub walk: &'a Walk,
     /// Where its pairs lie.
     pub at: Place<'a>,
+    /// Whether the walk stays where it is for the whole sweep (the whole map's
+    /// walks), so that its record's place names it: another image of it may take
+    /// what was built for it ([`super::vector::Thresholds::again`]). Walks compiled
+    /// in turn into one pool are not.
+    pub stays: bool,
+}
+
+impl Offset<'_> {
+    /// The walk's name, where it [stays](Offset::stays).
+    pub fn walk_id(&self) -> Option<super::vector::WalkId> {
+        let at = |r: &Walk| std::ptr::from_ref(r) as usize;
+        self.stays
+            .then(|| (std::ptr::from_ref(self.pools) as usize, at(self.walk)))
+    }
 }
 
 #[cfg(test)]

@@ -493,10 +493,12 @@ fn sweep_seen(
             } else {
                 let open = ends.then(|| (&s.open[s.starts[k]..s.starts[k + 1]], s.ends.per_end()));
                 let at = engine.place(e, g, s.lines[k] >= WIDE);
+                // Each walk is compiled into the same pool in turn: none stays.
                 let o = Offset {
                     pools: &s.pools,
                     walk: &walk,
                     at,
+                    stays: false,
                 };
                 let mut lanes = |run: &Run, lanes: u64| run.each_pair(lanes, emit);
                 engine.sweep_offset(&o, pairs, dr, &mut s.offset, open, &mut lanes);
