@@ -302,7 +302,12 @@ impl<'m> Engine<'m> {
     ///
     /// Pairs are taken offset by offset, so each walk is laid out once and then
     /// swept over every group it joins. Returns false if `stop` was set.
-    pub fn half_for_dq(&self, dq: i32, stop: &AtomicBool, mut seen: impl FnMut(&Run, u64)) -> bool {
+    pub(crate) fn half_for_dq(
+        &self,
+        dq: i32,
+        stop: &AtomicBool,
+        mut seen: impl FnMut(&Run, u64),
+    ) -> bool {
         let pairs = DqPairs::new(self.groups(), dq);
         let Some((dr_lo, dr_hi)) = pairs.dr_range() else {
             return true;

@@ -165,8 +165,9 @@ pub fn cancelled() -> Error {
 /// The matrix for `sel`, computed with the fast engine in parallel on the current rayon pool.
 ///
 /// For the whole map under reciprocal rules only one of each pair `(i, j)`,
-/// `(j, i)` is computed (offset by offset, see [`Engine::half_for_dq`]) and
-/// written both ways, halving the work.
+/// `(j, i)` is computed (offset by offset) and set both ways, halving the work;
+/// on a flat-top map through the matrix's diagonals, whose blocks are then
+/// turned into rows.
 pub fn matrix(engine: &Engine, sel: &Selection, ctl: &Control) -> Result<Matrix> {
     let map = engine.map();
     let symmetric = sel.is_all(map) && engine.is_reciprocal();
