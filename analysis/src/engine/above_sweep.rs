@@ -165,9 +165,8 @@ impl AboveSweep {
         // index deltas are laid out, into them (the thresholds take every hex
         // stretch, so the walk need not be laid out for anything else).
         let walk = o.walk_id().filter(|_| open.is_none());
-        if let Some(walk) = walk
-            && let Some(built) = self.bounds(at, simd, den)
-        {
+        let built = self.bounds(at, simd, den);
+        if let (Some(walk), Some(built)) = (walk, built) {
             let hexes = pools.hexes_of(w);
             let delta = |i: usize| at.delta(hexes[i].q, hexes[i].r) as isize;
             if Thresholds::again(kept, walk, hexes.len(), built, delta).is_some_and(|t| t.has16()) {
@@ -206,9 +205,7 @@ impl AboveSweep {
         );
         let between = &steps_buf[n..steps_buf.len() - n];
         // The whole walk is named, so its next image can take the floors again.
-        let thresholds = self
-            .bounds(at, simd, den)
-            .and_then(|built| Thresholds::keep(kept, between, built, walk));
+        let thresholds = built.and_then(|built| Thresholds::keep(kept, between, built, walk));
         let mut k = 0;
         let open = || {
             k += 1;

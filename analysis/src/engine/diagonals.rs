@@ -161,6 +161,11 @@ impl Diagonals {
         &self.words[self.start[w]..][..self.n - 64 * w]
     }
 
+    /// Word column `w`'s diagonals, to set.
+    fn column_mut(&mut self, w: usize) -> &mut [u64] {
+        &mut self.words[self.start[w]..][..self.n - 64 * w]
+    }
+
     /// ORs `band` in and leaves it zero.
     pub(crate) fn merge(&mut self, band: &mut Band) {
         if band.d_n == 0 {
@@ -168,10 +173,9 @@ impl Diagonals {
         }
         for (k, src) in band.words.chunks_exact_mut(band.d_n).enumerate() {
             let w = band.w_lo + k;
-            if let Some(&start) = self.start.get(w) {
+            if w < self.start.len() {
                 // Past a column's end no pair exists, so the band holds nothing there.
-                let dst = &mut self.words[start..][..self.n - 64 * w];
-                let dst = dst.get_mut(band.d_lo..).unwrap_or_default();
+                let dst = self.column_mut(w).get_mut(band.d_lo..).unwrap_or_default();
                 for (d, s) in dst.iter_mut().zip(src.iter()) {
                     *d |= s;
                 }

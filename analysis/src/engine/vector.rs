@@ -483,11 +483,7 @@ impl Thresholds {
         let (den, span, eye_diff, heights) = built;
         match kept {
             Some(t) if t.built_from(steps, built) => {
-                let order = &t.orders[steps.len()];
-                t.steps.clear();
-                t.steps
-                    .extend(order.iter().map(|&i| steps[i].0 as isize as usize));
-                t.reach = reach(steps);
+                t.relay(steps.len(), |i| steps[i].0 as isize);
             }
             // Another walk: new floors in the room the last one's took.
             Some(t) => {
@@ -517,15 +513,21 @@ impl Thresholds {
         let t = kept
             .as_mut()
             .filter(|t| t.walk == Some(walk) && t.built == built && t.tested.len() == n)?;
-        t.steps.clear();
+        t.relay(n, delta);
+        Some(t)
+    }
+
+    /// Lays out the index deltas `delta(i)` of the walk's `n` stretches in test
+    /// order, with their least and greatest (the floors stay).
+    fn relay(&mut self, n: usize, delta: impl Fn(usize) -> isize) {
+        self.steps.clear();
         let (mut lo, mut hi) = (isize::MAX, isize::MIN);
-        for &i in &t.orders[n] {
+        for &i in &self.orders[n] {
             let d = delta(i);
             (lo, hi) = (lo.min(d), hi.max(d));
-            t.steps.push(d as usize);
+            self.steps.push(d as usize);
         }
-        t.reach = if n == 0 { (0, 0) } else { (lo, hi) };
-        Some(t)
+        self.reach = if n == 0 { (0, 0) } else { (lo, hi) };
     }
 
     /// True when these floors are those of `steps` with `built`'s bounds.
